@@ -1,0 +1,2 @@
+// The umbrella module: `import DBBBuilder` gives every module of the package.
+@_exported import DBBSQL

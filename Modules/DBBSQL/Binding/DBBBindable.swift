@@ -1,0 +1,184 @@
+import Foundation
+
+/// A Swift value that can be bound to a statement parameter.
+///
+/// The library makes `String`, every integer type, `Bool`, `Float`, `Double`, `Date`, `Data`, `URL`,
+/// ``DBBValue``, optionals of them, and arrays and string-keyed dictionaries of JSON values conform.
+/// Conform your own types by returning the ``DBBValue`` that stores them.
+public protocol DBBBindable {
+    /// The SQLite value that stores `self`.
+    ///
+    /// - Parameter options: the connection's date strategy and JSON options.
+    /// - Throws: ``DBBError`` with ``DBBError/ResultCode/mismatch`` when the value cannot be stored
+    ///   (a `UInt64` above `Int64.max`, an array that is not valid JSON).
+    func dbbValue(options: DBBCodingOptions) throws -> DBBValue
+}
+
+extension DBBValue: DBBBindable {
+    public func dbbValue(options: DBBCodingOptions) -> DBBValue { self }
+}
+
+extension Optional: DBBBindable where Wrapped: DBBBindable {
+    public func dbbValue(options: DBBCodingOptions) throws -> DBBValue {
+        switch self {
+        case .none: .null
+        case .some(let wrapped): try wrapped.dbbValue(options: options)
+        }
+    }
+}
+
+extension String: DBBBindable {
+    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .text(self) }
+}
+
+extension Substring: DBBBindable {
+    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .text(String(self)) }
+}
+
+extension Bool: DBBBindable {
+    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(self ? 1 : 0) }
+}
+
+extension Double: DBBBindable {
+    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .real(self) }
+}
+
+extension Float: DBBBindable {
+    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .real(Double(self)) }
+}
+
+extension Data: DBBBindable {
+    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .blob(self) }
+}
+
+extension URL: DBBBindable {
+    /// A URL is stored as its absolute string.
+    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .text(absoluteString) }
+}
+
+extension Date: DBBBindable {
+    /// A date is stored according to ``DBBCodingOptions/dateStrategy``.
+    public func dbbValue(options: DBBCodingOptions) -> DBBValue {
+        switch options.dateStrategy {
+        case .secondsSince1970: .real(timeIntervalSince1970)
+        case .secondsSinceReferenceDate: .real(timeIntervalSinceReferenceDate)
+        case .iso8601: .text(DBBDateFormatting.iso8601String(from: self))
+        }
+    }
+}
+
+extension Int: DBBBindable {
+    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
+}
+extension Int8: DBBBindable {
+    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
+}
+extension Int16: DBBBindable {
+    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
+}
+extension Int32: DBBBindable {
+    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
+}
+extension Int64: DBBBindable {
+    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(self) }
+}
+extension UInt8: DBBBindable {
+    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
+}
+extension UInt16: DBBBindable {
+    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
+}
+extension UInt32: DBBBindable {
+    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
+}
+extension UInt: DBBBindable {
+    /// - Throws: ``DBBError`` (mismatch) for values above `Int64.max`, which SQLite cannot store.
+    public func dbbValue(options: DBBCodingOptions) throws -> DBBValue {
+        try UInt64(self).dbbValue(options: options)
+    }
+}
+extension UInt64: DBBBindable {
+    /// - Throws: ``DBBError`` (mismatch) for values above `Int64.max`, which SQLite cannot store;
+    ///   the value is never wrapped into a negative number.
+    public func dbbValue(options: DBBCodingOptions) throws -> DBBValue {
+        guard let value = Int64(exactly: self) else {
+            throw DBBError(
+                .mismatch,
+                message: "an unsigned integer above Int64.max (9223372036854775807) cannot be stored in SQLite",
+                context: "binding a UInt64")
+        }
+        return .integer(value)
+    }
+}
+
+extension Array: DBBBindable {
+    /// An array of JSON values (strings, numbers, booleans, `NSNull`, arrays, dictionaries) is stored
+    /// as JSON text, written with ``DBBCodingOptions/jsonWritingOptions``.
+    ///
+    /// - Throws: ``DBBError`` (mismatch) when an element is not a JSON value.
+    public func dbbValue(options: DBBCodingOptions) throws -> DBBValue {
+        try DBBJSON.text(from: self, options: options)
+    }
+}
+
+extension Dictionary: DBBBindable where Key == String {
+    /// A dictionary of JSON values is stored as JSON text, written with
+    /// ``DBBCodingOptions/jsonWritingOptions``.
+    ///
+    /// - Throws: ``DBBError`` (mismatch) when a value is not a JSON value.
+    public func dbbValue(options: DBBCodingOptions) throws -> DBBValue {
+        try DBBJSON.text(from: self, options: options)
+    }
+}
+
+/// JSON text conversion shared by the array and dictionary bindings and the row readers.
+enum DBBJSON {
+    static func text(from object: Any, options: DBBCodingOptions) throws -> DBBValue {
+        guard JSONSerialization.isValidJSONObject(object) else {
+            throw DBBError(
+                .mismatch, message: "the value holds elements that are not JSON values",
+                context: "binding a JSON array or dictionary")
+        }
+        do {
+            let data = try JSONSerialization.data(withJSONObject: object, options: options.jsonWritingOptions)
+            return .text(String(decoding: data, as: UTF8.self))
+        } catch {
+            throw DBBError(.mismatch, message: "JSON serialization failed: \(error)", context: "binding JSON")
+        }
+    }
+
+    static func object(from value: DBBValue, options: DBBCodingOptions) throws -> Any? {
+        guard let data = value.dataValue else {
+            if value.isNull { return nil }
+            throw DBBError(.mismatch, message: "a \(value.storageClass) value is not JSON text", context: "reading JSON")
+        }
+        do {
+            return try JSONSerialization.jsonObject(
+                with: data, options: options.jsonReadingOptions.union(.fragmentsAllowed))
+        } catch {
+            throw DBBError(.mismatch, message: "the column does not hold valid JSON: \(error)", context: "reading JSON")
+        }
+    }
+}
+
+/// Date text formats shared by binding and reading.
+enum DBBDateFormatting {
+    static func iso8601String(from date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+
+    /// Parses ISO 8601 (with or without fractional seconds) and SQLite's own `YYYY-MM-DD HH:MM:SS[.SSS]` (UTC).
+    static func date(from text: String) -> Date? {
+        let normalized = text.count >= 19 && text.dropFirst(10).first == " " ? text.replacingCharacters(
+            in: text.index(text.startIndex, offsetBy: 10)..<text.index(text.startIndex, offsetBy: 11), with: "T")
+            : text
+        let withZone = normalized.hasSuffix("Z") || normalized.range(of: #"[+-]\d\d:?\d\d$"#, options: .regularExpression) != nil
+            ? normalized : normalized + "Z"
+        if let date = try? Date(withZone, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)) {
+            return date
+        }
+        if let date = try? Date(withZone, strategy: .iso8601) { return date }
+        if text.count == 10, let date = try? Date(text + "T00:00:00Z", strategy: .iso8601) { return date }
+        return nil
+    }
+}

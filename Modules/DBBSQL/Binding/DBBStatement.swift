@@ -1,0 +1,247 @@
+import CSQLite
+import Foundation
+
+// SQLite copies bound text and blobs before the bind call returns.
+private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// A prepared SQL statement of one connection.
+///
+/// ``DBBDatabase`` caches statements by SQL text, so preparing the same SQL again is cheap. A statement
+/// belongs to its database and, like it, must not be used from two threads at once.
+///
+/// ```swift
+/// let insert = try db.prepare("INSERT INTO point (x, y) VALUES (?, ?)")
+/// for (x, y) in points { try insert.execute(x, y) }
+/// ```
+///
+/// Related SQLite documentation: https://www.sqlite.org/c3ref/stmt.html
+public final class DBBStatement {
+    let handle: OpaquePointer
+    unowned let database: DBBDatabase
+    /// The SQL text the statement was prepared from.
+    public let sql: String
+    /// The number of result columns.
+    public let columnCount: Int
+    /// The number of parameters (`?`, `?NNN`, `:name`, `@name`, `$name`).
+    public let parameterCount: Int
+    var isInUse = false
+    let isCached: Bool
+
+    // Computed once per statement, so reading by name costs one dictionary look-up per column.
+    private lazy var exactColumnIndexes: [String: Int] = Self.firstIndexes(columnNames)
+    private lazy var foldedColumnIndexes: [String: Int] = Self.firstIndexes(columnNames.map { $0.lowercased() })
+
+    /// The names of the result columns, in order.
+    public private(set) lazy var columnNames: [String] = (0..<columnCount).map {
+        String(cString: sqlite3_column_name(handle, Int32($0)))
+    }
+
+    init(database: DBBDatabase, sql: String, cached: Bool) throws {
+        var statement: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        let code = sql.withCString { sqlite3_prepare_v3(database.handle, $0, -1, cached ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0, &statement, &tail) }
+        guard code == SQLITE_OK else {
+            throw DBBError.fromConnection(database.handle, code: code, sql: sql, context: "preparing a statement")
+        }
+        guard let statement else {
+            throw DBBError(.misuse, message: "the SQL text holds no statement", sql: sql, context: "preparing a statement")
+        }
+        if let tail, DBBStatement.holdsMoreSQL(tail) {
+            sqlite3_finalize(statement)
+            throw DBBError(
+                .misuse,
+                message: "the SQL text holds more than one statement; use executeStatements(_:) to run several",
+                sql: sql, context: "preparing a statement")
+        }
+        self.handle = statement
+        self.database = database
+        self.sql = sql
+        self.isCached = cached
+        self.columnCount = Int(sqlite3_column_count(statement))
+        self.parameterCount = Int(sqlite3_bind_parameter_count(statement))
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Whether the rest of a SQL string holds anything but white space and comments.
+    static func holdsMoreSQL(_ tail: UnsafePointer<CChar>) -> Bool {
+        var pointer = tail
+        while pointer.pointee != 0 {
+            let character = UInt8(bitPattern: pointer.pointee)
+            if character == UInt8(ascii: " ") || character == UInt8(ascii: "\n") || character == UInt8(ascii: "\t")
+                || character == UInt8(ascii: "\r") || character == UInt8(ascii: ";")
+            {
+                pointer += 1
+            } else if character == UInt8(ascii: "-") && (pointer + 1).pointee == CChar(UInt8(ascii: "-")) {
+                while pointer.pointee != 0 && pointer.pointee != CChar(UInt8(ascii: "\n")) { pointer += 1 }
+            } else if character == UInt8(ascii: "/") && (pointer + 1).pointee == CChar(UInt8(ascii: "*")) {
+                pointer += 2
+                while pointer.pointee != 0
+                    && !(pointer.pointee == CChar(UInt8(ascii: "*")) && (pointer + 1).pointee == CChar(UInt8(ascii: "/")))
+                {
+                    pointer += 1
+                }
+                if pointer.pointee != 0 { pointer += 2 }
+            } else {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// The index of a result column by name (exact first, then case-insensitive, as SQLite matches names).
+    public func columnIndex(named name: String) -> Int? {
+        exactColumnIndexes[name] ?? foldedColumnIndexes[name.lowercased()]
+    }
+
+    /// The first index of each name: a `SELECT *` over a join can repeat a column name.
+    private static func firstIndexes(_ names: [String]) -> [String: Int] {
+        var indexes: [String: Int] = [:]
+        for (index, name) in names.enumerated() where indexes[name] == nil { indexes[name] = index }
+        return indexes
+    }
+
+    // MARK: Binding
+
+    /// Binds positional arguments, after clearing earlier bindings.
+    ///
+    /// - Throws: ``DBBError`` (misuse) when the count differs from ``parameterCount``, or the error of a
+    ///   value that cannot be bound.
+    public func bind(_ arguments: [(any DBBBindable)?]) throws {
+        guard arguments.count == parameterCount else {
+            throw DBBError(
+                .misuse,
+                message: "the statement expects \(parameterCount) argument(s) but \(arguments.count) were given",
+                sql: sql, context: "binding arguments")
+        }
+        let options = database.codingOptions
+        for index in 0..<arguments.count {
+            let value = try arguments[index]?.dbbValue(options: options) ?? .null
+            try bind(value, at: Int32(index + 1))
+        }
+    }
+
+    /// Binds named arguments (`:name`, `@name` or `$name`; keys may be given with or without the prefix).
+    ///
+    /// - Throws: ``DBBError`` (misuse) when a parameter has no value or a value names no parameter.
+    public func bind(named arguments: [String: (any DBBBindable)?]) throws {
+        var used = 0
+        let options = database.codingOptions
+        for index in 1...max(parameterCount, 1) where parameterCount > 0 {
+            guard let cName = sqlite3_bind_parameter_name(handle, Int32(index)) else {
+                throw DBBError(
+                    .misuse, message: "parameter \(index) is positional; named arguments need :name parameters",
+                    sql: sql, context: "binding named arguments")
+            }
+            let fullName = String(cString: cName)
+            let bareName = String(fullName.dropFirst())
+            let argument: (any DBBBindable)??
+            if let found = arguments[bareName] {
+                argument = found
+            } else {
+                argument = arguments[fullName]
+            }
+            guard let argument else {
+                throw DBBError(
+                    .misuse, message: "no value given for parameter \(fullName)", sql: sql,
+                    context: "binding named arguments")
+            }
+            used += 1
+            try bind(argument?.dbbValue(options: options) ?? .null, at: Int32(index))
+        }
+        if used != arguments.count {
+            let names = Set((0..<parameterCount).compactMap { index -> String? in
+                sqlite3_bind_parameter_name(handle, Int32(index + 1)).map { String(String(cString: $0).dropFirst()) }
+            })
+            let extra = arguments.keys.filter { !names.contains($0) && !names.contains(String($0.dropFirst())) }.sorted()
+            throw DBBError(
+                .misuse, message: "the statement has no parameter named \(extra.joined(separator: ", "))", sql: sql,
+                context: "binding named arguments")
+        }
+    }
+
+    /// Binds one value at a 1-based parameter index.
+    public func bind(_ value: DBBValue, at index: Int32) throws {
+        let code: Int32
+        switch value {
+        case .null:
+            code = sqlite3_bind_null(handle, index)
+        case .integer(let integer):
+            code = sqlite3_bind_int64(handle, index, integer)
+        case .real(let real):
+            code = sqlite3_bind_double(handle, index, real)
+        case .text(var text):
+            code = text.withUTF8 { buffer in
+                // An empty buffer may have no base address; SQLite would then bind NULL, not ''.
+                guard let base = buffer.baseAddress, buffer.count > 0 else {
+                    return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    sqlite3_bind_text64(handle, index, $0, UInt64(buffer.count), sqliteTransient, UInt8(SQLITE_UTF8))
+                }
+            }
+        case .blob(let data):
+            code = data.withUnsafeBytes { buffer in
+                guard let base = buffer.baseAddress, buffer.count > 0 else {
+                    return sqlite3_bind_zeroblob(handle, index, 0)
+                }
+                return sqlite3_bind_blob64(handle, index, base, UInt64(buffer.count), sqliteTransient)
+            }
+        }
+        guard code == SQLITE_OK else {
+            throw DBBError.fromConnection(database.handle, code: code, sql: sql, context: "binding parameter \(index)")
+        }
+    }
+
+    /// Resets the statement so it can run again, and clears its bindings.
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    // MARK: Running
+
+    /// Advances to the next row.
+    ///
+    /// - Returns: `true` when a row is available, `false` when the statement is done.
+    /// - Throws: ``DBBError`` for any failure SQLite reports (constraint, busy, …).
+    @inline(__always)
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return true }
+        if code == SQLITE_DONE { return false }
+        let error = DBBError.fromConnection(database.handle, code: code, sql: sql, context: "running a statement")
+        sqlite3_reset(handle)
+        throw error
+    }
+
+    /// Runs the statement to completion with positional arguments and resets it.
+    ///
+    /// - Throws: ``DBBError`` for binding or execution failures.
+    public func execute(_ arguments: (any DBBBindable)?...) throws {
+        try execute(arguments: DBBArguments(arguments))
+    }
+
+    /// Runs the statement to completion with positional or named arguments and resets it.
+    ///
+    /// - Throws: ``DBBError`` for binding or execution failures.
+    public func execute(arguments: DBBArguments) throws {
+        defer { reset() }
+        try bind(arguments)
+        while try step() {}
+    }
+
+    /// A lazy cursor over the rows the statement returns for these arguments.
+    ///
+    /// - Throws: ``DBBError`` for binding failures.
+    public func cursor(arguments: DBBArguments = .none) throws -> DBBCursor {
+        reset()
+        try bind(arguments)
+        return DBBCursor(statement: self)
+    }
+}
+
+@available(*, unavailable, message: "a statement belongs to one connection, which is used from one thread at a time")
+extension DBBStatement: Sendable {}

@@ -1,0 +1,155 @@
+import Foundation
+
+/// The `synchronous` setting: how often SQLite waits for data to reach the disk.
+///
+/// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_synchronous
+public enum DBBSynchronousMode: Int, Sendable, Hashable, CaseIterable {
+    case off = 0
+    case normal = 1
+    case full = 2
+    case extra = 3
+}
+
+/// The journal mode of a database.
+///
+/// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_journal_mode
+public enum DBBJournalMode: String, Sendable, Hashable, CaseIterable {
+    case delete
+    case truncate
+    case persist
+    case memory
+    case wal
+    case off
+}
+
+/// Where temporary tables and indexes are kept.
+///
+/// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_temp_store
+public enum DBBTempStore: Int, Sendable, Hashable, CaseIterable {
+    case `default` = 0
+    case file = 1
+    case memory = 2
+}
+
+extension DBBDatabase {
+    /// Each getter below reads the real state back from SQLite, never a cached copy, so settings made
+    /// with plain SQL show too.
+
+    /// How long a statement waits for a lock held by another connection before failing with busy.
+    ///
+    /// - Throws: ``DBBError`` if the pragma cannot be read.
+    public func busyTimeout() throws -> TimeInterval {
+        Double(try fetchValue(Int64.self, "PRAGMA busy_timeout") ?? 0) / 1000
+    }
+
+    /// Sets the busy timeout (rounded to milliseconds).
+    ///
+    /// - Throws: ``DBBError`` if the pragma cannot be set.
+    public func setBusyTimeout(_ seconds: TimeInterval) throws {
+        try executeStatements("PRAGMA busy_timeout = \(Int64((max(seconds, 0) * 1000).rounded()))")
+    }
+
+    /// Whether foreign key constraints are enforced.
+    ///
+    /// - Throws: ``DBBError`` if the pragma cannot be read.
+    public func foreignKeysEnabled() throws -> Bool {
+        try fetchValue(Bool.self, "PRAGMA foreign_keys") ?? false
+    }
+
+    /// Turns foreign key enforcement on or off. SQLite ignores the change inside a transaction.
+    ///
+    /// - Throws: ``DBBError`` if the pragma cannot be set.
+    public func setForeignKeysEnabled(_ enabled: Bool) throws {
+        try executeStatements("PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")")
+    }
+
+    /// Whether `LIKE` is case-sensitive. SQLite has no way to read this pragma, so it is observed:
+    /// `'a' LIKE 'A'` is false exactly when case-sensitive LIKE is on.
+    ///
+    /// - Throws: ``DBBError`` if the test query fails.
+    public func caseSensitiveLike() throws -> Bool {
+        try fetchValue(Bool.self, "SELECT 'a' LIKE 'A'") == false
+    }
+
+    /// Makes `LIKE` case-sensitive or not.
+    ///
+    /// - Throws: ``DBBError`` if the pragma cannot be set.
+    public func setCaseSensitiveLike(_ enabled: Bool) throws {
+        try executeStatements("PRAGMA case_sensitive_like = \(enabled ? "ON" : "OFF")")
+    }
+
+    /// The `synchronous` setting.
+    ///
+    /// - Throws: ``DBBError`` if the pragma cannot be read.
+    public func synchronous() throws -> DBBSynchronousMode {
+        let raw = try fetchValue(Int.self, "PRAGMA synchronous") ?? 2
+        return DBBSynchronousMode(rawValue: raw) ?? .full
+    }
+
+    /// Sets the `synchronous` setting.
+    ///
+    /// - Throws: ``DBBError`` if the pragma cannot be set.
+    public func setSynchronous(_ mode: DBBSynchronousMode) throws {
+        try executeStatements("PRAGMA synchronous = \(mode.rawValue)")
+    }
+
+    /// The journal mode.
+    ///
+    /// - Throws: ``DBBError`` if the pragma cannot be read.
+    public func journalMode() throws -> DBBJournalMode {
+        let raw = try fetchValue(String.self, "PRAGMA journal_mode") ?? "delete"
+        return DBBJournalMode(rawValue: raw.lowercased()) ?? .delete
+    }
+
+    /// Sets the journal mode and returns the mode SQLite actually chose (an in-memory database, for
+    /// example, stays in `memory` mode when asked for WAL).
+    ///
+    /// - Throws: ``DBBError`` if the pragma fails (inside a transaction, for example).
+    @discardableResult
+    public func setJournalMode(_ mode: DBBJournalMode) throws -> DBBJournalMode {
+        let raw = try fetchValue(String.self, "PRAGMA journal_mode = \(mode.rawValue.uppercased())") ?? ""
+        return DBBJournalMode(rawValue: raw.lowercased()) ?? mode
+    }
+
+    /// Where temporary tables and indexes are kept.
+    ///
+    /// - Throws: ``DBBError`` if the pragma cannot be read.
+    public func tempStore() throws -> DBBTempStore {
+        DBBTempStore(rawValue: try fetchValue(Int.self, "PRAGMA temp_store") ?? 0) ?? .default
+    }
+
+    /// Sets where temporary tables and indexes are kept.
+    ///
+    /// - Throws: ``DBBError`` if the pragma cannot be set.
+    public func setTempStore(_ store: DBBTempStore) throws {
+        try executeStatements("PRAGMA temp_store = \(store.rawValue)")
+    }
+
+    /// The `user_version` integer stored in the database header, free for the application's use.
+    ///
+    /// - Throws: ``DBBError`` if the pragma cannot be read.
+    public func userVersion() throws -> Int32 {
+        try fetchValue(Int32.self, "PRAGMA user_version") ?? 0
+    }
+
+    /// Sets the `user_version` integer.
+    ///
+    /// - Throws: ``DBBError`` if the pragma cannot be set (a read-only database, for example).
+    public func setUserVersion(_ version: Int32) throws {
+        try executeStatements("PRAGMA user_version = \(version)")
+    }
+
+    /// The `application_id` integer stored in the database header, which identifies a file format.
+    ///
+    /// - Throws: ``DBBError`` if the pragma cannot be read.
+    public func applicationID() throws -> Int32 {
+        try fetchValue(Int32.self, "PRAGMA application_id") ?? 0
+    }
+
+    /// Sets the `application_id` integer.
+    ///
+    /// - Throws: ``DBBError`` if the pragma cannot be set.
+    public func setApplicationID(_ id: Int32) throws {
+        try executeStatements("PRAGMA application_id = \(id)")
+    }
+}

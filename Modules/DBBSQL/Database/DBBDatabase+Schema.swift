@@ -1,0 +1,100 @@
+/// A column of a table, as `PRAGMA table_info` describes it.
+public struct DBBColumnInfo: Hashable, Sendable {
+    /// The column's name.
+    public var name: String
+    /// The declared type, as written in `CREATE TABLE` (may be empty).
+    public var declaredType: String
+    /// Whether the column is `NOT NULL`.
+    public var isNotNull: Bool
+    /// The default value's SQL text, or `nil`.
+    public var defaultValueSQL: String?
+    /// The column's 1-based position in the primary key, or 0 when it is not part of it.
+    public var primaryKeyIndex: Int
+
+    /// Whether the column belongs to the primary key.
+    public var isPrimaryKey: Bool { primaryKeyIndex > 0 }
+}
+
+extension DBBDatabase {
+    /// Quotes an identifier (a table, column or index name) for use in SQL: `my "table"` → `"my ""table"""`.
+    public static func quoteIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Whether a table (or view) of this name exists in the main schema.
+    ///
+    /// - Throws: ``DBBError`` if the schema cannot be read.
+    public func tableExists(_ name: String) throws -> Bool {
+        try fetchValue(
+            Bool.self, "SELECT count(*) FROM sqlite_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE",
+            name) ?? false
+    }
+
+    /// Whether a table has a column of this name (compared without regard to case, as SQLite does).
+    ///
+    /// - Throws: ``DBBError`` if the schema cannot be read.
+    public func columnExists(_ column: String, in table: String) throws -> Bool {
+        try columns(in: table).contains { $0.name.caseInsensitiveCompare(column) == .orderedSame }
+    }
+
+    /// The columns of a table, in order. Empty when the table does not exist.
+    ///
+    /// - Throws: ``DBBError`` if the schema cannot be read.
+    public func columns(in table: String) throws -> [DBBColumnInfo] {
+        try fetchCursor("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?)", table).map { row in
+            DBBColumnInfo(
+                name: try row[0], declaredType: try row[1] as String? ?? "", isNotNull: try row[2],
+                defaultValueSQL: try row[3], primaryKeyIndex: try row[4])
+        }
+    }
+
+    /// The names of the tables in the main schema, SQLite's own (`sqlite_…`) excluded, sorted.
+    ///
+    /// - Throws: ``DBBError`` if the schema cannot be read.
+    public func tableNames() throws -> [String] {
+        try fetchValues(
+            String.self, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+    }
+
+    /// The names of the indexes of a table (automatic ones included), sorted.
+    ///
+    /// - Throws: ``DBBError`` if the schema cannot be read.
+    public func indexNames(in table: String) throws -> [String] {
+        try fetchValues(String.self, "SELECT name FROM pragma_index_list(?) ORDER BY name", table)
+    }
+
+    /// Creates an index when one of that name does not exist yet.
+    ///
+    /// ```swift
+    /// try db.createIndex("user_name_idx", on: "user", columns: ["lastName", "firstName"])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: the index name.
+    ///   - table: the table to index.
+    ///   - columns: the indexed columns, in order.
+    ///   - unique: whether the index enforces uniqueness.
+    /// - Throws: ``DBBError`` for an unknown table or column, or (constraint) when `unique` meets duplicates.
+    public func createIndex(_ name: String, on table: String, columns: [String], unique: Bool = false) throws {
+        let columnList = columns.map(Self.quoteIdentifier).joined(separator: ", ")
+        try execute(
+            "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(Self.quoteIdentifier(name)) "
+                + "ON \(Self.quoteIdentifier(table)) (\(columnList))")
+    }
+
+    /// Drops an index when it exists.
+    ///
+    /// - Throws: ``DBBError`` if the statement fails.
+    public func dropIndex(_ name: String) throws {
+        try execute("DROP INDEX IF EXISTS \(Self.quoteIdentifier(name))")
+    }
+
+    /// Rebuilds the database file, reclaiming free pages. Not allowed inside a transaction.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/lang_vacuum.html
+    ///
+    /// - Throws: ``DBBError`` inside a transaction or on failure.
+    public func vacuum() throws {
+        try executeStatements("VACUUM")
+    }
+}

@@ -1,0 +1,187 @@
+import CSQLite
+import Foundation
+
+/// A Swift type that can be read from a result column.
+///
+/// Reads follow the column's storage class and are strict where a silent conversion would lose
+/// information: a non-optional type meets NULL with an error, an integer type meets a REAL with a
+/// fraction with an error. Optional types read NULL as `nil`.
+public protocol DBBColumnReadable {
+    /// Reads the value of a column of the current row.
+    ///
+    /// - Throws: ``DBBError`` (mismatch) naming the column when the value does not convert.
+    static func read(from row: DBBRow, at column: Int32) throws -> Self
+}
+
+extension Optional: DBBColumnReadable where Wrapped: DBBColumnReadable {
+    public static func read(from row: DBBRow, at column: Int32) throws -> Wrapped? {
+        row.columnType(column) == SQLITE_NULL ? nil : try Wrapped.read(from: row, at: column)
+    }
+}
+
+extension DBBValue: DBBColumnReadable {
+    public static func read(from row: DBBRow, at column: Int32) -> DBBValue { row.value(at: Int(column)) }
+}
+
+extension String: DBBColumnReadable {
+    /// Reads TEXT; INTEGER and REAL are read as SQLite writes them as text, BLOB as UTF-8.
+    public static func read(from row: DBBRow, at column: Int32) throws -> String {
+        guard row.columnType(column) != SQLITE_NULL else { throw row.mismatch(column, expected: "text") }
+        return row.text(at: column)
+    }
+}
+
+extension Int64: DBBColumnReadable {
+    /// Reads INTEGER, or REAL holding a whole number.
+    @inline(__always)
+    public static func read(from row: DBBRow, at column: Int32) throws -> Int64 {
+        switch row.columnType(column) {
+        case SQLITE_INTEGER:
+            return row.int64(at: column)
+        case SQLITE_FLOAT:
+            if let value = Int64(exactly: row.double(at: column)) { return value }
+            throw row.mismatch(column, expected: "a whole number")
+        default:
+            throw row.mismatch(column, expected: "an integer")
+        }
+    }
+}
+
+extension FixedWidthInteger where Self: DBBColumnReadable {
+    /// Reads an integer and checks that it fits the type.
+    static func readInteger(from row: DBBRow, at column: Int32) throws -> Self {
+        let value = try Int64.read(from: row, at: column)
+        guard let result = Self(exactly: value) else { throw row.mismatch(column, expected: "a \(Self.self)") }
+        return result
+    }
+}
+
+extension Int: DBBColumnReadable {
+    public static func read(from row: DBBRow, at column: Int32) throws -> Int { try readInteger(from: row, at: column) }
+}
+extension Int8: DBBColumnReadable {
+    public static func read(from row: DBBRow, at column: Int32) throws -> Int8 { try readInteger(from: row, at: column) }
+}
+extension Int16: DBBColumnReadable {
+    public static func read(from row: DBBRow, at column: Int32) throws -> Int16 { try readInteger(from: row, at: column) }
+}
+extension Int32: DBBColumnReadable {
+    public static func read(from row: DBBRow, at column: Int32) throws -> Int32 { try readInteger(from: row, at: column) }
+}
+extension UInt: DBBColumnReadable {
+    public static func read(from row: DBBRow, at column: Int32) throws -> UInt { try readInteger(from: row, at: column) }
+}
+extension UInt8: DBBColumnReadable {
+    public static func read(from row: DBBRow, at column: Int32) throws -> UInt8 { try readInteger(from: row, at: column) }
+}
+extension UInt16: DBBColumnReadable {
+    public static func read(from row: DBBRow, at column: Int32) throws -> UInt16 {
+        try readInteger(from: row, at: column)
+    }
+}
+extension UInt32: DBBColumnReadable {
+    public static func read(from row: DBBRow, at column: Int32) throws -> UInt32 {
+        try readInteger(from: row, at: column)
+    }
+}
+extension UInt64: DBBColumnReadable {
+    public static func read(from row: DBBRow, at column: Int32) throws -> UInt64 {
+        try readInteger(from: row, at: column)
+    }
+}
+
+extension Double: DBBColumnReadable {
+    /// Reads REAL or INTEGER; TEXT only when it is a number.
+    @inline(__always)
+    public static func read(from row: DBBRow, at column: Int32) throws -> Double {
+        switch row.columnType(column) {
+        case SQLITE_FLOAT, SQLITE_INTEGER:
+            return row.double(at: column)
+        case SQLITE_TEXT:
+            if let value = Double(row.text(at: column)) { return value }
+            throw row.mismatch(column, expected: "a number")
+        default:
+            throw row.mismatch(column, expected: "a number")
+        }
+    }
+}
+
+extension Float: DBBColumnReadable {
+    public static func read(from row: DBBRow, at column: Int32) throws -> Float {
+        Float(try Double.read(from: row, at: column))
+    }
+}
+
+extension Bool: DBBColumnReadable {
+    /// Reads INTEGER or REAL: zero is `false`, anything else `true`.
+    public static func read(from row: DBBRow, at column: Int32) throws -> Bool {
+        switch row.columnType(column) {
+        case SQLITE_INTEGER: return row.int64(at: column) != 0
+        case SQLITE_FLOAT: return row.double(at: column) != 0
+        default: throw row.mismatch(column, expected: "a boolean")
+        }
+    }
+}
+
+extension Data: DBBColumnReadable {
+    /// Reads BLOB (a zero-length BLOB is empty data), or TEXT as its UTF-8 bytes.
+    public static func read(from row: DBBRow, at column: Int32) throws -> Data {
+        switch row.columnType(column) {
+        case SQLITE_BLOB: return row.blob(at: column)
+        case SQLITE_TEXT: return Data(row.text(at: column).utf8)
+        default: throw row.mismatch(column, expected: "a blob")
+        }
+    }
+}
+
+extension URL: DBBColumnReadable {
+    /// Reads TEXT holding a URL string.
+    public static func read(from row: DBBRow, at column: Int32) throws -> URL {
+        guard row.columnType(column) == SQLITE_TEXT, let url = URL(string: row.text(at: column)) else {
+            throw row.mismatch(column, expected: "a URL string")
+        }
+        return url
+    }
+}
+
+extension Date: DBBColumnReadable {
+    /// Reads a REAL or INTEGER number of seconds (since 1970, or since 2001 under
+    /// ``DBBDateStrategy/secondsSinceReferenceDate``), or ISO 8601 / SQLite date text.
+    public static func read(from row: DBBRow, at column: Int32) throws -> Date {
+        switch row.columnType(column) {
+        case SQLITE_FLOAT, SQLITE_INTEGER:
+            let seconds = row.double(at: column)
+            return row.codingOptions.dateStrategy == .secondsSinceReferenceDate
+                ? Date(timeIntervalSinceReferenceDate: seconds) : Date(timeIntervalSince1970: seconds)
+        case SQLITE_TEXT:
+            if let date = DBBDateFormatting.date(from: row.text(at: column)) { return date }
+            throw row.mismatch(column, expected: "a date")
+        default:
+            throw row.mismatch(column, expected: "a date")
+        }
+    }
+}
+
+extension DBBRow {
+    /// Reads a column holding a JSON array, with the connection's JSON reading options.
+    ///
+    /// - Returns: the array, or `nil` when the value is NULL.
+    /// - Throws: ``DBBError`` (mismatch) when the text is not a JSON array.
+    public func jsonArray(at index: Int) throws -> [Any]? {
+        guard let object = try DBBJSON.object(from: value(at: index), options: codingOptions) else { return nil }
+        guard let array = object as? [Any] else { throw mismatch(Int32(index), expected: "a JSON array") }
+        return array
+    }
+
+    /// Reads a column holding a JSON object, with the connection's JSON reading options.
+    ///
+    /// - Returns: the dictionary, or `nil` when the value is NULL.
+    /// - Throws: ``DBBError`` (mismatch) when the text is not a JSON object.
+    public func jsonDictionary(at index: Int) throws -> [String: Any]? {
+        guard let object = try DBBJSON.object(from: value(at: index), options: codingOptions) else { return nil }
+        guard let dictionary = object as? [String: Any] else {
+            throw mismatch(Int32(index), expected: "a JSON object")
+        }
+        return dictionary
+    }
+}

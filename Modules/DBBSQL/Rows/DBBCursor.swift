@@ -1,0 +1,68 @@
+/// A lazy, forward-only sequence of rows.
+///
+/// Each call to ``next()`` steps the statement once; nothing is read ahead. The row it returns is
+/// valid until the following call.
+///
+/// ```swift
+/// let cursor = try db.fetchCursor("SELECT * FROM Artist ORDER BY Name")
+/// while let row = try cursor.next() {
+///     print(try row["Name"] as String)
+/// }
+/// ```
+public final class DBBCursor {
+    let statement: DBBStatement
+    private var finished = false
+
+    init(statement: DBBStatement) {
+        self.statement = statement
+        statement.isInUse = true
+    }
+
+    deinit { finish() }
+
+    /// The column names of the rows.
+    public var columnNames: [String] { statement.columnNames }
+
+    /// Steps to the next row.
+    ///
+    /// - Returns: the row, or `nil` when there are no more.
+    /// - Throws: ``DBBError`` when SQLite fails while stepping.
+    @inline(__always)
+    public func next() throws -> DBBRow? {
+        if finished { return nil }
+        do {
+            if try statement.step() { return DBBRow(statement: statement) }
+        } catch {
+            finish()
+            throw error
+        }
+        finish()
+        return nil
+    }
+
+    /// Calls a closure with each remaining row.
+    ///
+    /// - Throws: what stepping or the closure throws.
+    public func forEach(_ body: (DBBRow) throws -> Void) throws {
+        while let row = try next() { try body(row) }
+    }
+
+    /// Transforms each remaining row into a value.
+    ///
+    /// - Throws: what stepping or the transform throws.
+    public func map<T>(_ transform: (DBBRow) throws -> T) throws -> [T] {
+        var result: [T] = []
+        while let row = try next() { result.append(try transform(row)) }
+        return result
+    }
+
+    private func finish() {
+        guard !finished else { return }
+        finished = true
+        statement.reset()
+        statement.isInUse = false
+    }
+}
+
+@available(*, unavailable, message: "a cursor steps a statement of one connection")
+extension DBBCursor: Sendable {}

@@ -1,0 +1,158 @@
+import CSQLite
+import Foundation
+
+/// The current row of a running statement.
+///
+/// A row is a view onto its statement: it is valid until the cursor advances. Copy what you need
+/// (``dictionary``, ``values``, or typed reads) before moving on.
+///
+/// ```swift
+/// let cursor = try db.fetchCursor("SELECT Name, Milliseconds FROM Track")
+/// while let row = try cursor.next() {
+///     let name: String = try row["Name"]
+///     let length: Int64 = try row[1]
+/// }
+/// ```
+public struct DBBRow {
+    let statement: DBBStatement
+
+    init(statement: DBBStatement) { self.statement = statement }
+
+    @inline(__always) var handle: OpaquePointer { statement.handle }
+
+    /// The number of columns.
+    public var count: Int { statement.columnCount }
+
+    /// The column names, in order.
+    public var columnNames: [String] { statement.columnNames }
+
+    /// The coding options of the connection (date strategy, JSON options).
+    public var codingOptions: DBBCodingOptions { statement.database.codingOptions }
+
+    /// The index of a column by name, or `nil` when the row has no such column.
+    public func index(ofColumn name: String) -> Int? { statement.columnIndex(named: name) }
+
+    /// The storage class of a column's value in this row.
+    public func storageClass(at index: Int) -> DBBStorageClass {
+        switch sqlite3_column_type(handle, Int32(index)) {
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        case SQLITE_BLOB: .blob
+        default: .null
+        }
+    }
+
+    /// Whether a column's value is NULL.
+    public func isNull(at index: Int) -> Bool { sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
+
+    /// A column's value, in its storage class.
+    public func value(at index: Int) -> DBBValue {
+        let column = Int32(index)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT: return .text(text(at: column))
+        case SQLITE_BLOB: return .blob(blob(at: column))
+        default: return .null
+        }
+    }
+
+    /// A column's value by name.
+    ///
+    /// - Throws: ``DBBError`` (range) when the row has no such column.
+    public func value(named name: String) throws -> DBBValue {
+        try value(at: requireIndex(name))
+    }
+
+    /// Reads a column as a Swift type: `let name: String = try row[0]`.
+    ///
+    /// - Throws: ``DBBError`` (mismatch) when the value is NULL for a non-optional type or cannot be
+    ///   converted; (range) for an index out of bounds.
+    public subscript<T: DBBColumnReadable>(index: Int) -> T {
+        get throws {
+            guard index >= 0 && index < count else { throw outOfRange(index) }
+            return try T.read(from: self, at: Int32(index))
+        }
+    }
+
+    /// Reads a column by name as a Swift type: `let name: String? = try row["Name"]`.
+    ///
+    /// - Throws: ``DBBError`` (range) when the row has no such column, (mismatch) as the index form.
+    public subscript<T: DBBColumnReadable>(name: String) -> T {
+        get throws { try T.read(from: self, at: Int32(requireIndex(name))) }
+    }
+
+    /// Reads a column as a given type: `try row.get(Int64.self, at: 0)`.
+    public func get<T: DBBColumnReadable>(_ type: T.Type, at index: Int) throws -> T { try self[index] }
+
+    /// Reads a column by name as a given type: `try row.get(Date?.self, named: "birthday")`.
+    public func get<T: DBBColumnReadable>(_ type: T.Type, named name: String) throws -> T { try self[name] }
+
+    /// Every column's value, in order.
+    public var values: [DBBValue] { (0..<count).map(value(at:)) }
+
+    /// The row as a dictionary from column name to value (the first column wins where names repeat).
+    public var dictionary: [String: DBBValue] {
+        var result: [String: DBBValue] = [:]
+        result.reserveCapacity(count)
+        for (index, name) in columnNames.enumerated() where result[name] == nil {
+            result[name] = value(at: index)
+        }
+        return result
+    }
+
+    /// Decodes the row into a `Decodable` type, matching column names to coding keys.
+    ///
+    /// Give the type `CodingKeys` with raw values to map columns whose names differ from the properties
+    /// (`case firstName = "first_name"`). Dates follow the connection's date strategy, URLs are read
+    /// from text, `Data` from BLOBs, and other nested `Decodable` values from JSON text.
+    ///
+    /// - Throws: ``DBBError`` (mismatch) naming the column when a value does not fit its property.
+    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try DBBRowDecoder.decode(type, from: self)
+    }
+
+    // MARK: Raw readers
+
+    @inline(__always) func text(at column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(handle, column) else { return "" }
+        let length = Int(sqlite3_column_bytes(handle, column))
+        // Decoding with an explicit length keeps NUL characters inside the text.
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF8.self)
+    }
+
+    @inline(__always) func blob(at column: Int32) -> Data {
+        let length = Int(sqlite3_column_bytes(handle, column))
+        guard length > 0, let pointer = sqlite3_column_blob(handle, column) else { return Data() }
+        return Data(bytes: pointer, count: length)
+    }
+
+    @inline(__always) func columnType(_ column: Int32) -> Int32 { sqlite3_column_type(handle, column) }
+    @inline(__always) func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    @inline(__always) func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
+    func requireIndex(_ name: String) throws -> Int {
+        guard let index = statement.columnIndex(named: name) else {
+            throw DBBError(
+                .range, message: "the row has no column named \(name)", sql: statement.sql, context: "reading a row")
+        }
+        return index
+    }
+
+    func outOfRange(_ index: Int) -> DBBError {
+        DBBError(
+            .range, message: "column index \(index) is out of range (the row has \(count) columns)",
+            sql: statement.sql, context: "reading a row")
+    }
+
+    func mismatch(_ column: Int32, expected: String) -> DBBError {
+        let name = column < statement.columnCount ? statement.columnNames[Int(column)] : "#\(column)"
+        return DBBError(
+            .mismatch, message: "column \(name) holds \(storageClass(at: Int(column)).rawValue), not \(expected)",
+            sql: statement.sql, context: "reading a row")
+    }
+}
+
+@available(*, unavailable, message: "a row is a view onto a statement of one connection")
+extension DBBRow: Sendable {}

@@ -1,0 +1,2 @@
+import DBBBuilder
+print("DBBSQL \(DBBDatabase.sqliteVersion)")
