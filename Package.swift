@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "DBBSQL", targets: ["DBBSQL"]),
+        .library(name: "DBBSchema", targets: ["DBBSchema"]),
+        .library(name: "DBBObjects", targets: ["DBBObjects"]),
         .library(name: "DBBBuilder", targets: ["DBBBuilder"]),
         .executable(name: "dbb-demo", targets: ["dbb-demo"]),
     ],
@@ -23,9 +25,13 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
         .target(name: "DBBSQL", dependencies: ["CSQLite"], path: "Modules/DBBSQL"),
-        .target(name: "DBBBuilder", dependencies: ["DBBSQL"], path: "Modules/DBBBuilder"),
+        .target(name: "DBBSchema", dependencies: ["DBBSQL"], path: "Modules/DBBSchema"),
+        .target(name: "DBBObjects", dependencies: ["DBBSchema"], path: "Modules/DBBObjects"),
+        .target(name: "DBBBuilder", dependencies: ["DBBSQL", "DBBSchema", "DBBObjects"], path: "Modules/DBBBuilder"),
         .executableTarget(name: "dbb-demo", dependencies: ["DBBBuilder"], path: "Tools/dbb-demo"),
         .testTarget(name: "DBBSQLTests", dependencies: ["DBBSQL"], path: "Tests/DBBSQLTests"),
+        .testTarget(name: "DBBSchemaTests", dependencies: ["DBBSchema"], path: "Tests/DBBSchemaTests"),
+        .testTarget(name: "DBBObjectsTests", dependencies: ["DBBObjects"], path: "Tests/DBBObjectsTests"),
     ],
     swiftLanguageModes: [.v6]
 )

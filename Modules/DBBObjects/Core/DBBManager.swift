@@ -1,0 +1,168 @@
+import Foundation
+
+/// Owns one database file (or an in-memory database), the classes registered with it, and the serial
+/// queue every object operation runs on — so a manager may be used from any thread or task.
+///
+/// ```swift
+/// let manager = try DBBManager(databaseURL: URL(fileURLWithPath: "/tmp/projects.sqlite"))
+/// try manager.addTableClasses([Person.self, Project.self, Meeting.self])
+/// ```
+public final class DBBManager: @unchecked Sendable {
+    // @unchecked: the registry is guarded by `lock`, the connection is reached only through `queue`,
+    // and `lastError` is guarded by `lock` too.
+
+    /// The serial queue that owns the connection. Use it for SQL of your own.
+    public let queue: DBBDatabaseQueue
+    /// The database file, or `nil` for an in-memory manager.
+    public let databaseURL: URL?
+
+    private let lock = NSLock()
+    private var pending: [ObjectIdentifier: PendingMapping] = [:]
+    private var maps: [ObjectIdentifier: DBBTableMap] = [:]
+    private var lastError: DBBError?
+
+    private struct PendingMapping {
+        var properties: [String: DBBPropertyPersistence] = [:]
+        var indexers: [DBBIndexer] = []
+    }
+
+    /// Opens (or creates) a database file. File databases use WAL journaling with `synchronous = NORMAL`.
+    ///
+    /// - Parameter databaseURL: a file URL (not a directory).
+    /// - Throws: ``DBBSQL/DBBError`` when the file cannot be opened or is not an SQLite database.
+    public init(databaseURL: URL) throws {
+        self.databaseURL = databaseURL
+        let database = try DBBDatabase(url: databaseURL)
+        try Self.configure(database, isFile: true)
+        queue = DBBDatabaseQueue(database: database)
+        try addTableClasses([DBVersion.self])
+    }
+
+    private init(inMemory database: sending DBBDatabase) throws {
+        databaseURL = nil
+        try Self.configure(database, isFile: false)
+        queue = DBBDatabaseQueue(database: database)
+        try addTableClasses([DBVersion.self])
+    }
+
+    /// A manager of a private in-memory database, with every feature of a file manager.
+    ///
+    /// - Throws: ``DBBSQL/DBBError`` if SQLite cannot allocate the database.
+    public static func inMemory() throws -> DBBManager {
+        try DBBManager(inMemory: try DBBDatabase.inMemory())
+    }
+
+    private static func configure(_ database: DBBDatabase, isFile: Bool) throws {
+        // DBBBuilder's on-disk dates are seconds since 2001-01-01.
+        database.codingOptions.dateStrategy = .secondsSinceReferenceDate
+        try database.setBusyTimeout(5)
+        if isFile && !database.isReadOnly {
+            try database.setJournalMode(.wal)
+            try database.setSynchronous(.normal)
+        }
+    }
+
+    // MARK: Registry
+
+    func map(for type: DBBTableObject.Type) throws -> DBBTableMap {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let map = maps[ObjectIdentifier(type)] else {
+            throw DBBError(
+                .misuse, message: "\(type) is not registered with this manager; call addTableClasses([\(type).self])",
+                context: "looking up \(type)")
+        }
+        return map
+    }
+
+    func mapIfRegistered(_ type: ObjectIdentifier) -> DBBTableMap? {
+        lock.lock()
+        defer { lock.unlock() }
+        return maps[type]
+    }
+
+    var allMaps: [DBBTableMap] {
+        lock.lock()
+        defer { lock.unlock() }
+        return Array(maps.values)
+    }
+
+    /// Records the persistence mapping of a class; call it from `required init(dbManager:)`.
+    ///
+    /// The mapping is built only once per class and manager: the arguments are evaluated while the class
+    /// is being registered and ignored afterwards, so creating objects (as every fetch does) costs one
+    /// look-up. Each class in a chain (`Animal → Mammal → Pet`) calls it from its own init, and the leaf
+    /// class's table gets the properties of the whole chain.
+    ///
+    /// - Parameters:
+    ///   - contents: the mapping, keyed by property name.
+    ///   - tableObject: the object being initialized (pass `self`).
+    ///   - indexer: the columns to index. Optional.
+    public func addPersistenceMapping(
+        _ contents: @autoclosure () -> [String: DBBPropertyPersistence], for tableObject: DBBTableObject,
+        indexer: @autoclosure () -> DBBIndexer? = nil
+    ) {
+        let key = ObjectIdentifier(type(of: tableObject))
+        lock.lock()
+        defer { lock.unlock() }
+        guard maps[key] == nil, var mapping = pending[key] else { return }
+        mapping.properties.merge(contents(), uniquingKeysWith: { _, subclass in subclass })
+        if let indexer = indexer() { mapping.indexers.append(indexer) }
+        pending[key] = mapping
+    }
+
+    /// Registers classes: builds each one's mapping, then creates its missing table, join tables and
+    /// indexes, and adds columns for new properties. Nothing is ever dropped.
+    ///
+    /// - Parameter tableClasses: the classes this manager persists.
+    /// - Throws: ``DBBSQL/DBBError`` when a mapping is invalid (a declared type that differs from the
+    ///   property's, an index on an unknown property), when an existing column's type conflicts with the
+    ///   mapping, or when SQLite refuses the DDL. A class that fails is not registered; nothing of it is
+    ///   written (its DDL runs in one transaction).
+    public func addTableClasses(_ tableClasses: [DBBTableObject.Type]) throws {
+        for tableClass in tableClasses {
+            let key = ObjectIdentifier(tableClass)
+            if mapIfRegistered(key) != nil { continue }
+            lock.withLock { pending[key] = PendingMapping() }
+            let prototype = tableClass.init(dbManager: self)
+            let mapping = lock.withLock { pending.removeValue(forKey: key) } ?? PendingMapping()
+            do {
+                let map = try DBBTableMap(
+                    type: tableClass, properties: mapping.properties, attributes: prototype.attributesDictionary ?? [:],
+                    indexers: mapping.indexers)
+                try queue.inTransaction { db in try map.createOrUpdateSchema(in: db) }
+                lock.withLock { maps[key] = map }
+            } catch {
+                throw record(error)
+            }
+        }
+    }
+
+    // MARK: Errors
+
+    /// Remembers a failure for ``errorMessage()`` and returns it as a ``DBBSQL/DBBError``.
+    @discardableResult
+    func record(_ error: any Error) -> DBBError {
+        let dbbError =
+            error as? DBBError ?? DBBError(.error, message: String(describing: error), context: "running an operation")
+        lock.withLock { lastError = dbbError }
+        return dbbError
+    }
+
+    /// The message of the most recent failure of an operation through this manager (empty when none failed).
+    public func errorMessage() -> String {
+        lock.withLock { lastError.map { $0.message } ?? "" }
+    }
+
+    /// The most recent failure of an operation through this manager.
+    public var lastFailure: DBBError? { lock.withLock { lastError } }
+
+    /// Runs work on the queue, recording a failure for ``errorMessage()``.
+    func run<T>(_ body: (DBBDatabase) throws -> T) throws -> T {
+        do {
+            return try queue.inDatabase(body)
+        } catch {
+            throw record(error)
+        }
+    }
+}

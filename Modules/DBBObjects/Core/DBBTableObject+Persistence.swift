@@ -1,0 +1,257 @@
+import Foundation
+
+// MARK: Saving
+
+extension DBBTableObject {
+    /// Saves the object (insert or update), its join rows, and every unsaved object it references, in one
+    /// transaction. On success the object gets its id and timestamps and is clean.
+    ///
+    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or SQLite fails; nothing is written
+    ///   then, and the objects keep their ids.
+    public func save() throws {
+        try DBBObjectWriter(manager: dbManager).save([self])
+    }
+
+    /// Saves the object; the Bool form of ``save()``.
+    ///
+    /// - Returns: whether the save succeeded; on failure the reason is in the manager's `errorMessage()`.
+    @discardableResult
+    public func saveToDB() -> Bool {
+        (try? save()) != nil
+    }
+
+    /// Saves objects of this class in one transaction, all or nothing — their join rows and the unsaved
+    /// objects they reference included.
+    ///
+    /// - Parameters:
+    ///   - objects: instances of exactly this class.
+    ///   - manager: the manager to save through.
+    /// - Throws: ``DBBSQL/DBBError`` (misuse) when an object is of another class, or when SQLite fails;
+    ///   nothing is written then.
+    public static func save(_ objects: [DBBTableObject], manager: DBBManager) throws {
+        if let stranger = objects.first(where: { type(of: $0) != self }) {
+            throw manager.record(
+                DBBError(
+                    .misuse, message: "saveObjects takes instances of \(self) only; found a \(type(of: stranger))",
+                    context: "saving \(self) objects"))
+        }
+        try DBBObjectWriter(manager: manager).save(objects)
+    }
+
+    /// Saves objects of this class in one transaction; the Bool form of ``save(_:manager:)``.
+    ///
+    /// - Returns: whether the save succeeded; on failure the reason is in `dbManager.errorMessage()`.
+    @discardableResult
+    public static func saveObjects(_ objects: [DBBTableObject], dbManager: DBBManager) -> Bool {
+        (try? save(objects, manager: dbManager)) != nil
+    }
+}
+
+// MARK: Loading
+
+extension DBBTableObject {
+    static func fetch(_ request: DBBFetchRequest, manager: DBBManager) throws -> [DBBTableObject] {
+        let map = try manager.map(for: self)
+        return try manager.run { db in try DBBObjectLoader(manager: manager, db: db).fetch(map, request) }
+    }
+
+    static func idRequest(_ ids: [Int64], map: DBBTableMap, sparse: Bool) -> DBBFetchRequest {
+        var request = DBBFetchRequest()
+        request.tail = " WHERE \(DBBIdentifier.sql(map.idColumn)) IN (SELECT value FROM json_each(?))"
+        request.arguments = [DBBTableMap.idList(ids)]
+        request.isAll = false
+        request.sparse = sparse
+        return request
+    }
+
+    /// Every instance of the class, fully populated, in id order.
+    ///
+    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or a row does not fit the mapping.
+    public static func fetchAll(manager: DBBManager) throws -> [DBBTableObject] {
+        let map = try manager.map(for: self)
+        var request = DBBFetchRequest()
+        request.tail = " ORDER BY \(DBBIdentifier.sql(map.idColumn))"
+        return try fetch(request, manager: manager)
+    }
+
+    /// The ids of every instance, ascending.
+    ///
+    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered.
+    public static func fetchAllIDs(manager: DBBManager) throws -> [Int64] {
+        let map = try manager.map(for: self)
+        let id = DBBIdentifier.sql(map.idColumn)
+        return try manager.run { db in
+            try db.fetchValues(Int64.self, "SELECT \(id) FROM \(DBBIdentifier.sql(map.tableName)) ORDER BY \(id)")
+        }
+    }
+
+    /// The ids of every instance (an empty array on failure; see `manager.errorMessage()`).
+    public static func allInstanceIDs(manager: DBBManager) -> [Int64] {
+        (try? fetchAllIDs(manager: manager)) ?? []
+    }
+}
+
+extension DBBTableRepresentable where Self: DBBTableObject {
+    /// Every instance of the class, fully populated, in id order.
+    ///
+    /// - Returns: the instances; an empty array on failure (the reason is in `manager.errorMessage()`).
+    public static func allInstances(manager: DBBManager) -> [Self] {
+        ((try? fetchAll(manager: manager)) ?? []).map { $0 as! Self }
+    }
+
+    /// The instance with an id, or `nil` when there is none.
+    ///
+    /// - Parameters:
+    ///   - id: the id.
+    ///   - manager: the manager to read through.
+    ///   - sparsePopulation: load only id and timestamps. Default: `false`.
+    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or the row does not fit the mapping.
+    public static func fetchOne(id: Int64, manager: DBBManager, sparsePopulation: Bool = false) throws -> Self? {
+        let map = try manager.map(for: Self.self)
+        return try fetch(idRequest([id], map: map, sparse: sparsePopulation), manager: manager).first as? Self
+    }
+
+    /// The instance with an id, or `nil` when there is none (or on failure; see `manager.errorMessage()`).
+    public static func instanceWithIDNumber(_ id: Int64, manager: DBBManager, sparsePopulation: Bool = false) -> Self? {
+        (try? fetchOne(id: id, manager: manager, sparsePopulation: sparsePopulation)) ?? nil
+    }
+
+    /// The instances with these ids, in the order of the ids; missing ids are skipped.
+    ///
+    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or a row does not fit the mapping.
+    public static func fetch(ids: [Int64], manager: DBBManager, sparsePopulation: Bool = false) throws -> [Self] {
+        let map = try manager.map(for: Self.self)
+        let objects = try fetch(idRequest(ids, map: map, sparse: sparsePopulation), manager: manager)
+        let byID = Dictionary(objects.map { ($0.idNum, $0) }, uniquingKeysWith: { first, _ in first })
+        return ids.compactMap { byID[$0] as? Self }
+    }
+
+    /// The instances with these ids (an empty array on failure; see `manager.errorMessage()`).
+    public static func instancesWithIDNumbers(_ ids: [Int64], manager: DBBManager) -> [Self] {
+        (try? fetch(ids: ids, manager: manager)) ?? []
+    }
+}
+
+// MARK: Deleting
+
+extension DBBTableObject {
+    /// Deletes objects of this class in one transaction, with their join rows, the join rows of other
+    /// classes that point at them, and cascading arrays' objects. Deleted objects get `idNum` 0.
+    ///
+    /// - Throws: ``DBBSQL/DBBError`` (misuse) for an object of another class, or when SQLite fails;
+    ///   nothing is deleted then.
+    public static func delete(_ instances: [DBBTableObject], manager: DBBManager) throws {
+        if let stranger = instances.first(where: { type(of: $0) != self }) {
+            throw manager.record(
+                DBBError(
+                    .misuse, message: "delete takes instances of \(self) only; found a \(type(of: stranger))",
+                    context: "deleting \(self) objects"))
+        }
+        try delete(ids: instances.map(\.idNum).filter { $0 != 0 }, manager: manager)
+        for instance in instances { instance.idNum = 0 }
+    }
+
+    /// Deletes the rows with these ids, as ``delete(_:manager:)`` does.
+    ///
+    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or SQLite fails.
+    public static func delete(ids: [Int64], manager: DBBManager) throws {
+        let map = try manager.map(for: self)
+        guard !ids.isEmpty else { return }
+        try manager.run { db in
+            try db.inTransaction(.immediate) { db in
+                var deleter = DBBObjectDeleter(manager: manager, db: db)
+                try deleter.delete(ids: ids, of: map)
+            }
+        }
+    }
+
+    /// Deletes every instance of this class, as ``delete(_:manager:)`` does.
+    ///
+    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or SQLite fails.
+    public static func deleteAll(manager: DBBManager) throws {
+        try delete(ids: try fetchAllIDs(manager: manager), manager: manager)
+    }
+
+    /// Deletes one instance; the Bool form of ``delete(_:manager:)``.
+    @discardableResult
+    public static func deleteInstance(_ instance: DBBTableObject, manager: DBBManager) -> Bool {
+        (try? delete([instance], manager: manager)) != nil
+    }
+
+    /// Deletes several instances in one transaction; the Bool form of ``delete(_:manager:)``.
+    @discardableResult
+    public static func deleteMultipleInstances(_ instances: [DBBTableObject], manager: DBBManager) -> Bool {
+        (try? delete(instances, manager: manager)) != nil
+    }
+
+    /// Deletes every instance; the Bool form of ``deleteAll(manager:)``.
+    @discardableResult
+    public static func deleteAllInstances(manager: DBBManager) -> Bool {
+        (try? deleteAll(manager: manager)) != nil
+    }
+}
+
+// MARK: Dictionaries
+
+extension DBBTableObject {
+    /// Creates an instance with property values taken from a dictionary keyed by property name
+    /// (DBBuilder's `initWithDictionary:manager:`). Unknown keys are ignored; references take objects.
+    ///
+    /// - Throws: ``DBBSQL/DBBError`` (mismatch) naming the property when a value has the wrong type, or
+    ///   (misuse) when the class is not registered.
+    public convenience init(dictionary: [String: Any], manager: DBBManager) throws {
+        self.init(dbManager: manager)
+        try populate(from: dictionary)
+    }
+
+    func populate(from dictionary: [String: Any]) throws {
+        let manager = dbManager
+        let map = try manager.map(for: type(of: self))
+        for (key, value) in dictionary {
+            do {
+                try map.setAny(key, value, on: self)
+            } catch var error as DBBError {
+                error.message = "property \(key): \(error.message)"
+                throw manager.record(error)
+            }
+        }
+    }
+}
+
+extension DBBTableMap {
+    func setAny(_ property: String, _ value: Any, on object: DBBTableObject) throws {
+        if let scalar = scalars.first(where: { $0.name == property }) {
+            try scalar.accessor.setAny(object, value)
+        } else if let key = foreignKeys.first(where: { $0.name == property }) {
+            try key.accessor.set(object, value is NSNull ? nil : value as AnyObject)
+        } else if let join = joins.first(where: { $0.name == property }) {
+            switch join.values {
+            case .scalar(let accessor): try accessor.setAny(object, value)
+            case .values(let accessor): try accessor.setAny(object, value)
+            case .object(let accessor, _): try accessor.set(object, value is NSNull ? nil : value as AnyObject)
+            case .objects(let accessor, _):
+                guard let array = value as? [Any] else { throw wrongType(value, [AnyObject].self) }
+                try accessor.set(object, array.map { $0 as AnyObject })
+            }
+        } else if property == "idNum", let id = value as? Int64 {
+            object.idNum = id
+        }
+    }
+
+    private func wrongType(_ value: Any, _ expected: Any.Type) -> DBBError {
+        DBBError(.mismatch, message: "a \(Swift.type(of: value)) is not a \(expected)", context: "assigning a property")
+    }
+}
+
+extension DBBTableRepresentable where Self: DBBTableObject {
+    /// Creates an instance from a dictionary and saves it (DBBuilder's `savedInstanceWithValues:manager:`).
+    ///
+    /// - Returns: the saved instance, with its id.
+    /// - Throws: what ``init(dictionary:manager:)`` and ``save()`` throw.
+    public static func savedInstance(values: [String: Any], manager: DBBManager) throws -> Self {
+        let object = Self(dbManager: manager)
+        try object.populate(from: values)
+        try object.save()
+        return object
+    }
+}

@@ -1,0 +1,80 @@
+@_exported import DBBSchema
+import Foundation
+
+/// The parent class of every class whose instances are persisted.
+///
+/// Subclasses declare their properties as usual and map them from `required init(dbManager:)`:
+///
+/// ```swift
+/// final class Person: DBBTableObject {
+///     var name = ""
+///     var age = 0
+///
+///     required init(dbManager: DBBManager) {
+///         super.init(dbManager: dbManager)
+///         dbManager.addPersistenceMapping(["name": .init(\Person.name), "age": .init(\Person.age)], for: self)
+///     }
+/// }
+/// ```
+///
+/// Instances are not `Sendable`: keep each on one thread or task, and share objects between tasks by id.
+open class DBBTableObject: DBBTableRepresentable {
+    /// The row id; 0 until the object is first saved.
+    public var idNum: Int64 = 0
+    /// When the object was first saved (`nil` before, and for tables without timestamp columns).
+    public var createdTime: Date?
+    /// When the object was last saved.
+    public var modifiedTime: Date?
+    /// Whether the object has changes to save. A successful save clears it.
+    public var isDirty = false
+    /// Attributes for columns, keyed by property name: ``ColumnAttribute/notNull``,
+    /// ``ColumnAttribute/unique``, or ``ColumnAttribute/cascadingDeletion`` on an array of objects.
+    /// Set it in `init(dbManager:)`; it is read when the class is registered.
+    open var attributesDictionary: [String: String]?
+    /// The manager the object is persisted through.
+    public let dbManager: DBBManager
+
+    /// The properties a partial fetch loaded (`nil`: all of them). A save writes only these and the ones
+    /// set since, so unloaded columns and join rows are left as they are.
+    package var loadedProperties: Set<String>?
+
+    /// Creates an empty instance. Subclasses override it to add their persistence mapping.
+    ///
+    /// - Parameter dbManager: the manager that persists the object.
+    public required init(dbManager: DBBManager) {
+        self.dbManager = dbManager
+    }
+
+    /// The table name: the class's name without its module prefix, unless the class overrides
+    /// ``tableName``.
+    public var shortName: String { Self.tableName }
+
+    /// The table the class is stored in. Override it to map a class onto an existing table with another
+    /// name (DBBuilder's `overriddenTableName`).
+    open class var tableName: String {
+        String(describing: self).split(separator: ".").last.map(String.init) ?? String(describing: self)
+    }
+
+    /// The name of the table's integer primary key column. Default: `id`. Override it for existing tables
+    /// (`"ArtistId"`).
+    open class var idColumnName: String { "id" }
+
+    /// Whether the table has DBBBuilder's `createdTime` and `modifiedTime` columns. Default: `true`.
+    /// Override it to return `false` for existing tables that have no such columns.
+    open class var hasTimestampColumns: Bool { true }
+
+    /// Called just before the object is written. Override it to prepare values.
+    open func performPreSaveActions() {}
+
+    /// Called just after the object was written and its transaction committed.
+    open func performPostSaveActions() {}
+
+    /// Marks the object as changed (or, with `false`, unchanged).
+    public func makeDirty(_ dirty: Bool = true) { isDirty = dirty }
+
+    /// Marks the object as unchanged.
+    public func makeClean() { isDirty = false }
+}
+
+@available(*, unavailable, message: "table objects are not Sendable: share them between tasks by idNum")
+extension DBBTableObject: Sendable {}

@@ -1,0 +1,175 @@
+import Foundation
+
+/// What one fetch asks of a class's table. The query layer builds it from query options.
+struct DBBFetchRequest {
+    /// SQL after `FROM <table>`: `WHERE …`, `ORDER BY …`, `LIMIT …` (empty for all rows).
+    var tail = ""
+    var arguments: [(any DBBBindable)?] = []
+    /// Scalar and join properties to load (`nil`: all).
+    var properties: Set<String>?
+    /// Join properties to load (`nil`: all that `properties` allows).
+    var joinProperties: Set<String>?
+    /// Load only id and timestamps.
+    var sparse = false
+    /// Whether the request reads every row, so join tables need no owner filter.
+    var isAll = true
+}
+
+/// Loads objects of registered classes. One loader serves one fetch: it keeps the identity map that
+/// makes each row one object, and it runs a fixed number of statements per class and join table
+/// whatever the number of objects.
+final class DBBObjectLoader {
+    let manager: DBBManager
+    let db: DBBDatabase
+    private var identity: [ObjectIdentifier: [Int64: DBBTableObject]] = [:]
+
+    init(manager: DBBManager, db: DBBDatabase) {
+        self.manager = manager
+        self.db = db
+    }
+
+    private struct PendingReference {
+        let object: DBBTableObject
+        let assign: Assignment
+        let target: ObjectIdentifier
+        let ids: [Int64]
+    }
+
+    private enum Assignment {
+        case one(DBBObjectAccessor)
+        case many(DBBObjectsAccessor)
+    }
+
+    /// Fetches the objects a request selects, with their join properties and referenced objects.
+    func fetch(_ map: DBBTableMap, _ request: DBBFetchRequest) throws -> [DBBTableObject] {
+        var pending: [PendingReference] = []
+        let objects = try loadRows(map, request, pending: &pending)
+        try resolve(pending)
+        return objects
+    }
+
+    /// Loads the rows of one class and their join tables; references are collected into `pending`.
+    private func loadRows(
+        _ map: DBBTableMap, _ request: DBBFetchRequest, pending: inout [PendingReference]
+    ) throws -> [DBBTableObject] {
+        let typeKey = ObjectIdentifier(map.type)
+        var known = identity[typeKey] ?? [:]
+        var result: [DBBTableObject] = []
+        var fresh: [DBBTableObject] = []
+        let loadedScalars = map.scalars.enumerated().filter { request.properties?.contains($0.element.name) ?? true }
+        let loadedKeys = map.foreignKeys.enumerated().filter { request.properties?.contains($0.element.name) ?? true }
+        let cursor = try db.fetchCursor(map.selectSQL + request.tail, arguments: DBBArguments(request.arguments))
+        let scalarBase = map.leadingColumns
+        let keyBase = scalarBase + map.scalars.count
+        while let row = try cursor.next() {
+            let id: Int64 = try row[0]
+            if let existing = known[id] {
+                result.append(existing)
+                continue
+            }
+            let object = map.type.init(dbManager: manager)
+            object.idNum = id
+            if map.hasTimestamps {
+                object.createdTime = try row[1]
+                object.modifiedTime = try row[2]
+            }
+            if !request.sparse {
+                for (index, scalar) in loadedScalars {
+                    try scalar.accessor.read(object, row, Int32(scalarBase + index))
+                }
+                for (index, key) in loadedKeys {
+                    if let target: Int64 = try row[keyBase + index] {
+                        pending.append(
+                            PendingReference(
+                                object: object, assign: .one(key.accessor), target: key.target, ids: [target]))
+                    } else {
+                        try key.accessor.set(object, nil)
+                    }
+                }
+            }
+            if request.sparse {
+                object.loadedProperties = []
+            } else if let properties = request.properties {
+                object.loadedProperties = properties.intersection(map.propertyNames)
+            } else if let joins = request.joinProperties {
+                object.loadedProperties = map.propertyNames.subtracting(map.joins.map(\.name)).union(joins)
+            }
+            known[id] = object
+            result.append(object)
+            fresh.append(object)
+        }
+        identity[typeKey] = known
+        guard !fresh.isEmpty, !request.sparse else { return result }
+
+        let owners = fresh.count == result.count && request.isAll ? nil : DBBTableMap.idList(fresh.map(\.idNum))
+        for join in map.joins {
+            if let properties = request.properties, !properties.contains(join.name) { continue }
+            if let joins = request.joinProperties, !joins.contains(join.name) { continue }
+            var grouped: [Int64: [DBBValue]] = [:]
+            let cursor =
+                try owners.map { try db.fetchCursor(join.selectOwnersSQL, $0) } ?? db.fetchCursor(join.selectAllSQL)
+            while let row = try cursor.next() {
+                let owner: Int64? = try row[0]
+                guard let owner else { continue }
+                grouped[owner, default: []].append(row.value(at: 1))
+            }
+            for object in fresh {
+                let values = grouped[object.idNum] ?? []
+                switch join.values {
+                case .scalar(let accessor):
+                    try accessor.setStored(object, values.first ?? .null)
+                case .values(let accessor):
+                    try accessor.set(object, values)
+                case .object(let accessor, let target):
+                    let ids = values.compactMap(\.int64Value)
+                    if ids.isEmpty {
+                        try accessor.set(object, nil)
+                    } else {
+                        pending.append(
+                            PendingReference(object: object, assign: .one(accessor), target: target, ids: ids))
+                    }
+                case .objects(let accessor, let target):
+                    let ids = values.compactMap(\.int64Value)
+                    pending.append(PendingReference(object: object, assign: .many(accessor), target: target, ids: ids))
+                }
+            }
+        }
+        return result
+    }
+
+    /// Loads every referenced object not loaded yet, one query per class and level, then assigns them.
+    private func resolve(_ initial: [PendingReference]) throws {
+        var pending = initial
+        var assignments: [PendingReference] = []
+        while !pending.isEmpty {
+            assignments += pending
+            var wanted: [ObjectIdentifier: Set<Int64>] = [:]
+            for reference in pending {
+                let known = identity[reference.target] ?? [:]
+                for id in reference.ids where known[id] == nil { wanted[reference.target, default: []].insert(id) }
+            }
+            pending = []
+            for (target, ids) in wanted where !ids.isEmpty {
+                guard let map = manager.mapIfRegistered(target) else {
+                    throw DBBError(
+                        .misuse, message: "a referenced class is not registered with this manager",
+                        context: "loading references")
+                }
+                var request = DBBFetchRequest()
+                request.tail = " WHERE \(DBBIdentifier.sql(map.idColumn)) IN (SELECT value FROM json_each(?))"
+                request.arguments = [DBBTableMap.idList(ids.sorted())]
+                request.isAll = false
+                _ = try loadRows(map, request, pending: &pending)
+            }
+        }
+        for reference in assignments {
+            let known = identity[reference.target] ?? [:]
+            switch reference.assign {
+            case .one(let accessor):
+                try accessor.set(reference.object, reference.ids.first.flatMap { known[$0] })
+            case .many(let accessor):
+                try accessor.set(reference.object, reference.ids.compactMap { known[$0] })
+            }
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+
+/// Saves a batch of objects and the unsaved objects they reference, in one transaction.
+///
+/// Phase one writes every object's row (so every object has an id), phase two writes join rows and the
+/// foreign keys that pointed at objects saved later in phase one. Ids, timestamps and `isDirty` are
+/// applied to the objects only after the transaction commits, so a failed save leaves them as they were.
+struct DBBObjectWriter {
+    let manager: DBBManager
+
+    struct Outcome {
+        var ids: [ObjectIdentifier: Int64] = [:]
+        var created: Set<ObjectIdentifier> = []
+        var now = Date()
+    }
+
+    /// Collects the objects to write: the given ones, then every unsaved object they reference,
+    /// recursively (cycles are followed once). Runs the pre-save actions of each.
+    func collectGraph(_ roots: [DBBTableObject]) throws -> [(DBBTableObject, DBBTableMap)] {
+        var seen: Set<ObjectIdentifier> = []
+        var order: [(DBBTableObject, DBBTableMap)] = []
+        var work: [DBBTableObject] = []
+        for root in roots where seen.insert(ObjectIdentifier(root)).inserted { work.append(root) }
+        var index = 0
+        while index < work.count {
+            let object = work[index]
+            index += 1
+            object.performPreSaveActions()
+            let map = try manager.map(for: type(of: object))
+            order.append((object, map))
+            for referenced in map.referencedObjects(of: object)
+            where referenced.idNum == 0 && seen.insert(ObjectIdentifier(referenced)).inserted {
+                work.append(referenced)
+            }
+        }
+        return order
+    }
+
+    /// Writes the collected objects; call inside a transaction.
+    func write(_ graph: [(DBBTableObject, DBBTableMap)], in db: DBBDatabase) throws -> Outcome {
+        var outcome = Outcome()
+        let stamp = outcome.now.timeIntervalSinceReferenceDate
+        let options = db.codingOptions
+        func id(of object: AnyObject) -> Int64? {
+            guard let object = object as? DBBTableObject else { return nil }
+            return object.idNum != 0 ? object.idNum : outcome.ids[ObjectIdentifier(object)]
+        }
+
+        var fixups: [(DBBTableObject, DBBTableMap)] = []
+        for (object, map) in graph {
+            var arguments: [(any DBBBindable)?] = []
+            let isNew = object.idNum == 0
+            let loaded = object.loadedProperties
+            if isNew {
+                if map.hasTimestamps { arguments += [stamp, stamp] }
+            } else if map.hasTimestamps {
+                arguments.append(stamp)
+            }
+            for scalar in map.scalars {
+                arguments.append(try scalar.accessor.get(object, options))
+            }
+            var needsFixup = false
+            for key in map.foreignKeys {
+                if let target = key.accessor.get(object) {
+                    if let targetID = id(of: target) {
+                        arguments.append(targetID)
+                    } else {
+                        arguments.append(nil)
+                        needsFixup = true
+                    }
+                } else {
+                    arguments.append(nil)
+                }
+            }
+            if needsFixup { fixups.append((object, map)) }
+            if isNew {
+                try db.execute(map.insertSQL, arguments: DBBArguments(arguments))
+                outcome.ids[ObjectIdentifier(object)] = db.lastInsertRowID
+                outcome.created.insert(ObjectIdentifier(object))
+            } else if let loaded {
+                try updatePartially(object, map: map, loaded: loaded, stamp: stamp, in: db)
+            } else if !map.updateSQL.isEmpty {
+                arguments.append(object.idNum)
+                try db.execute(map.updateSQL, arguments: DBBArguments(arguments))
+            }
+        }
+
+        for (object, map) in graph {
+            guard let ownerID = id(of: object) else { continue }
+            let isNew = object.idNum == 0
+            for join in map.joins {
+                if let loaded = object.loadedProperties, !loaded.contains(join.name) { continue }
+                let values: [DBBValue]
+                switch join.values {
+                case .scalar(let accessor):
+                    let value = try accessor.get(object, options)
+                    values = value.isNull ? [] : [value]
+                case .values(let accessor):
+                    values = try accessor.get(object, options)
+                case .object(let accessor, _):
+                    values = accessor.get(object).flatMap { id(of: $0) }.map { [.integer($0)] } ?? []
+                case .objects(let accessor, _):
+                    values = accessor.get(object).compactMap { id(of: $0) }.map { .integer($0) }
+                }
+                if !isNew {
+                    try db.execute(join.deleteOwnersSQL, "[\(ownerID)]")
+                }
+                let insert = try db.prepare(join.insertSQL)
+                for value in values {
+                    try insert.execute(ownerID, value)
+                }
+            }
+        }
+
+        for (object, map) in fixups {
+            guard let ownerID = id(of: object) else { continue }
+            for key in map.foreignKeys {
+                guard let target = key.accessor.get(object), let targetID = id(of: target) else { continue }
+                try db.execute(
+                    "UPDATE \(DBBIdentifier.sql(map.tableName)) SET \(DBBIdentifier.sql(key.column)) = ? "
+                        + "WHERE \(DBBIdentifier.sql(map.idColumn)) = ?", targetID, ownerID)
+            }
+        }
+        return outcome
+    }
+
+    /// Updates only the loaded columns of a partly fetched object.
+    private func updatePartially(
+        _ object: DBBTableObject, map: DBBTableMap, loaded: Set<String>, stamp: Double, in db: DBBDatabase
+    ) throws {
+        var assignments: [String] = []
+        var arguments: [(any DBBBindable)?] = []
+        if map.hasTimestamps {
+            assignments.append("modifiedTime = ?")
+            arguments.append(stamp)
+        }
+        for scalar in map.scalars where loaded.contains(scalar.name) {
+            assignments.append("\(DBBIdentifier.sql(scalar.column)) = ?")
+            arguments.append(try scalar.accessor.get(object, db.codingOptions))
+        }
+        for key in map.foreignKeys where loaded.contains(key.name) {
+            assignments.append("\(DBBIdentifier.sql(key.column)) = ?")
+            arguments.append((key.accessor.get(object) as? DBBTableObject).map { $0.idNum })
+        }
+        guard !assignments.isEmpty else { return }
+        arguments.append(object.idNum)
+        try db.execute(
+            "UPDATE \(DBBIdentifier.sql(map.tableName)) SET \(assignments.joined(separator: ", ")) "
+                + "WHERE \(DBBIdentifier.sql(map.idColumn)) = ?", arguments: DBBArguments(arguments))
+    }
+
+    /// Applies ids, timestamps and clean state after the transaction committed.
+    static func apply(_ outcome: Outcome, to graph: [(DBBTableObject, DBBTableMap)]) {
+        for (object, map) in graph {
+            let key = ObjectIdentifier(object)
+            if let id = outcome.ids[key] { object.idNum = id }
+            if map.hasTimestamps {
+                if outcome.created.contains(key) { object.createdTime = outcome.now }
+                object.modifiedTime = outcome.now
+            }
+            object.isDirty = false
+        }
+    }
+
+    /// Saves objects and their unsaved references in one transaction; all or nothing.
+    func save(_ objects: [DBBTableObject]) throws {
+        let graph = try collectGraph(objects)
+        let outcome = try manager.run { db in
+            try db.inTransaction(.immediate) { db in try write(graph, in: db) }
+        }
+        Self.apply(outcome, to: graph)
+        for (object, _) in graph { object.performPostSaveActions() }
+    }
+}
+
+extension DBBTableMap {
+    /// The objects an object references through its reference and reference-array properties.
+    func referencedObjects(of object: DBBTableObject) -> [DBBTableObject] {
+        var result: [DBBTableObject] = []
+        for key in foreignKeys {
+            if let target = key.accessor.get(object) as? DBBTableObject { result.append(target) }
+        }
+        for join in joins {
+            if let loaded = object.loadedProperties, !loaded.contains(join.name) { continue }
+            switch join.values {
+            case .object(let accessor, _):
+                if let target = accessor.get(object) as? DBBTableObject { result.append(target) }
+            case .objects(let accessor, _):
+                result += accessor.get(object).compactMap { $0 as? DBBTableObject }
+            default:
+                break
+            }
+        }
+        return result
+    }
+}

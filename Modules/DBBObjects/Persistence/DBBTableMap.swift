@@ -1,0 +1,187 @@
+import Foundation
+
+/// A registered class's mapping, compiled once: its layout, its accessors in column order, and the SQL
+/// of every statement the object API runs for it.
+final class DBBTableMap: @unchecked Sendable {
+    // @unchecked: immutable after init; its closures run on the manager's queue.
+
+    struct Scalar {
+        let name: String
+        let column: String
+        let accessor: DBBScalarAccessor
+    }
+
+    struct ForeignKey {
+        let name: String
+        let column: String
+        let accessor: DBBObjectAccessor
+        let target: ObjectIdentifier
+        let targetName: String
+    }
+
+    enum JoinValues {
+        case scalar(DBBScalarAccessor)
+        case values(DBBValuesAccessor)
+        case object(DBBObjectAccessor, target: ObjectIdentifier)
+        case objects(DBBObjectsAccessor, target: ObjectIdentifier)
+
+        var target: ObjectIdentifier? {
+            switch self {
+            case .object(_, let target), .objects(_, let target): target
+            default: nil
+            }
+        }
+    }
+
+    struct Join {
+        let name: String
+        let table: DBBTableDescription.JoinTable
+        let values: JoinValues
+        let cascades: Bool
+        let insertSQL: String
+        let deleteOwnersSQL: String
+        let selectAllSQL: String
+        let selectOwnersSQL: String
+        let selectOwnerIDsSQL: String
+        let deleteValuesSQL: String
+    }
+
+    let type: DBBTableObject.Type
+    let description: DBBTableDescription
+    let tableName: String
+    let idColumn: String
+    let hasTimestamps: Bool
+    let scalars: [Scalar]
+    let foreignKeys: [ForeignKey]
+    let joins: [Join]
+    let propertyNames: Set<String>
+
+    /// `SELECT id, createdTime, modifiedTime, <scalars>, <foreign keys> FROM <table>`.
+    let selectSQL: String
+    /// The number of leading columns before the scalars (id, and the two timestamps when present).
+    let leadingColumns: Int
+    let insertSQL: String
+    let updateSQL: String
+    let deleteSQL: String
+
+    init(
+        type: DBBTableObject.Type, properties: [String: DBBPropertyPersistence], attributes: [String: String],
+        indexers: [DBBIndexer]
+    ) throws {
+        self.type = type
+        tableName = type.tableName
+        idColumn = type.idColumnName
+        hasTimestamps = type.hasTimestampColumns
+        // One indexer makes one index; several (from a class chain) are kept in order of registration.
+        let description = try DBBTableDescription(
+            tableName: tableName, idColumn: idColumn, includesTimestamps: hasTimestamps, properties: properties,
+            attributes: attributes, indexer: indexers.last)
+        self.description = description
+        propertyNames = Set(properties.keys)
+
+        var scalars: [Scalar] = []
+        var foreignKeys: [ForeignKey] = []
+        for column in description.columns {
+            guard let property = properties[column.propertyName] else { continue }
+            switch property.accessor {
+            case .scalar(let accessor):
+                scalars.append(Scalar(name: column.propertyName, column: column.name, accessor: accessor))
+            case .object(let accessor):
+                guard let target = property.storageType.objectType else { continue }
+                foreignKeys.append(
+                    ForeignKey(
+                        name: column.propertyName, column: column.name, accessor: accessor,
+                        target: ObjectIdentifier(target), targetName: String(describing: target)))
+            default:
+                throw DBBError(
+                    .misuse, message: "property \(column.propertyName) cannot be stored as a column",
+                    context: "registering \(tableName)")
+            }
+        }
+        self.scalars = scalars
+        self.foreignKeys = foreignKeys
+
+        let q = DBBIdentifier.sql
+        joins = try description.joinTables.map { table in
+            guard let property = properties[table.propertyName] else {
+                throw DBBError(.internal, message: "lost property \(table.propertyName)", context: "registering")
+            }
+            let values: JoinValues
+            switch property.accessor {
+            case .scalar(let accessor): values = .scalar(accessor)
+            case .values(let accessor): values = .values(accessor)
+            case .object(let accessor):
+                values = .object(accessor, target: ObjectIdentifier(property.storageType.objectType!))
+            case .objects(let accessor):
+                values = .objects(accessor, target: ObjectIdentifier(property.storageType.objectType!))
+            }
+            let joinTable = q(table.tableName)
+            let owner = q(table.ownerColumn)
+            let column = q(table.columnName)
+            return Join(
+                name: table.propertyName, table: table, values: values,
+                cascades: attributes[table.propertyName] == ColumnAttribute.cascadingDeletion,
+                insertSQL: "INSERT INTO \(joinTable) (\(owner), \(column)) VALUES (?, ?)",
+                deleteOwnersSQL: "DELETE FROM \(joinTable) WHERE \(owner) IN (SELECT value FROM json_each(?))",
+                selectAllSQL: "SELECT \(owner), \(column) FROM \(joinTable) ORDER BY \(owner), id",
+                selectOwnersSQL:
+                    "SELECT \(owner), \(column) FROM \(joinTable) WHERE \(owner) IN (SELECT value FROM json_each(?)) "
+                    + "ORDER BY \(owner), id",
+                selectOwnerIDsSQL:
+                    "SELECT DISTINCT \(column) FROM \(joinTable) WHERE \(owner) IN (SELECT value FROM json_each(?))",
+                deleteValuesSQL: "DELETE FROM \(joinTable) WHERE \(column) IN (SELECT value FROM json_each(?))")
+        }
+
+        let table = q(tableName)
+        var selectColumns = [q(idColumn)]
+        var writeColumns: [String] = []
+        if hasTimestamps {
+            selectColumns += ["createdTime", "modifiedTime"]
+        }
+        leadingColumns = selectColumns.count
+        writeColumns += scalars.map { q($0.column) } + foreignKeys.map { q($0.column) }
+        selectColumns += writeColumns
+        selectSQL = "SELECT \(selectColumns.joined(separator: ", ")) FROM \(table)"
+        let insertColumns = (hasTimestamps ? ["createdTime", "modifiedTime"] : []) + writeColumns
+        insertSQL =
+            insertColumns.isEmpty
+            ? "INSERT INTO \(table) DEFAULT VALUES"
+            : "INSERT INTO \(table) (\(insertColumns.joined(separator: ", "))) VALUES ("
+                + Array(repeating: "?", count: insertColumns.count).joined(separator: ", ") + ")"
+        let updateColumns = (hasTimestamps ? ["modifiedTime"] : []) + writeColumns
+        updateSQL =
+            updateColumns.isEmpty
+            ? ""
+            : "UPDATE \(table) SET \(updateColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE \(q(idColumn)) = ?"
+        deleteSQL = "DELETE FROM \(table) WHERE \(q(idColumn)) IN (SELECT value FROM json_each(?))"
+    }
+
+    /// Creates what is missing of the class's layout; never drops anything.
+    func createOrUpdateSchema(in db: DBBDatabase) throws {
+        if try db.tableExists(tableName) {
+            for statement in try description.alterStatements(existing: try db.columns(in: tableName)) {
+                try db.execute(statement)
+            }
+        } else {
+            try db.execute(description.createTableSQL)
+        }
+        for join in description.joinTables {
+            if try db.tableExists(join.tableName) {
+                for statement in try DBBTableDescription.alterJoinStatements(
+                    join, existing: try db.columns(in: join.tableName))
+                {
+                    try db.execute(statement)
+                }
+            } else {
+                try db.execute(DBBTableDescription.createJoinTableSQL(join))
+            }
+            try db.execute(DBBTableDescription.createJoinIndexSQL(join))
+        }
+        if let indexSQL = description.createIndexSQL { try db.execute(indexSQL) }
+    }
+
+    /// JSON text of an id list, bound to `json_each(?)` so one statement serves any number of ids.
+    static func idList<S: Sequence>(_ ids: S) -> String where S.Element == Int64 {
+        "[" + ids.lazy.map(String.init).joined(separator: ",") + "]"
+    }
+}

@@ -1,0 +1,286 @@
+import DBBSQL
+
+/// Everything needed to lay out one class on disk: its table, its join tables and its indexes.
+///
+/// Built from a class's persistence mapping; produces DBBBuilder's DDL as text:
+///
+/// ```sql
+/// CREATE TABLE IF NOT EXISTS Project (id Integer PRIMARY KEY AUTOINCREMENT, createdTime Real, modifiedTime Real, budget Real, code Text)
+/// CREATE TABLE IF NOT EXISTS Project_tags (id Integer PRIMARY KEY AUTOINCREMENT, Project_ID Integer, tags Text)
+/// CREATE INDEX IF NOT EXISTS Project_tags_idx ON Project_tags (Project_ID)
+/// CREATE INDEX IF NOT EXISTS Project_name ON Project (name)
+/// ```
+public struct DBBTableDescription: Sendable {
+    /// A scalar column (or a foreign key column) of the class's table.
+    public struct Column: Sendable, Hashable {
+        /// The property it maps.
+        public var propertyName: String
+        /// The column's name.
+        public var name: String
+        /// The declared SQL type (`Boolean`, `Integer`, `Real`, `Text`).
+        public var sqlType: String
+        /// Attributes that follow the type (`NOT NULL`, `UNIQUE`).
+        public var attributes: [String]
+    }
+
+    /// A join table holding an array, an object reference or binary data.
+    public struct JoinTable: Sendable, Hashable {
+        /// The property it maps.
+        public var propertyName: String
+        /// The value column's name (the property's column name).
+        public var columnName: String
+        /// The join table's name: `<Table>_<column>`.
+        public var tableName: String
+        /// The column holding the owner's id: `<Table>_ID`.
+        public var ownerColumn: String
+        /// The declared SQL type of the value column.
+        public var sqlType: String
+        /// The index on the owner column: `<Table>_<property>_idx`.
+        public var indexName: String
+    }
+
+    /// The table's name.
+    public var tableName: String
+    /// The id column (`id` for tables DBBBuilder creates).
+    public var idColumn: String
+    /// Whether the table has `createdTime` and `modifiedTime` columns.
+    public var includesTimestamps: Bool
+    /// The scalar columns, ordered by property name.
+    public var columns: [Column]
+    /// The join tables, ordered by property name.
+    public var joinTables: [JoinTable]
+    /// The indexed column names, in order, and whether the index is unique.
+    public var index: (columns: [String], unique: Bool)?
+
+    /// The name of the indexer's index: `<Table>_` and the column names run together.
+    public var indexName: String? { index.map { tableName + "_" + $0.columns.joined() } }
+
+    /// Describes a class's table from its mapping.
+    ///
+    /// - Parameters:
+    ///   - tableName: the table's name.
+    ///   - idColumn: the id column's name. Default: `id`.
+    ///   - includesTimestamps: whether the table has `createdTime`/`modifiedTime`. Default: `true`.
+    ///   - properties: the mapping, keyed by property name.
+    ///   - attributes: the class's `attributesDictionary` (property name → attribute).
+    ///   - indexer: the properties to index.
+    /// - Throws: ``DBBSQL/DBBError`` (mismatch) when a declared `type:` differs from the property's type,
+    ///   (misuse) when an indexed name is not a mapped scalar property or two properties share a column.
+    public init(
+        tableName: String, idColumn: String = "id", includesTimestamps: Bool = true,
+        properties: [String: DBBPropertyPersistence], attributes: [String: String] = [:], indexer: DBBIndexer? = nil
+    ) throws {
+        self.tableName = tableName
+        self.idColumn = idColumn
+        self.includesTimestamps = includesTimestamps
+        var columns: [Column] = []
+        var joins: [JoinTable] = []
+        var usedNames: Set<String> = [idColumn.lowercased()]
+        if includesTimestamps { usedNames.formUnion(["createdtime", "modifiedtime"]) }
+        for (name, property) in properties.sorted(by: { $0.key < $1.key }) {
+            if let declared = property.declaredTypeMismatch {
+                throw DBBError(
+                    .mismatch,
+                    message: "property \(name) is declared as \(declared) but its type maps to \(property.storageType)",
+                    context: "registering \(tableName)")
+            }
+            let columnName = property.columnName ?? name
+            guard usedNames.insert(columnName.lowercased()).inserted || property.storageType.isJoined else {
+                throw DBBError(
+                    .misuse,
+                    message: "property \(name) maps to column \(columnName), which another column already uses",
+                    context: "registering \(tableName)")
+            }
+            let attribute = attributes[name].map { [$0] } ?? []
+            let sqlAttributes = attribute.filter { $0 != ColumnAttribute.cascadingDeletion }
+            if property.isForeignKeyColumn {
+                columns.append(
+                    Column(propertyName: name, name: columnName, sqlType: "Integer", attributes: sqlAttributes))
+            } else if let sqlType = property.storageType.columnSQLType {
+                columns.append(
+                    Column(propertyName: name, name: columnName, sqlType: sqlType, attributes: sqlAttributes))
+            } else if let sqlType = property.storageType.joinSQLType {
+                joins.append(
+                    JoinTable(
+                        propertyName: name, columnName: columnName, tableName: "\(tableName)_\(columnName)",
+                        ownerColumn: "\(tableName)_ID", sqlType: sqlType, indexName: "\(tableName)_\(name)_idx"))
+            }
+        }
+        self.columns = columns
+        self.joinTables = joins
+        if let indexer, !indexer.columnsToIndex.isEmpty {
+            let indexColumns = try indexer.columnsToIndex.map { propertyName -> String in
+                if let column = columns.first(where: { $0.propertyName == propertyName }) { return column.name }
+                if let column = columns.first(where: { $0.name == propertyName }) { return column.name }
+                if propertyName == idColumn
+                    || (includesTimestamps && ["createdTime", "modifiedTime"].contains(propertyName))
+                {
+                    return propertyName
+                }
+                throw DBBError(
+                    .misuse, message: "the indexer names \(propertyName), which is not a mapped column of \(tableName)",
+                    context: "registering \(tableName)")
+            }
+            index = (indexColumns, indexer.unique)
+        } else {
+            index = nil
+        }
+    }
+
+    private static func identifier(_ name: String) -> String { DBBIdentifier.sql(name) }
+
+    /// `CREATE TABLE IF NOT EXISTS …` for the class's table.
+    public var createTableSQL: String {
+        var items = ["\(Self.identifier(idColumn)) Integer PRIMARY KEY AUTOINCREMENT"]
+        if includesTimestamps { items += ["createdTime Real", "modifiedTime Real"] }
+        items += columns.map(Self.columnDefinition)
+        return "CREATE TABLE IF NOT EXISTS \(Self.identifier(tableName)) (\(items.joined(separator: ", ")))"
+    }
+
+    private static func columnDefinition(_ column: Column) -> String {
+        ([identifier(column.name), column.sqlType] + column.attributes).joined(separator: " ")
+    }
+
+    /// `CREATE TABLE IF NOT EXISTS …` for a join table.
+    public static func createJoinTableSQL(_ join: JoinTable) -> String {
+        "CREATE TABLE IF NOT EXISTS \(identifier(join.tableName)) (id Integer PRIMARY KEY AUTOINCREMENT, "
+            + "\(identifier(join.ownerColumn)) Integer, \(identifier(join.columnName)) \(join.sqlType))"
+    }
+
+    /// `CREATE INDEX IF NOT EXISTS <Table>_<property>_idx ON <join table> (<Table>_ID)`.
+    public static func createJoinIndexSQL(_ join: JoinTable) -> String {
+        "CREATE INDEX IF NOT EXISTS \(identifier(join.indexName)) ON \(identifier(join.tableName)) "
+            + "(\(identifier(join.ownerColumn)))"
+    }
+
+    /// `CREATE [UNIQUE] INDEX IF NOT EXISTS …` for the indexer, or `nil` without one.
+    public var createIndexSQL: String? {
+        guard let index, let indexName else { return nil }
+        let columnList = index.columns.map(Self.identifier).joined(separator: ", ")
+        return "CREATE \(index.unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(Self.identifier(indexName)) "
+            + "ON \(Self.identifier(tableName)) (\(columnList))"
+    }
+
+    /// Every statement that lays out a new database for the class, in order.
+    public var creationStatements: [String] {
+        [createTableSQL] + joinTables.flatMap { [Self.createJoinTableSQL($0), Self.createJoinIndexSQL($0)] }
+            + (createIndexSQL.map { [$0] } ?? [])
+    }
+
+    /// The `ALTER TABLE … ADD COLUMN …` statements that bring an existing table up to the mapping.
+    /// Nothing is ever dropped; columns the mapping does not know are left alone.
+    ///
+    /// - Parameter existing: the table's current columns.
+    /// - Throws: ``DBBSQL/DBBError`` (mismatch) naming the column when an existing column's declared type
+    ///   conflicts with the mapping (text against numbers), or when the id column is missing.
+    public func alterStatements(existing: [DBBColumnInfo]) throws -> [String] {
+        var byName: [String: DBBColumnInfo] = [:]
+        for column in existing { byName[column.name.lowercased()] = column }
+        guard byName[idColumn.lowercased()] != nil else {
+            throw DBBError(
+                .mismatch, message: "table \(tableName) has no id column \(idColumn)",
+                context: "registering \(tableName)")
+        }
+        var statements: [String] = []
+        var wanted = columns
+        if includesTimestamps {
+            wanted.insert(
+                contentsOf: [
+                    Column(propertyName: "createdTime", name: "createdTime", sqlType: "Real", attributes: []),
+                    Column(propertyName: "modifiedTime", name: "modifiedTime", sqlType: "Real", attributes: []),
+                ], at: 0)
+        }
+        for column in wanted {
+            if let current = byName[column.name.lowercased()] {
+                if DBBAffinity(declaredType: current.declaredType).conflicts(
+                    with: DBBAffinity(declaredType: column.sqlType))
+                {
+                    throw DBBError(
+                        .mismatch,
+                        message: "column \(tableName).\(current.name) is declared \(current.declaredType) but property "
+                            + "\(column.propertyName) stores \(column.sqlType)",
+                        context: "registering \(tableName)")
+                }
+            } else {
+                // ADD COLUMN cannot add UNIQUE or NOT NULL without a default; the type alone keeps old rows valid.
+                statements.append(
+                    "ALTER TABLE \(Self.identifier(tableName)) ADD COLUMN \(Self.identifier(column.name)) \(column.sqlType)"
+                )
+            }
+        }
+        return statements
+    }
+
+    /// The `ALTER TABLE … ADD COLUMN …` statements that complete an existing join table.
+    ///
+    /// - Throws: ``DBBSQL/DBBError`` (mismatch) when the value column's type conflicts with the mapping.
+    public static func alterJoinStatements(_ join: JoinTable, existing: [DBBColumnInfo]) throws -> [String] {
+        let names = Dictionary(existing.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        var statements: [String] = []
+        if names[join.ownerColumn.lowercased()] == nil {
+            statements.append(
+                "ALTER TABLE \(identifier(join.tableName)) ADD COLUMN \(identifier(join.ownerColumn)) Integer")
+        }
+        if let current = names[join.columnName.lowercased()] {
+            if DBBAffinity(declaredType: current.declaredType).conflicts(with: DBBAffinity(declaredType: join.sqlType))
+            {
+                throw DBBError(
+                    .mismatch,
+                    message:
+                        "column \(join.tableName).\(current.name) is declared \(current.declaredType) but property "
+                        + "\(join.propertyName) stores \(join.sqlType)",
+                    context: "registering \(join.tableName)")
+            }
+        } else {
+            statements.append(
+                "ALTER TABLE \(identifier(join.tableName)) ADD COLUMN \(identifier(join.columnName)) \(join.sqlType)")
+        }
+        return statements
+    }
+}
+
+/// SQLite's column affinity, derived from a declared type by SQLite's own rules.
+///
+/// Related SQLite documentation: https://www.sqlite.org/datatype3.html#determination_of_column_affinity
+public enum DBBAffinity: String, Sendable {
+    case integer = "INTEGER"
+    case text = "TEXT"
+    case blob = "BLOB"
+    case real = "REAL"
+    case numeric = "NUMERIC"
+
+    /// The affinity of a declared type.
+    public init(declaredType: String) {
+        let type = declaredType.uppercased()
+        if type.contains("INT") {
+            self = .integer
+        } else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") {
+            self = .text
+        } else if type.contains("BLOB") || type.isEmpty {
+            self = .blob
+        } else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") {
+            self = .real
+        } else {
+            self = .numeric
+        }
+    }
+
+    /// Whether values of one affinity would be changed or misread in a column of the other: text against
+    /// any numeric affinity. BLOB (no affinity) stores anything as given.
+    public func conflicts(with other: DBBAffinity) -> Bool {
+        if self == .blob || other == .blob { return false }
+        return (self == .text) != (other == .text)
+    }
+}
+
+/// How names are written into generated SQL.
+public enum DBBIdentifier {
+    /// A plain identifier is written as is (DBBBuilder's DDL text); anything else, including SQL keywords,
+    /// is double-quoted.
+    public static func sql(_ name: String) -> String {
+        let isPlain =
+            !name.isEmpty && name.first.map { $0.isLetter || $0 == "_" } == true
+            && name.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "_" }
+        return isPlain && !DBBDatabase.isKeyword(name) ? name : DBBDatabase.quoteIdentifier(name)
+    }
+}

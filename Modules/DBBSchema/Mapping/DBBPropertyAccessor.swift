@@ -1,0 +1,175 @@
+import DBBSQL
+import Foundation
+
+/// Reads and writes one mapped property of an object whose class is known only at run time.
+///
+/// Each closure is built once per mapping entry, specialised for the property's root and value types,
+/// so the per-row cost is one closure call and one key-path access.
+package enum DBBPropertyAccessor {
+    case scalar(DBBScalarAccessor)
+    case values(DBBValuesAccessor)
+    case object(DBBObjectAccessor)
+    case objects(DBBObjectsAccessor)
+}
+
+func wrongType(_ value: Any, _ expected: Any.Type) -> DBBError {
+    DBBError(
+        .mismatch, message: "a value of type \(type(of: value)) cannot be assigned to a \(expected) property",
+        context: "assigning a property")
+}
+
+package struct DBBScalarAccessor {
+    /// The property's value as stored.
+    package let get: (AnyObject, DBBCodingOptions) throws -> DBBValue
+    /// Sets the property from a column of the current row. NULL leaves a non-optional property as it is
+    /// (a column added after the row was written holds NULL).
+    package let read: (AnyObject, DBBRow, Int32) throws -> Void
+    /// Sets the property from a stored value (join-table rows).
+    package let setStored: (AnyObject, DBBValue) throws -> Void
+    /// Sets the property from a loosely typed value (`init(dictionary:manager:)`).
+    package let setAny: (AnyObject, Any?) throws -> Void
+
+    init<Root: AnyObject, Value: DBBPersistableValue>(_ keyPath: ReferenceWritableKeyPath<Root, Value>) {
+        get = { object, options in
+            try unsafeDowncast(object, to: Root.self)[keyPath: keyPath].dbbValue(options: options)
+        }
+        read = { object, row, column in
+            guard row.storageClass(at: Int(column)) != .null else { return }
+            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try Value.read(from: row, at: column)
+        }
+        setStored = { object, value in
+            guard !value.isNull else { return }
+            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try Value.fromStoredValue(value)
+        }
+        setAny = { object, any in
+            guard let any, !(any is NSNull) else { return }
+            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try convert(any, to: Value.self)
+        }
+    }
+
+    init<Root: AnyObject, Value: DBBPersistableValue>(optional keyPath: ReferenceWritableKeyPath<Root, Value?>) {
+        get = { object, options in
+            try unsafeDowncast(object, to: Root.self)[keyPath: keyPath].dbbValue(options: options)
+        }
+        read = { object, row, column in
+            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try Value?.read(from: row, at: column)
+        }
+        setStored = { object, value in
+            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] =
+                value.isNull ? nil : try Value.fromStoredValue(value)
+        }
+        setAny = { object, any in
+            let value: Value? =
+                if let any, !(any is NSNull) { try convert(any, to: Value.self) } else { nil }
+            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = value
+        }
+    }
+}
+
+/// Converts a loosely typed value to a persistable type: the same type as is, numbers across widths
+/// when exact, anything else a clear error.
+func convert<Value: DBBPersistableValue>(_ any: Any, to type: Value.Type) throws -> Value {
+    if let value = any as? Value { return value }
+    guard let bindable = any as? any DBBBindable, !(any is String) || Value.self == String.self else {
+        throw wrongType(any, Value.self)
+    }
+    do {
+        return try Value.fromStoredValue(try bindable.dbbValue(options: DBBCodingOptions()))
+    } catch {
+        throw wrongType(any, Value.self)
+    }
+}
+
+package struct DBBValuesAccessor {
+    package let get: (AnyObject, DBBCodingOptions) throws -> [DBBValue]
+    package let set: (AnyObject, [DBBValue]) throws -> Void
+    package let setAny: (AnyObject, Any?) throws -> Void
+
+    init<Root: AnyObject, Value: DBBPersistableValue>(_ keyPath: ReferenceWritableKeyPath<Root, [Value]>) {
+        get = { object, options in
+            try unsafeDowncast(object, to: Root.self)[keyPath: keyPath].map { try $0.dbbValue(options: options) }
+        }
+        set = { object, values in
+            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try values.map(Value.fromStoredValue)
+        }
+        setAny = { object, any in
+            guard let any, !(any is NSNull) else {
+                unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = []
+                return
+            }
+            guard let array = any as? [Any] else { throw wrongType(any, [Value].self) }
+            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try array.map { try convert($0, to: Value.self) }
+        }
+    }
+
+    init<Root: AnyObject, Value: DBBPersistableValue>(optional keyPath: ReferenceWritableKeyPath<Root, [Value]?>) {
+        get = { object, options in
+            try (unsafeDowncast(object, to: Root.self)[keyPath: keyPath] ?? []).map {
+                try $0.dbbValue(options: options)
+            }
+        }
+        set = { object, values in
+            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try values.map(Value.fromStoredValue)
+        }
+        setAny = { object, any in
+            guard let any, !(any is NSNull) else {
+                unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = nil
+                return
+            }
+            guard let array = any as? [Any] else { throw wrongType(any, [Value].self) }
+            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try array.map { try convert($0, to: Value.self) }
+        }
+    }
+}
+
+package struct DBBObjectAccessor {
+    package let get: (AnyObject) -> AnyObject?
+    /// Sets the reference; `nil` leaves a non-optional reference as it is.
+    package let set: (AnyObject, AnyObject?) throws -> Void
+
+    init<Root: AnyObject, Object: DBBTableRepresentable>(_ keyPath: ReferenceWritableKeyPath<Root, Object>) {
+        get = { unsafeDowncast($0, to: Root.self)[keyPath: keyPath] }
+        set = { object, value in
+            guard let value else { return }
+            guard let typed = value as? Object else { throw wrongType(value, Object.self) }
+            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = typed
+        }
+    }
+
+    init<Root: AnyObject, Object: DBBTableRepresentable>(optional keyPath: ReferenceWritableKeyPath<Root, Object?>) {
+        get = { unsafeDowncast($0, to: Root.self)[keyPath: keyPath] }
+        set = { object, value in
+            guard let value else {
+                unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = nil
+                return
+            }
+            guard let typed = value as? Object else { throw wrongType(value, Object.self) }
+            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = typed
+        }
+    }
+}
+
+package struct DBBObjectsAccessor {
+    package let get: (AnyObject) -> [AnyObject]
+    package let set: (AnyObject, [AnyObject]) throws -> Void
+
+    init<Root: AnyObject, Object: DBBTableRepresentable>(_ keyPath: ReferenceWritableKeyPath<Root, [Object]>) {
+        get = { unsafeDowncast($0, to: Root.self)[keyPath: keyPath] }
+        set = { object, values in
+            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try values.map {
+                guard let typed = $0 as? Object else { throw wrongType($0, Object.self) }
+                return typed
+            }
+        }
+    }
+
+    init<Root: AnyObject, Object: DBBTableRepresentable>(optional keyPath: ReferenceWritableKeyPath<Root, [Object]?>) {
+        get = { unsafeDowncast($0, to: Root.self)[keyPath: keyPath] ?? [] }
+        set = { object, values in
+            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try values.map {
+                guard let typed = $0 as? Object else { throw wrongType($0, Object.self) }
+                return typed
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import DBBSQL
+import Foundation
+
+/// How one property of a `DBBTableObject` subclass is persisted: its key path, its storage type
+/// (inferred from the key path's value type), and optionally a custom column name.
+///
+/// ```swift
+/// dbManager.addPersistenceMapping([
+///     "name": .init(\Project.name, columnName: "itemName"),
+///     "budget": .init(\Project.budget),
+///     "tags": .init(\Project.tags),
+///     "projectLead": .init(\Project.projectLead),
+/// ], for: self)
+/// ```
+///
+/// The initializers exist only for supported value types, so a property of any other type does not
+/// compile. Passing `type:` is allowed; a type that differs from the inferred one is reported as an
+/// error when the class is registered.
+public struct DBBPropertyPersistence: @unchecked Sendable {
+    // @unchecked: the accessor closures only touch the object handed to them, on the manager's queue.
+
+    /// The storage type.
+    public let storageType: DBBStorageType
+    /// The custom column name, or `nil` to use the property name.
+    public let columnName: String?
+    /// Whether an object reference is stored as an id column of the class's own table (a foreign key, as
+    /// existing databases and DBBuilder lay it out) instead of a join table.
+    public let isForeignKeyColumn: Bool
+    /// The type the caller declared with `type:` when it differs from the inferred one.
+    package let declaredTypeMismatch: DBBStorageType?
+    /// Reads and writes the property.
+    package let accessor: DBBPropertyAccessor
+
+    init(
+        inferred: DBBStorageType, declared: DBBStorageType?, columnName: String?, foreignKey: Bool,
+        accessor: DBBPropertyAccessor
+    ) {
+        self.storageType = inferred
+        self.columnName = columnName
+        self.isForeignKeyColumn = foreignKey
+        self.declaredTypeMismatch = declared.flatMap { $0 == inferred ? nil : $0 }
+        self.accessor = accessor
+    }
+
+    /// Maps a scalar property (`Bool`, integers, `Float`, `Double`, `String`, `Date`, or `Data` as `.binary`).
+    ///
+    /// - Parameters:
+    ///   - keyPath: the property.
+    ///   - type: the storage type, checked against the inferred one at registration. Optional.
+    ///   - columnName: the column's name when it differs from the property's. Optional.
+    public init<Root: AnyObject, Value: DBBPersistableValue>(
+        _ keyPath: ReferenceWritableKeyPath<Root, Value>, type: DBBStorageType? = nil, columnName: String? = nil
+    ) {
+        self.init(
+            inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
+            accessor: .scalar(DBBScalarAccessor(keyPath)))
+    }
+
+    /// Maps an optional scalar property; `nil` is stored as NULL.
+    ///
+    /// - Parameters:
+    ///   - keyPath: the property.
+    ///   - type: the storage type, checked against the inferred one at registration. Optional.
+    ///   - columnName: the column's name when it differs from the property's. Optional.
+    public init<Root: AnyObject, Value: DBBPersistableValue>(
+        _ keyPath: ReferenceWritableKeyPath<Root, Value?>, type: DBBStorageType? = nil, columnName: String? = nil
+    ) {
+        self.init(
+            inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
+            accessor: .scalar(DBBScalarAccessor(optional: keyPath)))
+    }
+
+    /// Maps an array of scalars, kept in a join table in array order.
+    ///
+    /// - Parameters:
+    ///   - keyPath: the property.
+    ///   - type: the storage type, checked against the inferred one at registration. Optional.
+    ///   - columnName: the join table's value column when it differs from the property's name. Optional.
+    public init<Root: AnyObject, Value: DBBPersistableValue>(
+        _ keyPath: ReferenceWritableKeyPath<Root, [Value]>, type: DBBStorageType? = nil, columnName: String? = nil
+    ) where Value: DBBArrayElement {
+        self.init(
+            inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName, foreignKey: false,
+            accessor: .values(DBBValuesAccessor(keyPath)))
+    }
+
+    /// Maps an optional array of scalars; `nil` and an empty array both store no rows, and load as empty.
+    public init<Root: AnyObject, Value: DBBPersistableValue>(
+        _ keyPath: ReferenceWritableKeyPath<Root, [Value]?>, type: DBBStorageType? = nil, columnName: String? = nil
+    ) where Value: DBBArrayElement {
+        self.init(
+            inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName, foreignKey: false,
+            accessor: .values(DBBValuesAccessor(optional: keyPath)))
+    }
+
+    /// Maps a reference to another persisted object.
+    ///
+    /// - Parameters:
+    ///   - keyPath: the property.
+    ///   - type: the storage type, checked against the inferred one at registration. Optional.
+    ///   - columnName: the column (join table value column, or foreign key column) name. Optional.
+    ///   - foreignKey: `true` to store the referenced id in a column of this class's table (how existing
+    ///     databases are usually built) instead of a join table. Default: `false`.
+    public init<Root: AnyObject, Object: DBBTableRepresentable>(
+        _ keyPath: ReferenceWritableKeyPath<Root, Object?>, type: DBBStorageType? = nil, columnName: String? = nil,
+        foreignKey: Bool = false
+    ) {
+        self.init(
+            inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
+            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(optional: keyPath)))
+    }
+
+    /// Maps a non-optional reference to another persisted object.
+    public init<Root: AnyObject, Object: DBBTableRepresentable>(
+        _ keyPath: ReferenceWritableKeyPath<Root, Object>, type: DBBStorageType? = nil, columnName: String? = nil,
+        foreignKey: Bool = false
+    ) {
+        self.init(
+            inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
+            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(keyPath)))
+    }
+
+    /// Maps an array of references to other persisted objects, kept in a join table in array order.
+    public init<Root: AnyObject, Object: DBBTableRepresentable>(
+        _ keyPath: ReferenceWritableKeyPath<Root, [Object]>, type: DBBStorageType? = nil, columnName: String? = nil
+    ) {
+        self.init(
+            inferred: .dbbObjectArray(objectType: Object.self), declared: type, columnName: columnName,
+            foreignKey: false, accessor: .objects(DBBObjectsAccessor(keyPath)))
+    }
+
+    /// Maps an optional array of references; `nil` stores no rows and loads as an empty array.
+    public init<Root: AnyObject, Object: DBBTableRepresentable>(
+        _ keyPath: ReferenceWritableKeyPath<Root, [Object]?>, type: DBBStorageType? = nil, columnName: String? = nil
+    ) {
+        self.init(
+            inferred: .dbbObjectArray(objectType: Object.self), declared: type, columnName: columnName,
+            foreignKey: false, accessor: .objects(DBBObjectsAccessor(optional: keyPath)))
+    }
+}
+
+/// Scalar types that may form arrays (every persistable scalar but `Data`).
+public protocol DBBArrayElement {}
+extension Bool: DBBArrayElement {}
+extension Int: DBBArrayElement {}
+extension Int8: DBBArrayElement {}
+extension Int16: DBBArrayElement {}
+extension Int32: DBBArrayElement {}
+extension Int64: DBBArrayElement {}
+extension UInt: DBBArrayElement {}
+extension UInt8: DBBArrayElement {}
+extension UInt16: DBBArrayElement {}
+extension UInt32: DBBArrayElement {}
+extension UInt64: DBBArrayElement {}
+extension Float: DBBArrayElement {}
+extension Double: DBBArrayElement {}
+extension String: DBBArrayElement {}
+extension Date: DBBArrayElement {}

@@ -1,0 +1,90 @@
+import DBBObjects
+import Foundation
+import Testing
+
+/// A temporary folder that removes itself.
+final class TemporaryFolder {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("dbbobjects-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+}
+
+/// Where a test's manager keeps its database.
+enum Storage: String, CaseIterable, CustomTestStringConvertible {
+    case memory
+    case file
+
+    var testDescription: String { rawValue }
+}
+
+/// A manager with the test models registered, and the folder that holds its file.
+struct TestManager {
+    let folder: TemporaryFolder
+    let manager: DBBManager
+
+    init(_ storage: Storage, classes: [DBBTableObject.Type] = Models.all) throws {
+        folder = try TemporaryFolder()
+        switch storage {
+        case .memory: manager = try DBBManager.inMemory()
+        case .file: manager = try DBBManager(databaseURL: folder.file("test.sqlite"))
+        }
+        try manager.addTableClasses(classes)
+    }
+
+    /// Runs SQL of the test's own on the manager's connection.
+    func sql<T>(_ body: (DBBDatabase) throws -> T) throws -> T { try manager.queue.inDatabase(body) }
+
+    /// The SQL statements a closure runs through the manager.
+    func statements(during body: () throws -> Void) throws -> [String] {
+        let log = StatementLog()
+        try sql { db in db.setTrace { statement, _ in log.append(statement) } }
+        defer { try? sql { db in db.setTrace(nil) } }
+        try body()
+        return log.statements
+    }
+}
+
+final class StatementLog: @unchecked Sendable {
+    // @unchecked: appended to on the manager's queue only, read after the work finished.
+    private(set) var statements: [String] = []
+    func append(_ statement: String) { statements.append(statement) }
+}
+
+/// Counts how often a mapping dictionary is built.
+final class Counter: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var count = 0
+    func increment() {
+        lock.lock()
+        count += 1
+        lock.unlock()
+    }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+}
+
+/// The repository's root (the folder holding Package.swift), found from this file's path.
+let repositoryRoot: URL = {
+    var url = URL(fileURLWithPath: #filePath)
+    while url.path != "/" {
+        url.deleteLastPathComponent()
+        if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+    }
+    return url
+}()
+
+/// A file of the shared real-data folder beside the repository.
+func sharedData(_ name: String) -> URL {
+    repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/data/\(name)")
+}
