@@ -68,9 +68,11 @@ public final class DBBManager: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let map = maps[ObjectIdentifier(type)] else {
-            throw DBBError(
+            let error = DBBError(
                 .misuse, message: "\(type) is not registered with this manager; call addTableClasses([\(type).self])",
                 context: "looking up \(type)")
+            lastError = error
+            throw error
         }
         return map
     }

@@ -66,18 +66,19 @@ package struct DBBScalarAccessor {
     }
 }
 
-/// Converts a loosely typed value to a persistable type: the same type as is, numbers across widths
-/// when exact, anything else a clear error.
+/// Converts a loosely typed value to a persistable type: a value of the type itself, or a number
+/// (or Bool) for a numeric property when it converts exactly. Anything else is a clear error: text never
+/// becomes a number, nor a number text.
 func convert<Value: DBBPersistableValue>(_ any: Any, to type: Value.Type) throws -> Value {
     if let value = any as? Value { return value }
-    guard let bindable = any as? any DBBBindable, !(any is String) || Value.self == String.self else {
+    let isNumber = any is any BinaryInteger || any is any BinaryFloatingPoint || any is Bool
+    let wantsNumber = [.int, .float, .bool].contains(Value.dbbStorageType)
+    guard isNumber, wantsNumber, let bindable = any as? any DBBBindable,
+        let value = try? Value.fromStoredValue(try bindable.dbbValue(options: DBBCodingOptions()))
+    else {
         throw wrongType(any, Value.self)
     }
-    do {
-        return try Value.fromStoredValue(try bindable.dbbValue(options: DBBCodingOptions()))
-    } catch {
-        throw wrongType(any, Value.self)
-    }
+    return value
 }
 
 package struct DBBValuesAccessor {

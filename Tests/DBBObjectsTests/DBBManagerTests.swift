@@ -1,0 +1,174 @@
+import DBBObjects
+import Foundation
+import Testing
+
+@Suite struct DBBManagerTests {
+    @Test func registrationCreatesTablesJoinTablesAndIndexes() throws {
+        let test = try TestManager(.file)
+        let schema = try test.sql { db in
+            try db.fetchDictionary("SELECT type, name FROM sqlite_master WHERE name LIKE 'Project%' ORDER BY name")
+        }
+        let names = schema.compactMap { $0["name"]?.stringValue }
+        #expect(
+            names == [
+                "Project", "Project_itemName", "Project_meetings", "Project_meetings_idx", "Project_projectLead",
+                "Project_projectLead_idx", "Project_subProject", "Project_subProject_idx", "Project_tags",
+                "Project_tags_idx",
+            ])
+        let indexSQL = try test.sql { db in
+            try db.fetchValue(String.self, "SELECT sql FROM sqlite_master WHERE name = 'Project_itemName'")
+        }
+        // The indexer names the property; the index is named after, and built on, its column.
+        #expect(indexSQL == "CREATE INDEX Project_itemName ON Project (itemName)")
+    }
+
+    @Test func aNewPropertyAddsAColumnAndNothingIsDropped() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("evolve.sqlite")
+        do {
+            let manager = try DBBManager(databaseURL: url)
+            try manager.addTableClasses([GadgetV1.self])
+            let gadget = GadgetV1(dbManager: manager)
+            gadget.name = "old"
+            try gadget.save()
+        }
+        let manager = try DBBManager(databaseURL: url)
+        try manager.addTableClasses([GadgetV2.self])
+        let columns = try manager.queue.inDatabase { db in try db.columns(in: "Gadget").map(\.name) }
+        #expect(columns == ["id", "createdTime", "modifiedTime", "legacy", "name", "weight"])
+        let gadget = try #require(GadgetV2.allInstances(manager: manager).first)
+        #expect(gadget.name == "old")
+        #expect(gadget.weight == 1.5)  // NULL in the new column leaves the default
+        #expect(try manager.queue.inDatabase { db in try db.tableExists("Gadget_parts") })
+    }
+
+    @Test func aConflictingColumnTypeIsAClearErrorAndChangesNothing() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("conflict.sqlite")
+        do {
+            let manager = try DBBManager(databaseURL: url)
+            try manager.addTableClasses([GadgetV1.self])
+        }
+        let manager = try DBBManager(databaseURL: url)
+        #expect(throws: DBBError.self) { try manager.addTableClasses([GadgetConflict.self]) }
+        #expect(manager.errorMessage().contains("Gadget.name"))
+        let columns = try manager.queue.inDatabase { db in try db.columns(in: "Gadget").map(\.name) }
+        #expect(columns == ["id", "createdTime", "modifiedTime", "legacy", "name"])
+        #expect(try manager.queue.inDatabase { db in try db.tableExists("Gadget_parts") } == false)
+    }
+
+    @Test func aDeclaredTypeThatDiffersFromThePropertyIsRejected() throws {
+        let manager = try DBBManager.inMemory()
+        #expect(throws: DBBError.self) { try manager.addTableClasses([Mistyped.self]) }
+        #expect(manager.errorMessage().contains("declared"))
+    }
+
+    @Test func inheritanceMapsTheWholeClassChain() throws {
+        let test = try TestManager(.memory, classes: [Pet.self])
+        let columns = try test.sql { db in try db.columns(in: "Pet").map(\.name) }
+        #expect(columns == ["id", "createdTime", "modifiedTime", "legs", "name", "owner"])
+        let pet = Pet(dbManager: test.manager)
+        pet.name = "Rex"
+        pet.legs = 4
+        pet.owner = "Ann"
+        try pet.save()
+        let loaded = try #require(Pet.allInstances(manager: test.manager).first)
+        #expect((loaded.name, loaded.legs, loaded.owner) == ("Rex", 4, "Ann"))
+    }
+
+    @Test func helpers() throws {
+        let test = try TestManager(.file)
+        let manager = test.manager
+        #expect(manager.hasLatestDBVersion(currentVersion: 1) == (false, 0))
+        manager.setCurrentDBVersion(2)
+        #expect(manager.hasLatestDBVersion(currentVersion: 1.5) == (true, 2))
+        manager.setCurrentDBVersion(1)  // never lowers
+        #expect(manager.hasLatestDBVersion(currentVersion: 2) == (true, 2))
+        manager.setCurrentDBVersion(3.5)
+        #expect(manager.hasLatestDBVersion(currentVersion: 4) == (false, 3.5))
+        #expect(manager.countForTable("DBVersion") == 1)
+
+        #expect(manager.dropIndex(named: "Person_lastNamefirstName"))
+        #expect(try test.sql { db in try db.indexNames(in: "Person") }.contains("Person_lastNamefirstName") == false)
+        #expect(manager.countForTable("NoSuchTable") == 0)
+        #expect(manager.errorMessage().contains("no such table"))
+        manager.vacuumDB()
+        #expect(try test.sql { db in try db.fetchValue(String.self, "PRAGMA integrity_check") } == "ok")
+        #expect(try test.sql { db in try db.journalMode() } == .wal)
+    }
+
+    @Test func aFileThatIsNotADatabaseIsRefusedAndUntouched() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("notes.txt")
+        let bytes = Data(String(repeating: "not a database\n", count: 200).utf8)
+        try bytes.write(to: url)
+        #expect(throws: DBBError.self) { _ = try DBBManager(databaseURL: url) }
+        #expect(try Data(contentsOf: url) == bytes)
+    }
+}
+
+final class GadgetV1: DBBTableObject {
+    override class var tableName: String { "Gadget" }
+    var name = ""
+    var legacy = 0
+    required init(dbManager: DBBManager) {
+        super.init(dbManager: dbManager)
+        dbManager.addPersistenceMapping(["name": .init(\GadgetV1.name), "legacy": .init(\GadgetV1.legacy)], for: self)
+    }
+}
+
+final class GadgetV2: DBBTableObject {
+    override class var tableName: String { "Gadget" }
+    var name = ""
+    var weight = 1.5
+    var parts: [String] = []
+    required init(dbManager: DBBManager) {
+        super.init(dbManager: dbManager)
+        dbManager.addPersistenceMapping(
+            ["name": .init(\GadgetV2.name), "weight": .init(\GadgetV2.weight), "parts": .init(\GadgetV2.parts)],
+            for: self)
+    }
+}
+
+final class GadgetConflict: DBBTableObject {
+    override class var tableName: String { "Gadget" }
+    var name = 0
+    var parts: [String] = []
+    required init(dbManager: DBBManager) {
+        super.init(dbManager: dbManager)
+        dbManager.addPersistenceMapping(
+            ["name": .init(\GadgetConflict.name), "parts": .init(\GadgetConflict.parts)], for: self)
+    }
+}
+
+final class Mistyped: DBBTableObject {
+    var count = 0
+    required init(dbManager: DBBManager) {
+        super.init(dbManager: dbManager)
+        dbManager.addPersistenceMapping(["count": .init(\Mistyped.count, type: .string)], for: self)
+    }
+}
+
+class Animal: DBBTableObject {
+    var name = ""
+    required init(dbManager: DBBManager) {
+        super.init(dbManager: dbManager)
+        dbManager.addPersistenceMapping(["name": .init(\Animal.name)], for: self)
+    }
+}
+
+class Mammal: Animal {
+    var legs = 0
+    required init(dbManager: DBBManager) {
+        super.init(dbManager: dbManager)
+        dbManager.addPersistenceMapping(["legs": .init(\Mammal.legs)], for: self)
+    }
+}
+
+final class Pet: Mammal {
+    var owner = ""
+    required init(dbManager: DBBManager) {
+        super.init(dbManager: dbManager)
+        dbManager.addPersistenceMapping(["owner": .init(\Pet.owner)], for: self)
+    }
+}
