@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "DBBSQL", targets: ["DBBSQL"]),
         .library(name: "DBBSchema", targets: ["DBBSchema"]),
+        .library(name: "DBBQuery", targets: ["DBBQuery"]),
         .library(name: "DBBObjects", targets: ["DBBObjects"]),
         .library(name: "DBBBuilder", targets: ["DBBBuilder"]),
         .executable(name: "dbb-demo", targets: ["dbb-demo"]),
@@ -26,11 +27,13 @@ let package = Package(
         ),
         .target(name: "DBBSQL", dependencies: ["CSQLite"], path: "Modules/DBBSQL"),
         .target(name: "DBBSchema", dependencies: ["DBBSQL"], path: "Modules/DBBSchema"),
-        .target(name: "DBBObjects", dependencies: ["DBBSchema"], path: "Modules/DBBObjects"),
-        .target(name: "DBBBuilder", dependencies: ["DBBSQL", "DBBSchema", "DBBObjects"], path: "Modules/DBBBuilder"),
+        .target(name: "DBBQuery", dependencies: ["DBBSchema"], path: "Modules/DBBQuery"),
+        .target(name: "DBBObjects", dependencies: ["DBBQuery"], path: "Modules/DBBObjects"),
+        .target(name: "DBBBuilder", dependencies: ["DBBSQL", "DBBSchema", "DBBQuery", "DBBObjects"], path: "Modules/DBBBuilder"),
         .executableTarget(name: "dbb-demo", dependencies: ["DBBBuilder"], path: "Tools/dbb-demo"),
         .testTarget(name: "DBBSQLTests", dependencies: ["DBBSQL"], path: "Tests/DBBSQLTests"),
         .testTarget(name: "DBBSchemaTests", dependencies: ["DBBSchema"], path: "Tests/DBBSchemaTests"),
+        .testTarget(name: "DBBQueryTests", dependencies: ["DBBQuery"], path: "Tests/DBBQueryTests"),
         .testTarget(name: "DBBObjectsTests", dependencies: ["DBBObjects"], path: "Tests/DBBObjectsTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -58,7 +58,7 @@ extension DBBTableObject {
     static func idRequest(_ ids: [Int64], map: DBBTableMap, sparse: Bool) -> DBBFetchRequest {
         var request = DBBFetchRequest()
         request.tail = " WHERE \(DBBIdentifier.sql(map.idColumn)) IN (SELECT value FROM json_each(?))"
-        request.arguments = [DBBTableMap.idList(ids)]
+        request.arguments = [.text(DBBTableMap.idList(ids))]
         request.isAll = false
         request.sparse = sparse
         return request

@@ -1,4 +1,4 @@
-@_exported import DBBSchema
+@_exported import DBBQuery
 import Foundation
 
 /// The parent class of every class whose instances are persisted.
@@ -37,6 +37,8 @@ open class DBBTableObject: DBBTableRepresentable {
     /// The properties a partial fetch loaded (`nil`: all of them). A save writes only these and the ones
     /// set since, so unloaded columns and join rows are left as they are.
     package var loadedProperties: Set<String>?
+    /// What a partial fetch left in the properties it did not load, to detect the ones set since.
+    var unloadedSnapshot: [String: DBBPropertySnapshot] = [:]
 
     /// Creates an empty instance. Subclasses override it to add their persistence mapping.
     ///

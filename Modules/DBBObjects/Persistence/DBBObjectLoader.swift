@@ -1,10 +1,10 @@
 import Foundation
 
 /// What one fetch asks of a class's table. The query layer builds it from query options.
-struct DBBFetchRequest {
+struct DBBFetchRequest: Sendable {
     /// SQL after `FROM <table>`: `WHERE …`, `ORDER BY …`, `LIMIT …` (empty for all rows).
     var tail = ""
-    var arguments: [(any DBBBindable)?] = []
+    var arguments: [DBBValue] = []
     /// Scalar and join properties to load (`nil`: all).
     var properties: Set<String>?
     /// Join properties to load (`nil`: all that `properties` allows).
@@ -94,6 +94,11 @@ final class DBBObjectLoader {
             } else if let joins = request.joinProperties {
                 object.loadedProperties = map.propertyNames.subtracting(map.joins.map(\.name)).union(joins)
             }
+            if let loaded = object.loadedProperties {
+                for name in map.propertyNames.subtracting(loaded) {
+                    object.unloadedSnapshot[name] = map.snapshot(of: name, in: object)
+                }
+            }
             known[id] = object
             result.append(object)
             fresh.append(object)
@@ -157,7 +162,7 @@ final class DBBObjectLoader {
                 }
                 var request = DBBFetchRequest()
                 request.tail = " WHERE \(DBBIdentifier.sql(map.idColumn)) IN (SELECT value FROM json_each(?))"
-                request.arguments = [DBBTableMap.idList(ids.sorted())]
+                request.arguments = [.text(DBBTableMap.idList(ids.sorted()))]
                 request.isAll = false
                 _ = try loadRows(map, request, pending: &pending)
             }

@@ -1,16 +1,44 @@
 import Foundation
 
+/// A save prepared on the caller's side: every value already read from the objects, so the part that
+/// runs on the manager's queue touches no object — only this plan, which is plain data.
+struct DBBSavePlan: @unchecked Sendable {
+    // @unchecked: holds immutable table maps and values; the objects stay with the caller.
+
+    enum Reference {
+        case saved(Int64)
+        case pending(Int)
+    }
+
+    enum JoinValue {
+        case value(DBBValue)
+        case reference(Reference)
+    }
+
+    struct Row {
+        let map: DBBTableMap
+        /// The row id, or 0 for a new object.
+        let existingID: Int64
+        /// The properties to write (`nil`: all of them).
+        let written: Set<String>?
+        let scalars: [(column: String, value: DBBValue)]
+        let keys: [(column: String, reference: Reference?)]
+        let joins: [(join: DBBTableMap.Join, values: [JoinValue])]
+    }
+
+    var rows: [Row] = []
+}
+
 /// Saves a batch of objects and the unsaved objects they reference, in one transaction.
 ///
-/// Phase one writes every object's row (so every object has an id), phase two writes join rows and the
-/// foreign keys that pointed at objects saved later in phase one. Ids, timestamps and `isDirty` are
+/// Phase one writes every object's row (so every object has an id), phase two writes join rows, then
+/// the foreign keys that pointed at objects saved later in phase one. Ids, timestamps and `isDirty` are
 /// applied to the objects only after the transaction commits, so a failed save leaves them as they were.
 struct DBBObjectWriter {
     let manager: DBBManager
 
-    struct Outcome {
-        var ids: [ObjectIdentifier: Int64] = [:]
-        var created: Set<ObjectIdentifier> = []
+    struct Outcome: Sendable {
+        var ids: [Int64] = []
         var now = Date()
     }
 
@@ -36,152 +64,189 @@ struct DBBObjectWriter {
         return order
     }
 
-    /// Writes the collected objects; call inside a transaction.
-    func write(_ graph: [(DBBTableObject, DBBTableMap)], in db: DBBDatabase) throws -> Outcome {
-        var outcome = Outcome()
-        let stamp = outcome.now.timeIntervalSinceReferenceDate
-        let options = db.codingOptions
-        func id(of object: AnyObject) -> Int64? {
-            guard let object = object as? DBBTableObject else { return nil }
-            return object.idNum != 0 ? object.idNum : outcome.ids[ObjectIdentifier(object)]
+    /// Reads everything a save writes from the objects.
+    func plan(_ graph: [(DBBTableObject, DBBTableMap)]) throws -> DBBSavePlan {
+        var coding = DBBCodingOptions()
+        coding.dateStrategy = .secondsSinceReferenceDate
+        var positions: [ObjectIdentifier: Int] = [:]
+        for (index, (object, _)) in graph.enumerated() { positions[ObjectIdentifier(object)] = index }
+        func reference(_ target: AnyObject?) -> DBBSavePlan.Reference? {
+            guard let target = target as? DBBTableObject else { return nil }
+            if target.idNum != 0 { return .saved(target.idNum) }
+            return positions[ObjectIdentifier(target)].map { .pending($0) }
         }
 
-        var fixups: [(DBBTableObject, DBBTableMap)] = []
+        var plan = DBBSavePlan()
         for (object, map) in graph {
-            var arguments: [(any DBBBindable)?] = []
-            let isNew = object.idNum == 0
-            let loaded = object.loadedProperties
-            if isNew {
-                if map.hasTimestamps { arguments += [stamp, stamp] }
-            } else if map.hasTimestamps {
-                arguments.append(stamp)
+            let written = object.idNum == 0 ? nil : map.propertiesToWrite(object)
+            func writes(_ name: String) -> Bool { written?.contains(name) ?? true }
+            let scalars = try map.scalars.filter { writes($0.name) }.map {
+                (column: $0.column, value: try $0.accessor.get(object, coding))
             }
-            for scalar in map.scalars {
-                arguments.append(try scalar.accessor.get(object, options))
+            let keys = map.foreignKeys.filter { writes($0.name) }.map {
+                (column: $0.column, reference: reference($0.accessor.get(object)))
             }
-            var needsFixup = false
-            for key in map.foreignKeys {
-                if let target = key.accessor.get(object) {
-                    if let targetID = id(of: target) {
-                        arguments.append(targetID)
-                    } else {
-                        arguments.append(nil)
-                        needsFixup = true
-                    }
-                } else {
-                    arguments.append(nil)
-                }
-            }
-            if needsFixup { fixups.append((object, map)) }
-            if isNew {
-                try db.execute(map.insertSQL, arguments: DBBArguments(arguments))
-                outcome.ids[ObjectIdentifier(object)] = db.lastInsertRowID
-                outcome.created.insert(ObjectIdentifier(object))
-            } else if let loaded {
-                try updatePartially(object, map: map, loaded: loaded, stamp: stamp, in: db)
-            } else if !map.updateSQL.isEmpty {
-                arguments.append(object.idNum)
-                try db.execute(map.updateSQL, arguments: DBBArguments(arguments))
-            }
-        }
-
-        for (object, map) in graph {
-            guard let ownerID = id(of: object) else { continue }
-            let isNew = object.idNum == 0
-            for join in map.joins {
-                if let loaded = object.loadedProperties, !loaded.contains(join.name) { continue }
-                let values: [DBBValue]
+            let joins = try map.joins.filter { writes($0.name) }.map {
+                join -> (DBBTableMap.Join, [DBBSavePlan.JoinValue]) in
+                let values: [DBBSavePlan.JoinValue]
                 switch join.values {
                 case .scalar(let accessor):
-                    let value = try accessor.get(object, options)
-                    values = value.isNull ? [] : [value]
+                    let value = try accessor.get(object, coding)
+                    values = value.isNull ? [] : [.value(value)]
                 case .values(let accessor):
-                    values = try accessor.get(object, options)
+                    values = try accessor.get(object, coding).map { .value($0) }
                 case .object(let accessor, _):
-                    values = accessor.get(object).flatMap { id(of: $0) }.map { [.integer($0)] } ?? []
+                    values = reference(accessor.get(object)).map { [.reference($0)] } ?? []
                 case .objects(let accessor, _):
-                    values = accessor.get(object).compactMap { id(of: $0) }.map { .integer($0) }
+                    values = accessor.get(object).compactMap { reference($0) }.map { .reference($0) }
                 }
-                if !isNew {
-                    try db.execute(join.deleteOwnersSQL, "[\(ownerID)]")
-                }
+                return (join, values)
+            }
+            plan.rows.append(
+                DBBSavePlan.Row(
+                    map: map, existingID: object.idNum, written: written, scalars: scalars, keys: keys, joins: joins))
+        }
+        return plan
+    }
+
+    /// Writes a plan; call inside a transaction.
+    static func execute(_ plan: DBBSavePlan, in db: DBBDatabase) throws -> Outcome {
+        var outcome = Outcome()
+        let stamp = outcome.now.timeIntervalSinceReferenceDate
+        var ids = plan.rows.map(\.existingID)
+        func resolve(_ reference: DBBSavePlan.Reference?) -> Int64? {
+            switch reference {
+            case .saved(let id): id
+            case .pending(let index): ids[index] != 0 ? ids[index] : nil
+            case nil: nil
+            }
+        }
+
+        var fixups: [Int] = []
+        for (index, row) in plan.rows.enumerated() {
+            let map = row.map
+            let isNew = row.existingID == 0
+            var arguments: [(any DBBBindable)?] = []
+            if map.hasTimestamps { arguments += isNew ? [stamp, stamp] : [stamp] }
+            arguments += row.scalars.map(\.value)
+            for key in row.keys {
+                let id = resolve(key.reference)
+                if id == nil && key.reference != nil { fixups.append(index) }
+                arguments.append(id)
+            }
+            if isNew {
+                try db.execute(map.insertSQL, arguments: DBBArguments(arguments))
+                ids[index] = db.lastInsertRowID
+            } else if row.written == nil {
+                guard !map.updateSQL.isEmpty else { continue }
+                arguments.append(row.existingID)
+                try db.execute(map.updateSQL, arguments: DBBArguments(arguments))
+            } else {
+                let columns =
+                    (map.hasTimestamps ? ["modifiedTime"] : []) + row.scalars.map { DBBIdentifier.sql($0.column) }
+                    + row.keys.map { DBBIdentifier.sql($0.column) }
+                guard !columns.isEmpty else { continue }
+                arguments.append(row.existingID)
+                try db.execute(
+                    "UPDATE \(DBBIdentifier.sql(map.tableName)) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) "
+                        + "WHERE \(DBBIdentifier.sql(map.idColumn)) = ?", arguments: DBBArguments(arguments))
+            }
+        }
+
+        for (index, row) in plan.rows.enumerated() {
+            let ownerID = ids[index]
+            for (join, values) in row.joins {
+                if row.existingID != 0 { try db.execute(join.deleteOwnersSQL, "[\(ownerID)]") }
                 let insert = try db.prepare(join.insertSQL)
                 for value in values {
-                    try insert.execute(ownerID, value)
+                    switch value {
+                    case .value(let stored): try insert.execute(ownerID, stored)
+                    case .reference(let reference):
+                        if let id = resolve(reference) { try insert.execute(ownerID, id) }
+                    }
                 }
             }
         }
 
-        for (object, map) in fixups {
-            guard let ownerID = id(of: object) else { continue }
-            for key in map.foreignKeys {
-                guard let target = key.accessor.get(object), let targetID = id(of: target) else { continue }
+        for index in Set(fixups) {
+            let row = plan.rows[index]
+            for key in row.keys {
+                guard let id = resolve(key.reference) else { continue }
                 try db.execute(
-                    "UPDATE \(DBBIdentifier.sql(map.tableName)) SET \(DBBIdentifier.sql(key.column)) = ? "
-                        + "WHERE \(DBBIdentifier.sql(map.idColumn)) = ?", targetID, ownerID)
+                    "UPDATE \(DBBIdentifier.sql(row.map.tableName)) SET \(DBBIdentifier.sql(key.column)) = ? "
+                        + "WHERE \(DBBIdentifier.sql(row.map.idColumn)) = ?", id, ids[index])
             }
         }
+        outcome.ids = ids
         return outcome
     }
 
-    /// Updates only the loaded columns of a partly fetched object.
-    private func updatePartially(
-        _ object: DBBTableObject, map: DBBTableMap, loaded: Set<String>, stamp: Double, in db: DBBDatabase
-    ) throws {
-        var assignments: [String] = []
-        var arguments: [(any DBBBindable)?] = []
-        if map.hasTimestamps {
-            assignments.append("modifiedTime = ?")
-            arguments.append(stamp)
-        }
-        for scalar in map.scalars where loaded.contains(scalar.name) {
-            assignments.append("\(DBBIdentifier.sql(scalar.column)) = ?")
-            arguments.append(try scalar.accessor.get(object, db.codingOptions))
-        }
-        for key in map.foreignKeys where loaded.contains(key.name) {
-            assignments.append("\(DBBIdentifier.sql(key.column)) = ?")
-            arguments.append((key.accessor.get(object) as? DBBTableObject).map { $0.idNum })
-        }
-        guard !assignments.isEmpty else { return }
-        arguments.append(object.idNum)
-        try db.execute(
-            "UPDATE \(DBBIdentifier.sql(map.tableName)) SET \(assignments.joined(separator: ", ")) "
-                + "WHERE \(DBBIdentifier.sql(map.idColumn)) = ?", arguments: DBBArguments(arguments))
-    }
-
-    /// Applies ids, timestamps and clean state after the transaction committed.
+    /// Applies ids, timestamps and clean state after the transaction committed, then the post-save actions.
     static func apply(_ outcome: Outcome, to graph: [(DBBTableObject, DBBTableMap)]) {
-        for (object, map) in graph {
-            let key = ObjectIdentifier(object)
-            if let id = outcome.ids[key] { object.idNum = id }
+        for (index, (object, map)) in graph.enumerated() {
+            let isNew = object.idNum == 0
+            object.idNum = outcome.ids[index]
             if map.hasTimestamps {
-                if outcome.created.contains(key) { object.createdTime = outcome.now }
+                if isNew { object.createdTime = outcome.now }
                 object.modifiedTime = outcome.now
             }
             object.isDirty = false
+            object.loadedProperties = nil
+            object.unloadedSnapshot = [:]
+        }
+        for (object, _) in graph { object.performPostSaveActions() }
+    }
+
+    /// Collects and plans a save, recording a failure for the manager's `errorMessage()`.
+    private func prepare(_ objects: [DBBTableObject]) throws -> ([(DBBTableObject, DBBTableMap)], DBBSavePlan) {
+        do {
+            let graph = try collectGraph(objects)
+            return (graph, try plan(graph))
+        } catch {
+            throw manager.record(error)
         }
     }
 
     /// Saves objects and their unsaved references in one transaction; all or nothing.
     func save(_ objects: [DBBTableObject]) throws {
-        let graph = try collectGraph(objects)
+        let (graph, plan) = try prepare(objects)
         let outcome = try manager.run { db in
-            try db.inTransaction(.immediate) { db in try write(graph, in: db) }
+            try db.inTransaction(.immediate) { db in try Self.execute(plan, in: db) }
         }
         Self.apply(outcome, to: graph)
-        for (object, _) in graph { object.performPostSaveActions() }
     }
+
+    /// Saves without blocking the calling task; the objects never leave the caller.
+    func save(_ objects: [DBBTableObject]) async throws {
+        let (graph, plan) = try prepare(objects)
+        let outcome: Outcome
+        do {
+            outcome = try await manager.queue.inDatabase { db in
+                try db.inTransaction(.immediate) { db in try Self.execute(plan, in: db) }
+            }
+        } catch {
+            throw manager.record(error)
+        }
+        Self.apply(outcome, to: graph)
+    }
+}
+
+/// The value of a property that a partial fetch did not load, as it was when the object was built, so a
+/// save can tell whether the caller set it since.
+enum DBBPropertySnapshot: Equatable {
+    case values([DBBValue])
+    case objects([ObjectIdentifier])
 }
 
 extension DBBTableMap {
     /// The objects an object references through its reference and reference-array properties.
     func referencedObjects(of object: DBBTableObject) -> [DBBTableObject] {
         var result: [DBBTableObject] = []
-        for key in foreignKeys {
+        let written = object.idNum == 0 ? nil : propertiesToWrite(object)
+        for key in foreignKeys where written?.contains(key.name) ?? true {
             if let target = key.accessor.get(object) as? DBBTableObject { result.append(target) }
         }
-        for join in joins {
-            if let loaded = object.loadedProperties, !loaded.contains(join.name) { continue }
+        for join in joins where written?.contains(join.name) ?? true {
             switch join.values {
             case .object(let accessor, _):
                 if let target = accessor.get(object) as? DBBTableObject { result.append(target) }
@@ -192,5 +257,35 @@ extension DBBTableMap {
             }
         }
         return result
+    }
+
+    /// The properties a save of an existing object writes: all of them, or for a partly loaded object
+    /// the loaded ones and those set since.
+    func propertiesToWrite(_ object: DBBTableObject) -> Set<String>? {
+        guard let loaded = object.loadedProperties else { return nil }
+        var written = loaded
+        for (name, snapshot) in object.unloadedSnapshot where self.snapshot(of: name, in: object) != snapshot {
+            written.insert(name)
+        }
+        return written
+    }
+
+    /// A property's current value, for comparing with what a partial fetch left in it.
+    func snapshot(of property: String, in object: DBBTableObject) -> DBBPropertySnapshot? {
+        var coding = DBBCodingOptions()
+        coding.dateStrategy = .secondsSinceReferenceDate
+        if let scalar = scalars.first(where: { $0.name == property }) {
+            return (try? scalar.accessor.get(object, coding)).map { .values([$0]) }
+        }
+        if let key = foreignKeys.first(where: { $0.name == property }) {
+            return .objects(key.accessor.get(object).map { [ObjectIdentifier($0)] } ?? [])
+        }
+        guard let join = joins.first(where: { $0.name == property }) else { return nil }
+        switch join.values {
+        case .scalar(let accessor): return (try? accessor.get(object, coding)).map { .values([$0]) }
+        case .values(let accessor): return (try? accessor.get(object, coding)).map { .values($0) }
+        case .object(let accessor, _): return .objects(accessor.get(object).map { [ObjectIdentifier($0)] } ?? [])
+        case .objects(let accessor, _): return .objects(accessor.get(object).map { ObjectIdentifier($0) })
+        }
     }
 }

@@ -1,0 +1,103 @@
+/// Which objects a fetch returns and how: conditions, sorting, the properties to load, distinctness,
+/// and paging.
+///
+/// ```swift
+/// var options = DBBQueryOptions.options(withConditions: ["budget > 1000"], sortColumns: ["name"])
+/// options.addCondition("code = ?", userInput)   // a bound value: never spliced into the SQL
+/// let projects = Project.instancesWithOptions(options, manager: manager)
+/// ```
+///
+/// Conditions name properties (translated to their columns); a condition on an array or reference
+/// property matches through its join table (`"tags = 'urgent'"`, `"participants IN (3, 7)"`). They are
+/// joined with AND, or with OR when one of the items is `"OR"`.
+public struct DBBQueryOptions: @unchecked Sendable {
+    // @unchecked: `arguments` holds bindable values that callers hand over and do not mutate.
+
+    /// Conditions, each a SQL expression over property names. Include the item `"OR"` to join them with OR.
+    public var conditions: [String]?
+    /// The properties to load; the others keep their defaults (and a later save leaves them alone).
+    public var propertyNames: [String]?
+    /// Property names to sort by, in priority order. An item ``DBBSchema/ColumnSorting/descending`` makes
+    /// every column descending; an item `"name DESC"` sets one column's direction.
+    public var sorting: [String]?
+    /// The array, reference and binary properties to load (`nil`: all of them).
+    public var joinPropertiesToPopulate: [String]?
+    /// Whether to return each distinct combination of the loaded properties once.
+    public var distinct = false
+    /// The maximum number of objects to return.
+    public var limit: Int?
+    /// The number of objects to skip (with ``limit``).
+    public var offset: Int?
+    /// Values bound, in order, to the `?` placeholders of ``conditions``.
+    public var arguments: [(any DBBBindable)?] = []
+
+    /// Creates empty options: every object, in id order.
+    public init() {}
+
+    /// Appends a condition whose `?` placeholders take bound values: quotes and SQL in the values are
+    /// just data.
+    ///
+    /// ```swift
+    /// options.addCondition("lastName = ?", "O'Brien")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - condition: the condition, with one `?` per value.
+    ///   - values: the values.
+    public mutating func addCondition(_ condition: String, _ values: (any DBBBindable)?...) {
+        conditions = (conditions ?? []) + [condition]
+        arguments += values
+    }
+
+    /// Creates options with conditions, properties and sorting, or any combination of them.
+    ///
+    /// - Parameters:
+    ///   - conditions: the conditions to match.
+    ///   - properties: the properties to load.
+    ///   - sortColumns: the properties to sort by, in priority order.
+    ///   - ascendingSort: whether the sort is ascending. Default: `true`.
+    ///   - distinct: whether to return distinct combinations only. Default: `false`.
+    /// - Returns: the options.
+    public static func options(
+        withConditions conditions: [String]? = nil, properties: [String]? = nil, sortColumns: [String]? = nil,
+        ascendingSort: Bool = true, distinct: Bool = false
+    ) -> DBBQueryOptions {
+        var options = DBBQueryOptions()
+        options.conditions = conditions
+        options.propertyNames = properties
+        if let sortColumns {
+            options.sorting = ascendingSort ? sortColumns : sortColumns + [ColumnSorting.descending]
+        }
+        options.distinct = distinct
+        return options
+    }
+
+    /// Options that load only some properties.
+    @available(*, deprecated, renamed: "options(withConditions:properties:sortColumns:ascendingSort:distinct:)")
+    public static func queryOptionsWithPropertyNames(_ properties: [String], distinct: Bool = false) -> DBBQueryOptions
+    {
+        options(properties: properties, distinct: distinct)
+    }
+
+    /// Options that sort ascending by some properties.
+    @available(*, deprecated, renamed: "options(withConditions:properties:sortColumns:ascendingSort:distinct:)")
+    public static func queryOptionsWithAscendingSortForColumns(_ columnNames: [String], distinct: Bool = false)
+        -> DBBQueryOptions
+    {
+        options(sortColumns: columnNames, distinct: distinct)
+    }
+
+    /// Options that sort descending by some properties.
+    @available(*, deprecated, renamed: "options(withConditions:properties:sortColumns:ascendingSort:distinct:)")
+    public static func queryOptionsWithDescendingSortForColumns(_ columnNames: [String], distinct: Bool = false)
+        -> DBBQueryOptions
+    {
+        options(sortColumns: columnNames, ascendingSort: false, distinct: distinct)
+    }
+
+    /// Options with conditions to match.
+    @available(*, deprecated, renamed: "options(withConditions:properties:sortColumns:ascendingSort:distinct:)")
+    public static func queryOptionsWithConditions(_ conditions: [String], distinct: Bool = false) -> DBBQueryOptions {
+        options(withConditions: conditions, distinct: distinct)
+    }
+}

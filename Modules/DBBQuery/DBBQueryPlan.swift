@@ -1,0 +1,253 @@
+import Foundation
+
+/// Query options translated for one class's table: SQL fragments with bound arguments, and the
+/// properties to load. Built once per fetch, before any row is read.
+public struct DBBQueryPlan: Sendable {
+    /// `" WHERE …"`, or empty.
+    public var whereSQL = ""
+    /// `" ORDER BY …"` (id order when no sorting was asked for).
+    public var orderSQL = ""
+    /// `" LIMIT … OFFSET …"`, or empty.
+    public var limitSQL = ""
+    /// The values bound to the `?` placeholders of ``whereSQL``, in order.
+    public var arguments: [DBBValue] = []
+    /// The properties to load (`nil`: all).
+    public var properties: Set<String>?
+    /// The join properties to load (`nil`: all that ``properties`` allows).
+    public var joinProperties: Set<String>?
+    /// For a distinct fetch, the columns whose combinations are distinct.
+    public var distinctColumns: [String]?
+
+    /// Translates options for a table.
+    ///
+    /// - Parameters:
+    ///   - options: the query options.
+    ///   - table: the table of the class being fetched.
+    /// - Throws: ``DBBSQL/DBBError`` (misuse) naming the problem: an unknown property in `propertyNames`,
+    ///   `sorting` or `joinPropertiesToPopulate`, a sort on an array or reference property, a condition
+    ///   naming two array or reference properties, or an argument count that does not match the
+    ///   placeholders; (mismatch) for a value that cannot be bound.
+    public init(options: DBBQueryOptions, table: DBBTableDescription) throws {
+        let names = DBBQueryNames(table: table)
+        // Values are stored with the manager's conventions (dates as seconds since 2001).
+        var coding = DBBCodingOptions()
+        coding.dateStrategy = .secondsSinceReferenceDate
+        arguments = try options.arguments.map { try $0?.dbbValue(options: coding) ?? .null }
+
+        var clauses: [String] = []
+        var useOr = false
+        var placeholders = 0
+        for condition in options.conditions ?? [] {
+            let trimmed = condition.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.uppercased() == "OR" {
+                useOr = true
+                continue
+            }
+            if trimmed.uppercased() == "AND" || trimmed.isEmpty { continue }
+            let translated = try names.translateCondition(trimmed)
+            placeholders += translated.placeholders
+            clauses.append("(\(translated.sql))")
+        }
+        guard placeholders == arguments.count else {
+            throw DBBError(
+                .misuse,
+                message:
+                    "the conditions have \(placeholders) placeholder(s) but \(arguments.count) value(s) were given",
+                context: "building a query for \(table.tableName)")
+        }
+        if !clauses.isEmpty { whereSQL = " WHERE " + clauses.joined(separator: useOr ? " OR " : " AND ") }
+
+        orderSQL = try names.orderBy(options.sorting)
+        if let limit = options.limit {
+            limitSQL = " LIMIT \(max(limit, 0))"
+            if let offset = options.offset { limitSQL += " OFFSET \(max(offset, 0))" }
+        } else if let offset = options.offset {
+            limitSQL = " LIMIT -1 OFFSET \(max(offset, 0))"
+        }
+
+        if let propertyNames = options.propertyNames {
+            properties = Set(try propertyNames.map { try names.requireProperty($0, context: "propertyNames") })
+        }
+        if let joins = options.joinPropertiesToPopulate {
+            joinProperties = Set(
+                try joins.map { name in
+                    guard names.joins[name] != nil else {
+                        throw DBBError(
+                            .misuse,
+                            message: "\(name) is not an array, reference or binary property of \(table.tableName)",
+                            context: "reading joinPropertiesToPopulate")
+                    }
+                    return name
+                })
+        }
+        if options.distinct {
+            let selected =
+                properties.map { set in names.columnOrder.filter { set.contains($0.property) } } ?? names.columnOrder
+            distinctColumns = selected.map(\.column)
+            if distinctColumns?.isEmpty == true {
+                throw DBBError(
+                    .misuse, message: "a distinct fetch needs at least one column property in propertyNames",
+                    context: "building a query for \(table.tableName)")
+            }
+        }
+    }
+}
+
+/// Property-name resolution for one table.
+struct DBBQueryNames {
+    let table: DBBTableDescription
+    /// Scalar and foreign-key properties → their column.
+    var columns: [String: String] = [:]
+    var columnOrder: [(property: String, column: String)] = []
+    var joins: [String: DBBTableDescription.JoinTable] = [:]
+
+    init(table: DBBTableDescription) {
+        self.table = table
+        for column in table.columns {
+            columns[column.propertyName] = column.name
+            columnOrder.append((column.propertyName, column.name))
+        }
+        for join in table.joinTables { joins[join.propertyName] = join }
+        columns["idNum"] = table.idColumn
+        if table.includesTimestamps {
+            columns["createdTime"] = "createdTime"
+            columns["modifiedTime"] = "modifiedTime"
+        }
+    }
+
+    func requireProperty(_ name: String, context: String) throws -> String {
+        guard columns[name] != nil || joins[name] != nil else {
+            throw DBBError(
+                .misuse, message: "\(name) is not a mapped property of \(table.tableName)",
+                context: "reading \(context)")
+        }
+        return name
+    }
+
+    func orderBy(_ sorting: [String]?) throws -> String {
+        let id = DBBIdentifier.sql(table.idColumn)
+        guard let sorting, !sorting.isEmpty else { return " ORDER BY \(id)" }
+        let globalDescending = sorting.contains { $0.trimmingCharacters(in: .whitespaces).uppercased() == "DESC" }
+        var terms: [String] = []
+        for item in sorting {
+            let parts = item.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            guard let name = parts.first, !["ASC", "DESC"].contains(name.uppercased()) else { continue }
+            let direction: String
+            switch parts.count {
+            case 1: direction = globalDescending ? "DESC" : "ASC"
+            case 2 where ["ASC", "DESC"].contains(parts[1].uppercased()): direction = parts[1].uppercased()
+            default:
+                throw DBBError(
+                    .misuse, message: "sort item '\(item)' is not a property name with an optional ASC or DESC",
+                    context: "reading sorting")
+            }
+            guard let column = columns[name] ?? (name == table.idColumn ? table.idColumn : nil) else {
+                if joins[name] != nil {
+                    throw DBBError(
+                        .misuse, message: "cannot sort by \(name): it is an array, reference or binary property",
+                        context: "reading sorting")
+                }
+                throw DBBError(
+                    .misuse, message: "\(name) is not a mapped property of \(table.tableName)",
+                    context: "reading sorting")
+            }
+            terms.append("\(DBBIdentifier.sql(column)) \(direction)")
+        }
+        // The id last keeps the order stable among equal sort keys.
+        terms.append("\(id) \(globalDescending ? "DESC" : "ASC")")
+        return " ORDER BY " + terms.joined(separator: ", ")
+    }
+
+    /// Translates property names in a condition to columns; a condition on a join property becomes a
+    /// sub-select of its join table.
+    func translateCondition(_ condition: String) throws -> (sql: String, placeholders: Int) {
+        let tokens = DBBConditionTokenizer.tokens(condition)
+        let named = Set(tokens.compactMap { $0.identifier }.filter { joins[$0] != nil })
+        guard named.count <= 1 else {
+            throw DBBError(
+                .misuse,
+                message: "a condition can name one array or reference property; '\(condition)' names "
+                    + named.sorted().joined(separator: " and "),
+                context: "building a condition")
+        }
+        let placeholders = tokens.filter(\.isPlaceholder).count
+        if let joinName = named.first, let join = joins[joinName] {
+            let inner = tokens.map { token -> String in
+                if token.identifier == joinName { return DBBIdentifier.sql(join.columnName) }
+                return token.text
+            }.joined()
+            let sql =
+                "\(DBBIdentifier.sql(table.idColumn)) IN (SELECT \(DBBIdentifier.sql(join.ownerColumn)) FROM "
+                + "\(DBBIdentifier.sql(join.tableName)) WHERE \(inner))"
+            return (sql, placeholders)
+        }
+        let sql = tokens.map { token -> String in
+            if let name = token.identifier, let column = columns[name] { return DBBIdentifier.sql(column) }
+            return token.text
+        }.joined()
+        return (sql, placeholders)
+    }
+}
+
+/// Splits a condition into identifiers, string literals, placeholders and everything else, so only real
+/// identifiers are translated (never text inside quotes).
+enum DBBConditionTokenizer {
+    struct Token {
+        var text: String
+        /// The name, when the token is an identifier that may name a property.
+        var identifier: String?
+        var isPlaceholder = false
+    }
+
+    static func tokens(_ sql: String) -> [Token] {
+        var tokens: [Token] = []
+        let characters = Array(sql)
+        var index = 0
+        var previousSignificant: Character?
+        while index < characters.count {
+            let character = characters[index]
+            if character == "'" || character == "\"" || character == "`" || character == "[" {
+                let close: Character = character == "[" ? "]" : character
+                var end = index + 1
+                while end < characters.count {
+                    if characters[end] == close {
+                        if end + 1 < characters.count && characters[end + 1] == close && close != "]" {
+                            end += 2
+                            continue
+                        }
+                        break
+                    }
+                    end += 1
+                }
+                let text = String(characters[index...min(end, characters.count - 1)])
+                if character == "'" {
+                    tokens.append(Token(text: text))
+                } else {
+                    // A quoted identifier may still name a property.
+                    let name = String(text.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
+                    tokens.append(Token(text: text, identifier: previousSignificant == "." ? nil : name))
+                }
+                index = end + 1
+                previousSignificant = close
+            } else if character.isLetter || character == "_" {
+                var end = index
+                while end < characters.count
+                    && (characters[end].isLetter || characters[end].isNumber || characters[end] == "_")
+                {
+                    end += 1
+                }
+                let name = String(characters[index..<end])
+                // `table.column` names a column explicitly; leave it alone.
+                let qualified = previousSignificant == "." || (end < characters.count && characters[end] == ".")
+                tokens.append(Token(text: name, identifier: qualified ? nil : name))
+                index = end
+                previousSignificant = name.last
+            } else {
+                tokens.append(Token(text: String(character), isPlaceholder: character == "?"))
+                if !character.isWhitespace { previousSignificant = character }
+                index += 1
+            }
+        }
+        return tokens
+    }
+}
