@@ -1,0 +1,176 @@
+import DBBQuery
+import Foundation
+import Testing
+
+final class Target: DBBTableRepresentable {
+    var name = ""
+    var score = 0
+    var startDate: Date?
+    var tags: [String] = []
+    var owner: Target?
+    var members: [Target] = []
+}
+
+/// The table the plans are built for: `Project` with a renamed column, a scalar, a date, and three joins.
+let projectTable = try! DBBTableDescription(
+    tableName: "Project",
+    properties: [
+        "name": .init(\Target.name, columnName: "itemName"),
+        "score": .init(\Target.score),
+        "startDate": .init(\Target.startDate),
+        "tags": .init(\Target.tags),
+        "owner": .init(\Target.owner),
+        "members": .init(\Target.members),
+    ])
+
+@Suite struct DBBQueryPlanTests {
+    @Test func noOptionsMeansEveryRowInIdOrder() throws {
+        let plan = try DBBQueryPlan(options: DBBQueryOptions(), table: projectTable)
+        #expect(plan.whereSQL == "")
+        #expect(plan.orderSQL == " ORDER BY id")
+        #expect(plan.limitSQL == "")
+        #expect(plan.properties == nil && plan.joinProperties == nil && plan.distinctColumns == nil)
+    }
+
+    @Test func conditionsAreJoinedWithAndAndTranslatedToColumns() throws {
+        let options = DBBQueryOptions.options(withConditions: ["name = 'Apollo'", "score > 50"])
+        let plan = try DBBQueryPlan(options: options, table: projectTable)
+        #expect(plan.whereSQL == " WHERE (itemName = 'Apollo') AND (score > 50)")
+    }
+
+    @Test func anOrItemSwitchesToOrAlsoWithJoinProperties() throws {
+        let options = DBBQueryOptions.options(withConditions: ["score > 50", "OR", "tags = 'urgent'"])
+        let plan = try DBBQueryPlan(options: options, table: projectTable)
+        #expect(
+            plan.whereSQL
+                == " WHERE (score > 50) OR (id IN (SELECT Project_ID FROM Project_tags WHERE tags = 'urgent'))")
+    }
+
+    @Test func referenceAndArrayConditionsMatchThroughTheirJoinTables() throws {
+        let plan = try DBBQueryPlan(
+            options: .options(withConditions: ["owner = 5", "members IN (3, 7)"]), table: projectTable)
+        #expect(
+            plan.whereSQL
+                == " WHERE (id IN (SELECT Project_ID FROM Project_owner WHERE owner = 5))"
+                + " AND (id IN (SELECT Project_ID FROM Project_members WHERE members IN (3, 7)))")
+    }
+
+    @Test func textInsideQuotesIsNeverTranslated() throws {
+        let plan = try DBBQueryPlan(
+            options: .options(withConditions: ["name = 'name score tags'"]), table: projectTable)
+        #expect(plan.whereSQL == " WHERE (itemName = 'name score tags')")
+    }
+
+    @Test func boundConditionsCarryTheirValues() throws {
+        var options = DBBQueryOptions()
+        options.addCondition("name = ?", "O'Brien")
+        options.addCondition("score BETWEEN ? AND ?", 1, 9)
+        options.addCondition("startDate > ?", Date(timeIntervalSinceReferenceDate: 100))
+        let plan = try DBBQueryPlan(options: options, table: projectTable)
+        #expect(plan.whereSQL == " WHERE (itemName = ?) AND (score BETWEEN ? AND ?) AND (startDate > ?)")
+        // Dates bind as seconds since 2001, as they are stored.
+        #expect(plan.arguments == [.text("O'Brien"), .integer(1), .integer(9), .real(100)])
+    }
+
+    @Test func aWrongNumberOfBoundValuesIsAnError() throws {
+        var options = DBBQueryOptions.options(withConditions: ["score = ?"])
+        #expect(throws: DBBError.self) { try DBBQueryPlan(options: options, table: projectTable) }
+        options.arguments = [1, 2]
+        #expect(throws: DBBError.self) { try DBBQueryPlan(options: options, table: projectTable) }
+    }
+
+    @Test func sortingIsAscendingByDefaultAndDescendingAppliesToEveryColumn() throws {
+        let ascending = try DBBQueryPlan(options: .options(sortColumns: ["name", "score"]), table: projectTable)
+        #expect(ascending.orderSQL == " ORDER BY itemName ASC, score ASC, id ASC")
+        let descending = try DBBQueryPlan(
+            options: .options(sortColumns: ["name", "score"], ascendingSort: false), table: projectTable)
+        #expect(descending.orderSQL == " ORDER BY itemName DESC, score DESC, id DESC")
+        var options = DBBQueryOptions()
+        options.sorting = ["score", ColumnSorting.descending, "name"]
+        #expect(
+            try DBBQueryPlan(options: options, table: projectTable).orderSQL
+                == " ORDER BY score DESC, itemName DESC, id DESC")
+        options.sorting = ["score DESC", "name ASC"]
+        #expect(
+            try DBBQueryPlan(options: options, table: projectTable).orderSQL
+                == " ORDER BY score DESC, itemName ASC, id ASC")
+    }
+
+    @Test func sortingByAJoinOrUnknownPropertyIsAnError() throws {
+        #expect(throws: DBBError.self) {
+            try DBBQueryPlan(options: .options(sortColumns: ["tags"]), table: projectTable)
+        }
+        #expect(throws: DBBError.self) {
+            try DBBQueryPlan(options: .options(sortColumns: ["nope"]), table: projectTable)
+        }
+    }
+
+    @Test func propertiesJoinPropertiesDistinctAndPaging() throws {
+        var options = DBBQueryOptions.options(properties: ["name", "tags"], distinct: true)
+        options.joinPropertiesToPopulate = ["tags"]
+        options.limit = 10
+        options.offset = 20
+        let plan = try DBBQueryPlan(options: options, table: projectTable)
+        #expect(plan.properties == ["name", "tags"])
+        #expect(plan.joinProperties == ["tags"])
+        #expect(plan.distinctColumns == ["itemName"])
+        #expect(plan.limitSQL == " LIMIT 10 OFFSET 20")
+
+        #expect(throws: DBBError.self) {
+            try DBBQueryPlan(options: .options(properties: ["missing"]), table: projectTable)
+        }
+        var wrongJoin = DBBQueryOptions()
+        wrongJoin.joinPropertiesToPopulate = ["name"]
+        #expect(throws: DBBError.self) { try DBBQueryPlan(options: wrongJoin, table: projectTable) }
+    }
+
+    @Test func twoJoinPropertiesInOneConditionIsAnError() throws {
+        #expect(throws: DBBError.self) {
+            try DBBQueryPlan(options: .options(withConditions: ["tags = 'a' AND members = 3"]), table: projectTable)
+        }
+    }
+
+    @Test func deprecatedConstructorsStillWork() throws {
+        let legacy: any LegacyConstructors = Legacy()
+        let (byProperties, ascending, descending, conditions) = legacy.make()
+        #expect(byProperties.propertyNames == ["name"] && byProperties.distinct)
+        #expect(ascending.sorting == ["name"])
+        #expect(descending.sorting == ["name", ColumnSorting.descending])
+        #expect(conditions.conditions == ["score > 1"] && !conditions.distinct)
+    }
+}
+
+/// Calls the deprecated constructors from a deprecated context, reached through a protocol, so testing
+/// them adds no warnings to the build.
+protocol LegacyConstructors {
+    func make() -> (DBBQueryOptions, DBBQueryOptions, DBBQueryOptions, DBBQueryOptions)
+}
+
+struct Legacy: LegacyConstructors {
+    @available(*, deprecated)
+    func make() -> (DBBQueryOptions, DBBQueryOptions, DBBQueryOptions, DBBQueryOptions) {
+        (
+            DBBQueryOptions.queryOptionsWithPropertyNames(["name"], distinct: true),
+            DBBQueryOptions.queryOptionsWithAscendingSortForColumns(["name"]),
+            DBBQueryOptions.queryOptionsWithDescendingSortForColumns(["name"]),
+            DBBQueryOptions.queryOptionsWithConditions(["score > 1"])
+        )
+    }
+}
+
+@Suite struct DBBQueryHelperTests {
+    @Test func sqlEscaping() {
+        #expect("Bud's".dbb_SQLEscaped() == "'Bud''s'")
+        #expect("John Brown's body".dbb_SQLEscaped() == "'John Brown''s body'")
+        #expect("".dbb_SQLEscaped() == "''")
+        #expect("'; DROP TABLE Person; --".dbb_SQLEscaped() == "'''; DROP TABLE Person; --'")
+    }
+
+    @Test func dateHelpersUseReferenceDateSeconds() {
+        let date = Date(timeIntervalSinceReferenceDate: 12_345.5)
+        #expect(date.dbb_timeIntervalForDate() == 12_345.5)
+        #expect(date.dbb_dateComparisonString() == "12345.5")
+        #expect(Date.dbb_dateFromTimeInterval(12_345.5) == date)
+        #expect(Date.dbb_dateFromTimeInterval(0) == Date(timeIntervalSince1970: 978_307_200))
+    }
+}
