@@ -1,0 +1,87 @@
+import DBBObjects
+import Foundation
+import Testing
+
+/// The code of Docs/Queries.md and Docs/Concurrency.md, compiled and run.
+@Suite struct DocsQueriesAndConcurrencyTests {
+    @Test func theGuidesShowOnlyCodeThatIsHere() throws {
+        #expect(try DocSnippets.missingBlocks(guide: "Docs/Queries.md") == [])
+        #expect(try DocSnippets.missingBlocks(guide: "Docs/Concurrency.md") == [])
+    }
+
+    @Test func theCheckFindsABlockThatIsNotInTheSource() {
+        let markdown = "Text\n```swift\nlet a = 1\n  let b = 2\n```\n```swift\nlet c = 3\n```\n"
+        #expect(
+            DocSnippets.missingBlocks(markdown: markdown, source: "    let a = 1\n    let b = 2\n") == ["let c = 3"])
+        #expect(
+            DocSnippets.missingBlocks(markdown: markdown, source: "let a = 1\nlet c = 3\n") == ["let a = 1\nlet b = 2"])
+    }
+
+    @Test func conditions() throws {
+        let world = try DBBObjectsQueryTests.world()
+        let manager = world.manager
+        let big = DBBQueryOptions.options(withConditions: ["budget > 1000"], sortColumns: ["name"])
+        let bigProjects = Project.instancesWithOptions(big, manager: manager) ?? []
+
+        let either = DBBQueryOptions.options(withConditions: ["budget < 100", "OR", "tags = 'urgent'"])
+        let cheapOrUrgent = try Project.fetch(options: either, manager: manager)
+        #expect(bigProjects.map(\.name) == ["Cygnus"])
+        #expect(cheapOrUrgent.map(\.name) == ["Apollo", "Cygnus"])
+    }
+
+    @Test func boundValues() throws {
+        let world = try DBBObjectsQueryTests.world()
+        let manager = world.manager
+        var byName = DBBQueryOptions()
+        byName.addCondition("lastName = ?", "O'Brien")
+        byName.addCondition("age >= ?", 18)
+        let adults = try Person.fetch(options: byName, manager: manager)
+        #expect(adults.map(\.firstName) == ["Bo"])
+
+        let escaped = DBBQueryOptions.options(withConditions: ["lastName = \("O'Brien".dbb_SQLEscaped())"])
+        let cutoff = Date(timeIntervalSinceReferenceDate: 0)
+        let recent = DBBQueryOptions.options(withConditions: ["startDate > \(cutoff.dbb_dateComparisonString())"])
+        #expect(try Person.fetch(options: escaped, manager: manager).count == 1)
+        #expect(try Project.fetch(options: recent, manager: manager).map(\.name) == ["Borealis", "Cygnus"])
+    }
+
+    @Test func paging() throws {
+        let world = try DBBObjectsQueryTests.world()
+        let manager = world.manager
+        var page = DBBQueryOptions.options(properties: ["lastName"], sortColumns: ["lastName"], distinct: true)
+        page.limit = 20
+        let lastNames = try Person.fetch(options: page, manager: manager).map(\.lastName)
+        #expect(lastNames == ["Lee", "Ng", "O'Brien", "Park"])
+    }
+
+    func renameProject(id: Int64, to name: String, manager: DBBManager) async throws {
+        guard let project = try await Project.fetchOne(id: id, manager: manager) else { return }
+        project.name = name
+        try await project.save()
+    }
+
+    func archiveAll(manager: DBBManager) async {
+        let done = await withCheckedContinuation { continuation in
+            let stale = Project.allInstances(manager: manager)
+            Project.deleteMultipleInstancesOnQueue(stale, manager: manager) { continuation.resume(returning: $0) }
+        }
+        print(done ? "archived" : manager.errorMessage())
+    }
+
+    func countTags(manager: DBBManager) throws -> Int {
+        try manager.queue.inDatabase { db in
+            try db.fetchValue(Int.self, "SELECT count(DISTINCT tags) FROM Project_tags") ?? 0
+        }
+    }
+
+    @Test func concurrencySamples() async throws {
+        let world = try DBBObjectsQueryTests.world()
+        let manager = world.manager
+        let id = world.projects[1].idNum
+        try await renameProject(id: id, to: "Renamed", manager: manager)
+        #expect(try await Project.fetchOne(id: id, manager: manager)?.name == "Renamed")
+        #expect(try countTags(manager: manager) == 3)
+        await archiveAll(manager: manager)
+        #expect(try await Project.fetchAllIDs(manager: manager).isEmpty)
+    }
+}
