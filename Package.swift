@@ -34,7 +34,9 @@ let package = Package(
         .testTarget(name: "DBBSQLTests", dependencies: ["DBBSQL"], path: "Tests/DBBSQLTests"),
         .testTarget(name: "DBBSchemaTests", dependencies: ["DBBSchema"], path: "Tests/DBBSchemaTests"),
         .testTarget(name: "DBBQueryTests", dependencies: ["DBBQuery"], path: "Tests/DBBQueryTests"),
-        .testTarget(name: "DBBObjectsTests", dependencies: ["DBBObjects"], path: "Tests/DBBObjectsTests"),
+        .target(name: "DBBTestSupport", path: "Tests/DBBTestSupport"),
+        .testTarget(name: "DBBObjectsTests", dependencies: ["DBBObjects", "DBBTestSupport"], path: "Tests/DBBObjectsTests"),
+        .testTarget(name: "DBBBuilderTests", dependencies: ["DBBBuilder", "DBBTestSupport"], path: "Tests/DBBBuilderTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,20 +1,7 @@
 import DBBObjects
+@_exported import DBBTestSupport
 import Foundation
 import Testing
-
-/// A temporary folder that removes itself.
-final class TemporaryFolder {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("dbbobjects-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-}
 
 /// Where a test's manager keeps its database.
 enum Storage: String, CaseIterable, CustomTestStringConvertible {
@@ -72,19 +59,4 @@ final class Counter: @unchecked Sendable {
         defer { lock.unlock() }
         return count
     }
-}
-
-/// The repository's root (the folder holding Package.swift), found from this file's path.
-let repositoryRoot: URL = {
-    var url = URL(fileURLWithPath: #filePath)
-    while url.path != "/" {
-        url.deleteLastPathComponent()
-        if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-    }
-    return url
-}()
-
-/// A file of the shared real-data folder beside the repository.
-func sharedData(_ name: String) -> URL {
-    repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/data/\(name)")
 }

@@ -1,0 +1,110 @@
+import DBBBuilder
+import DBBTestSupport
+import Foundation
+import Testing
+
+/// The code of Docs/GettingStarted.md and Docs/ComingFromDBBBuilder.md, compiled and run through the
+/// umbrella module only.
+@Suite struct DocsGuidesTests {
+    @Test func theGuidesShowOnlyCodeThatIsHere() throws {
+        #expect(try DocSnippets.missingBlocks(guide: "Docs/GettingStarted.md") == [])
+        #expect(try DocSnippets.missingBlocks(guide: "Docs/ComingFromDBBBuilder.md") == [])
+    }
+
+    @Test func gettingStarted() throws {
+        let folder = try TemporaryFolder()
+        let notes = try GettingStartedSample().firstSteps(databaseURL: folder.file("notes.sqlite"))
+        #expect(notes.map(\.title) == ["Buy milk"])
+        #expect(notes.first?.tags == ["errand", "today"])
+        #expect(notes.first?.idNum == 1)
+    }
+
+    @Test func comingFromDBBBuilder() throws {
+        typealias Sample = ComingFromDBBBuilderSample
+        let manager = try DBBManager.inMemory()
+        try manager.addTableClasses([Sample.Person.self, Sample.Project.self])
+        let first = Sample.Project(dbManager: manager)
+        first.name = "One"
+        first.budget = 10
+        first.projectLead = Sample.Person(dbManager: manager)
+        let second = Sample.Project(dbManager: manager)
+        second.tags = ["x"]
+        Sample().saveBoth(first, second, manager: manager)
+        let projects = Sample.Project.allInstances(manager: manager)
+        #expect(projects.map(\.name) == ["One", ""])
+        #expect(projects[0].projectLead != nil && projects[1].tags == ["x"])
+        let columns = try manager.queue.inDatabase { db in try db.columns(in: "Project").map(\.name) }
+        #expect(columns == ["id", "createdTime", "modifiedTime", "budget", "itemName"])
+    }
+}
+
+struct GettingStartedSample {
+    final class Note: DBBTableObject {
+        var title = ""
+        var body = ""
+        var tags: [String] = []
+        var due: Date?
+
+        required init(dbManager: DBBManager) {
+            super.init(dbManager: dbManager)
+            dbManager.addPersistenceMapping(
+                [
+                    "title": .init(\Note.title),
+                    "body": .init(\Note.body),
+                    "tags": .init(\Note.tags),
+                    "due": .init(\Note.due),
+                ], for: self, indexer: DBBIndexer(columnsToIndex: ["title"]))
+        }
+    }
+
+    func firstSteps(databaseURL: URL) throws -> [Note] {
+        let manager = try DBBManager(databaseURL: databaseURL)
+        try manager.addTableClasses([Note.self])
+
+        let note = Note(dbManager: manager)
+        note.title = "Buy milk"
+        note.tags = ["errand", "today"]
+        try note.save()
+
+        let options = DBBQueryOptions.options(withConditions: ["tags = 'errand'"], sortColumns: ["title"])
+        return try Note.fetch(options: options, manager: manager)
+    }
+}
+
+struct ComingFromDBBBuilderSample {
+    final class Person: DBBTableObject {
+        var name = ""
+        required init(dbManager: DBBManager) {
+            super.init(dbManager: dbManager)
+            dbManager.addPersistenceMapping(["name": .init(\Person.name)], for: self)
+        }
+    }
+
+    final class Project: DBBTableObject {
+        var name = ""
+        var budget: Float = 0
+        var tags: [String] = []
+        var projectLead: Person?
+
+        required init(dbManager: DBBManager) {
+            super.init(dbManager: dbManager)
+            dbManager.addPersistenceMapping(
+                [
+                    "name": .init(\Project.name, columnName: "itemName"),
+                    "budget": .init(\Project.budget, type: .float),
+                    "tags": .init(\Project.tags),
+                    "projectLead": .init(\Project.projectLead),
+                ], for: self, indexer: DBBIndexer(columnsToIndex: ["name"]))
+        }
+    }
+
+    func saveBoth(_ first: Project, _ second: Project, manager: DBBManager) {
+        do {
+            try Project.save([first, second], manager: manager)
+        } catch let error as DBBError where error.resultCode == .constraint {
+            print("rejected:", error.message)
+        } catch {
+            print(manager.errorMessage())
+        }
+    }
+}
