@@ -12,6 +12,10 @@ let package = Package(
         .library(name: "DBBBuilder", targets: ["DBBBuilder"]),
         .executable(name: "dbb-demo", targets: ["dbb-demo"]),
     ],
+    dependencies: [
+        // Documentation only: `swift package generate-documentation`. Library targets depend on nothing.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
+    ],
     targets: [
         .systemLibrary(
             name: "CSQLite",
