@@ -11,6 +11,11 @@ let package = Package(
         .library(name: "DBBObjects", targets: ["DBBObjects"]),
         .library(name: "DBBBuilder", targets: ["DBBBuilder"]),
         .executable(name: "dbb-demo", targets: ["dbb-demo"]),
+        .executable(name: "dbb-codegen", targets: ["dbb-codegen"]),
+    ],
+    dependencies: [
+        // The tools' command-line interfaces only; library targets stay dependency-free.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
     targets: [
         .systemLibrary(
@@ -31,10 +36,17 @@ let package = Package(
         .target(name: "DBBObjects", dependencies: ["DBBQuery"], path: "Modules/DBBObjects"),
         .target(name: "DBBBuilder", dependencies: ["DBBSQL", "DBBSchema", "DBBQuery", "DBBObjects"], path: "Modules/DBBBuilder"),
         .executableTarget(name: "dbb-demo", dependencies: ["DBBBuilder"], path: "Tools/dbb-demo"),
+        .executableTarget(
+            name: "dbb-codegen",
+            dependencies: ["DBBSQL", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tools/dbb-codegen"
+        ),
         .testTarget(name: "DBBSQLTests", dependencies: ["DBBSQL"], path: "Tests/DBBSQLTests"),
         .testTarget(name: "DBBSchemaTests", dependencies: ["DBBSchema"], path: "Tests/DBBSchemaTests"),
         .testTarget(name: "DBBQueryTests", dependencies: ["DBBQuery"], path: "Tests/DBBQueryTests"),
         .testTarget(name: "DBBObjectsTests", dependencies: ["DBBObjects"], path: "Tests/DBBObjectsTests"),
+        .testTarget(
+            name: "DBBCodegenTests", dependencies: ["DBBBuilder", "dbb-codegen"], path: "Tests/DBBCodegenTests"),
     ],
     swiftLanguageModes: [.v6]
 )
