@@ -9,6 +9,8 @@ struct GeneratedProperty {
     var isForeignKey = false
     /// A documentation line written above the property.
     var note: String?
+    /// The initial value as a Swift literal, when it is not the type's usual default (a column's DEFAULT).
+    var initialValue: String?
 }
 
 /// One generated `DBBTableObject` subclass.
@@ -125,6 +127,9 @@ enum ClassRenderer {
     static func declaration(of property: GeneratedProperty) -> String {
         let name = Naming.escaped(property.name)
         let type = property.type
+        if let value = property.initialValue {
+            return type.isOptional ? "var \(name): \(type.swiftName) = \(value)" : "var \(name) = \(value)"
+        }
         if type.isOptional { return "var \(name): \(type.swiftName)" }
         if type.isArray { return "var \(name): \(type.swiftName) = []" }
         guard case .scalar(let scalar) = type.base else { return "var \(name): \(type.swiftName)?" }

@@ -76,6 +76,9 @@ struct DBBCodegen: ParsableCommand {
             guard className == nil || tables.count == 1 else {
                 throw ValidationError("--class-name needs exactly one --table")
             }
+            if let className, !Naming.isIdentifier(className) || Naming.keywords.contains(className) {
+                throw ValidationError("--class-name '\(className)' is not a valid class name")
+            }
         } else {
             guard tables.isEmpty, !allTables, className == nil else {
                 throw ValidationError("--table, --all-tables and --class-name need --database")

@@ -177,6 +177,9 @@ struct DatabaseSource {
                     continue
                 }
                 property = GeneratedProperty(name: Naming.lowerCamelCase(column.name), type: type, note: note)
+                if case .scalar(let scalar) = type.base {
+                    property.initialValue = Self.initialValue(column.defaultValueSQL, for: scalar)
+                }
             }
             var name = property.name
             var counter = 2
@@ -249,5 +252,32 @@ struct DatabaseSource {
             scalar = .double
         }
         return (PropertyType(base: .scalar(scalar), isOptional: !column.isNotNull), note)
+    }
+
+    /// A column's `DEFAULT` as a Swift literal of the property's type, when it is a plain literal (`1`,
+    /// `-2.5`, `'open'`, `TRUE`); `nil` for expressions (`CURRENT_TIMESTAMP`, `(1 + 2)`) and `NULL`.
+    static func initialValue(_ sql: String?, for scalar: PropertyType.Scalar) -> String? {
+        guard var text = sql?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        switch scalar {
+        case .string:
+            guard text.count >= 2, text.hasPrefix("'"), text.hasSuffix("'") else { return nil }
+            text = String(text.dropFirst().dropLast())
+            guard !text.replacingOccurrences(of: "''", with: "").contains("'") else { return nil }
+            return Naming.stringLiteral(text.replacingOccurrences(of: "''", with: "'"))
+        case .bool:
+            switch text.uppercased() {
+            case "0", "FALSE": return "false"
+            case "1", "TRUE": return "true"
+            default: return nil
+            }
+        case .int:
+            return Int(text).map(String.init)
+        case .double:
+            guard let value = Double(text), value.isFinite, text.allSatisfy({ $0.isNumber || "+-.eE".contains($0) })
+            else { return nil }
+            return text.contains(".") || text.lowercased().contains("e") ? text : text + ".0"
+        default:
+            return nil
+        }
     }
 }

@@ -104,8 +104,8 @@ struct PropertyType: Equatable {
             base = .reference(rest)
         } else {
             let hint = Scalar.allCases.first { $0.rawValue.lowercased() == rest.lowercased() }
-            let suggestion = hint.map { " (did you mean \($0.rawValue)?)" } ?? ""
-            throw unsupported("supported are \(Self.supportedSummary)\(suggestion)")
+            if let hint { throw unsupported("did you mean \(hint.rawValue)?") }
+            throw unsupported("supported are \(Self.supportedSummary)")
         }
     }
 
