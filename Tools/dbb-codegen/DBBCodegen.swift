@@ -9,17 +9,19 @@ struct DBBCodegen: ParsableCommand {
         commandName: "dbb-codegen",
         abstract: "Write DBBTableObject subclasses for DBBBuilder.",
         discussion: """
-            From a property list:
-              dbb-codegen Project name:String startDate:Date? budget:Float tags:[String] projectLead:Person?
+            Examples:
+              dbb-codegen Project name:String 'startDate:Date?' 'tags:[String]'
               dbb-codegen Person --default-type String firstName lastName
-              dbb-codegen Project --properties-file project.txt --column name=itemName --index name,code
-            From an existing database (opened read-only):
+              dbb-codegen Meeting --properties-file meeting.txt --index purpose
               dbb-codegen --database chinook.sqlite --table Album --table Artist
-              dbb-codegen --database chinook.sqlite --all-tables --output Chinook.swift
+              dbb-codegen --database chinook.sqlite --all-tables -o Chinook.swift
 
-            Types: Bool, Int, Int8 ... UInt64, Float, Double, String, Date, Data, DBBTableObject subclasses,
-            arrays of these (but Data), and optionals. A non-optional reference is generated optional.
-            Exit codes: 64 bad arguments, 65 unsupported input, 66 unreadable input, 73 unwritable output.
+            Types: Bool, Int, Int8 to UInt64, Float, Double, String, Date, Data,
+            DBBTableObject subclasses, arrays of these (not of Data), and optionals.
+            A non-optional reference is generated optional. See Docs/CodeGenerator.md.
+
+            Exit codes: 64 bad arguments, 65 unsupported input, 66 unreadable input,
+            73 unwritable output.
             """,
         version: "1.0.0")
 
