@@ -216,6 +216,42 @@ import Testing
                 "dbb-codegen: error: \(folder.file("empty.sqlite").path) has no table that can be mapped\n"))
     }
 
+    @Test func namesAreMadeSwiftAndKeptApart() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("names.sqlite")
+        let db = try DBBDatabase(url: url)
+        try db.executeStatements(
+            """
+            CREATE TABLE line_items (id INTEGER PRIMARY KEY, isDirty INTEGER, createdTime REAL, save TEXT);
+            CREATE TABLE LineItems (id INTEGER PRIMARY KEY, code TEXT UNIQUE, label TEXT);
+            CREATE TABLE links (id INTEGER PRIMARY KEY, item_code TEXT REFERENCES LineItems (code), a INTEGER,
+                b INTEGER, item INTEGER REFERENCES line_items, FOREIGN KEY (a, b) REFERENCES pairs (x, y));
+            CREATE TABLE "2024 stats" (Id INTEGER PRIMARY KEY, Value REAL NOT NULL DEFAULT 2.5, Ok BOOLEAN DEFAULT TRUE);
+            """)
+        try db.close()
+        let run = try Codegen.run(["--database", url.path, "--all-tables", "--import", "DBBObjects"])
+        #expect(run.exitCode == 0)
+        let lines = run.standardOutput.components(separatedBy: "\n")
+        for expected in [
+            "import DBBObjects",
+            // A table name that starts with a digit, and literal defaults.
+            "final class Table2024Stats: DBBTableObject {", "    var value = 2.5", "    var ok: Bool? = true",
+            #"    override class var tableName: String { "2024 stats" }"#,
+            #"    override class var idColumnName: String { "Id" }"#,
+            // Two tables with the same class name.
+            "final class LineItems: DBBTableObject {", "final class LineItems2: DBBTableObject {",
+            // Columns named like DBBTableObject's members; one timestamp column alone is a plain column.
+            "    var isDirtyValue: Int?", "    var createdTimeValue: Double?", "    var saveValue: String?",
+            #"                "createdTimeValue": .init(\LineItems2.createdTimeValue, columnName: "createdTime"),"#,
+            // A foreign key to a non-id column and a composite one stay plain; one to the id is a reference.
+            "    var itemCode: String?", "    var a: Int?", "    var b: Int?", "    var item: LineItems2?",
+            #"                "item": .init(\Links.item, foreignKey: true),"#,
+        ] {
+            #expect(lines.contains(expected), "\(expected)")
+        }
+        #expect(!run.standardOutput.contains("import Foundation"))
+    }
+
     @Test func chinookAlbumAloneKeepsItsArtistIdAsAnInteger() throws {
         let run = try Codegen.run(["--database", Codegen.chinook.path, "--table", "album"])
         #expect(run.exitCode == 0)

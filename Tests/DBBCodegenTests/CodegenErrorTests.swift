@@ -48,7 +48,7 @@ import Testing
             "--index names 'tags', a [String] kept in a join table; only properties stored in the class's own table "
                 + "can be indexed"
         ),
-        (["Site", "a:Int", "--default-type", "Any", "b"], "unsupported type 'Any' for property 'b': \(supported)"),
+        (["Site", "a:Int", "--default-type", "Any"], "unsupported type 'Any' for --default-type: \(supported)"),
     ]
 
     @Test func unsupportedTypesAndBadSyntaxAreDataErrors() throws {

@@ -36,6 +36,7 @@ struct PropertyListSource {
         guard Naming.isIdentifier(className), !Naming.keywords.contains(className) else {
             throw CodegenError("'\(className)' is not a valid class name")
         }
+        if let defaultType { _ = try PropertyType(parsing: defaultType, for: "--default-type") }
         var generated = GeneratedClass(className: className)
         var notes: [String] = []
         var seen: Set<String> = []
@@ -110,6 +111,6 @@ struct PropertyListSource {
                 "property name '\(name)' is taken by DBBTableObject or Swift; choose another name (map it to a "
                     + "column of that name with --column)")
         }
-        return GeneratedProperty(name: name, type: try PropertyType(parsing: typeText, property: name))
+        return GeneratedProperty(name: name, type: try PropertyType(parsing: typeText, for: "property '\(name)'"))
     }
 }

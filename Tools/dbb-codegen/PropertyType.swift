@@ -21,18 +21,6 @@ struct PropertyType: Equatable {
         case date = "Date"
         case data = "Data"
 
-        /// The storage type the key-path initializer infers for the scalar.
-        var storageType: String {
-            switch self {
-            case .bool: "bool"
-            case .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64: "int"
-            case .float, .double: "float"
-            case .string: "string"
-            case .date: "date"
-            case .data: "binary"
-            }
-        }
-
         /// The default value of a non-optional property, and whether the declaration needs the type
         /// written out (`var budget: Float = 0`) because the literal alone would infer another type.
         var defaultValue: (literal: String, needsAnnotation: Bool) {
@@ -75,11 +63,14 @@ struct PropertyType: Equatable {
 
     /// Parses a type as written in Swift (`Int`, `Date?`, `[String]`, `[Meeting]?`, `Person?`).
     ///
-    /// - Throws: ``CodegenError`` naming the property for a type DBBBuilder cannot store.
-    init(parsing text: String, property: String) throws {
+    /// - Parameters:
+    ///   - text: the type.
+    ///   - subject: what has the type, for the error message (`property 'name'`, `--default-type`).
+    /// - Throws: ``CodegenError`` naming the subject for a type DBBBuilder cannot store.
+    init(parsing text: String, for subject: String) throws {
         var rest = text.trimmingCharacters(in: .whitespaces)
         func unsupported(_ reason: String) -> CodegenError {
-            CodegenError("unsupported type '\(text)' for property '\(property)': \(reason)")
+            CodegenError("unsupported type '\(text)' for \(subject): \(reason)")
         }
         if rest.hasSuffix("?") {
             isOptional = true
@@ -144,13 +135,5 @@ struct PropertyType: Equatable {
     /// Whether the declaration needs Foundation (`Date`, `Data`).
     var needsFoundation: Bool {
         base == .scalar(.date) || base == .scalar(.data)
-    }
-
-    /// The storage type the mapping gets (`string`, `intArray`, `dbbObject(Person)`…), for messages and docs.
-    var storageType: String {
-        switch base {
-        case .scalar(let scalar): isArray ? scalar.storageType + "Array" : scalar.storageType
-        case .reference(let name): isArray ? "dbbObjectArray(\(name))" : "dbbObject(\(name))"
-        }
     }
 }
