@@ -145,6 +145,7 @@ struct DatabaseSource {
         generated.hasTimestampColumns = lowered.contains("createdtime") && lowered.contains("modifiedtime")
         var notes: [String] = []
         let keys = try foreignKeys(of: table.name)
+        let stored = try storageClasses(of: table)
         var usedNames = Naming.reservedPropertyNames
         for column in table.columns where column.name != table.idColumn {
             if generated.hasTimestampColumns && ["createdtime", "modifiedtime"].contains(column.name.lowercased()) {
@@ -170,11 +171,18 @@ struct DatabaseSource {
                     property.note = "Set it before saving: column \(column.name) is NOT NULL."
                 }
             } else {
-                guard let (type, note) = try swiftType(of: column, in: table.name) else {
+                guard let (type, note) = swiftType(of: column, stored: stored) else {
                     notes.append(
                         "skipped column \(table.name).\(column.name): a \(column.declaredType.isEmpty ? "column without a type" : column.declaredType + " column") "
                             + "holds binary data, which DBBBuilder keeps in a join table")
                     continue
+                }
+                if case .scalar(let scalar) = type.base,
+                    let unreadable = Self.unreadableClasses(stored[column.name] ?? [], for: scalar)
+                {
+                    notes.append(
+                        "column \(table.name).\(column.name) is declared \(column.declaredType) but holds \(unreadable) "
+                            + "values, which a property of type \(scalar.rawValue) cannot read; check its type")
                 }
                 property = GeneratedProperty(name: Naming.lowerCamelCase(column.name), type: type, note: note)
                 if case .scalar(let scalar) = type.base {
@@ -193,6 +201,35 @@ struct DatabaseSource {
             generated.properties.append(property)
         }
         return (generated, notes)
+    }
+
+    /// The storage classes (`integer`, `real`, `text`, `blob`) of each column's non-NULL values, found in one
+    /// pass over the table.
+    private func storageClasses(of table: Table) throws -> [String: Set<String>] {
+        guard !table.columns.isEmpty else { return [:] }
+        let lists = table.columns.map { "group_concat(DISTINCT typeof(\(DBBDatabase.quoteIdentifier($0.name))))" }
+        let sql = "SELECT \(lists.joined(separator: ", ")) FROM \(DBBDatabase.quoteIdentifier(table.name))"
+        var result: [String: Set<String>] = [:]
+        try database.forEachRow(sql) { row in
+            for (position, column) in table.columns.enumerated() {
+                let list: String? = try row[position]
+                result[column.name] = Set((list ?? "").split(separator: ",").map(String.init)).subtracting(["null"])
+            }
+        }
+        return result
+    }
+
+    /// The stored classes a property of type `scalar` cannot read (joined for a message), or `nil`.
+    private static func unreadableClasses(_ classes: Set<String>, for scalar: PropertyType.Scalar) -> String? {
+        let readable: Set<String> =
+            switch scalar {
+            case .string: ["integer", "real", "text"]
+            case .double, .float: ["integer", "real"]
+            case .bool: ["integer", "real"]
+            default: ["integer"]
+            }
+        let unreadable = classes.subtracting(readable)
+        return unreadable.isEmpty ? nil : unreadable.sorted().map { $0.uppercased() }.joined(separator: " and ")
     }
 
     /// `artistId` → `artist`, `album_ID` → `album`; `nil` when there is no such suffix.
@@ -214,7 +251,7 @@ struct DatabaseSource {
     /// - `BLOB` → skipped. No declared type → decided by the stored values (integers → `Int`, numbers →
     ///   `Double`, text → `String`); skipped when they include BLOBs or there are none.
     /// - Nullable columns become optionals.
-    private func swiftType(of column: DBBColumnInfo, in table: String) throws -> (PropertyType, String?)? {
+    private func swiftType(of column: DBBColumnInfo, stored: [String: Set<String>]) -> (PropertyType, String?)? {
         let declared = column.declaredType.uppercased()
         var note: String?
         let scalar: PropertyType.Scalar
@@ -225,12 +262,7 @@ struct DatabaseSource {
         } else if declared.contains("BLOB") {
             return nil
         } else if declared.isEmpty {
-            let classes = Set(
-                try database.fetchValues(
-                    String.self,
-                    "SELECT DISTINCT typeof(\(DBBDatabase.quoteIdentifier(column.name))) FROM "
-                        + "\(DBBDatabase.quoteIdentifier(table)) WHERE \(DBBDatabase.quoteIdentifier(column.name)) "
-                        + "IS NOT NULL"))
+            let classes = stored[column.name] ?? []
             if classes.isEmpty || classes.contains("blob") {
                 return nil
             } else if classes == ["integer"] {
