@@ -90,6 +90,21 @@ struct ChinookCopy {
         #expect(track.unitPrice == 0.99)
     }
 
+    @Test func readsAnInvoiceLineThroughTwoReferencesAndQueriesByForeignKey() throws {
+        let chinook = try ChinookCopy()
+        let manager = chinook.manager
+        let line = try #require(try InvoiceLine.fetchOne(id: 1, manager: manager))
+        #expect(line.invoice?.idNum == 1)
+        #expect(line.track?.name == "Balls to the Wall")
+        #expect(line.track?.genre?.name == "Rock")
+        #expect(line.unitPrice == 0.99)
+        #expect(line.quantity == 1)
+
+        let rock = DBBQueryOptions.options(withConditions: ["genre = 1"])
+        #expect(try Track.fetch(options: rock, manager: manager).count == 1297)
+        #expect(try Playlist.fetchOne(id: 1, manager: manager)?.name == "Music")
+    }
+
     @Test func readsDateTimeTextAndSelfReferences() throws {
         let chinook = try ChinookCopy()
         let employee = try #require(try Employee.fetchOne(id: 2, manager: chinook.manager))
