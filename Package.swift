@@ -11,10 +11,13 @@ let package = Package(
         .library(name: "DBBObjects", targets: ["DBBObjects"]),
         .library(name: "DBBBuilder", targets: ["DBBBuilder"]),
         .executable(name: "dbb-demo", targets: ["dbb-demo"]),
+        .executable(name: "dbb-codegen", targets: ["dbb-codegen"]),
     ],
     dependencies: [
-        // Documentation only: `swift package generate-documentation`. Library targets depend on nothing.
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
+        // The tools' command-line interfaces only; library targets stay dependency-free.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Documentation only: `swift package generate-documentation`.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -35,12 +38,19 @@ let package = Package(
         .target(name: "DBBObjects", dependencies: ["DBBQuery"], path: "Modules/DBBObjects"),
         .target(name: "DBBBuilder", dependencies: ["DBBSQL", "DBBSchema", "DBBQuery", "DBBObjects"], path: "Modules/DBBBuilder"),
         .executableTarget(name: "dbb-demo", dependencies: ["DBBBuilder"], path: "Tools/dbb-demo"),
+        .executableTarget(
+            name: "dbb-codegen",
+            dependencies: ["DBBSQL", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tools/dbb-codegen"
+        ),
         .testTarget(name: "DBBSQLTests", dependencies: ["DBBSQL"], path: "Tests/DBBSQLTests"),
         .testTarget(name: "DBBSchemaTests", dependencies: ["DBBSchema"], path: "Tests/DBBSchemaTests"),
         .testTarget(name: "DBBQueryTests", dependencies: ["DBBQuery"], path: "Tests/DBBQueryTests"),
         .target(name: "DBBTestSupport", path: "Tests/DBBTestSupport"),
         .testTarget(name: "DBBObjectsTests", dependencies: ["DBBObjects", "DBBTestSupport"], path: "Tests/DBBObjectsTests"),
         .testTarget(name: "DBBBuilderTests", dependencies: ["DBBBuilder", "DBBTestSupport"], path: "Tests/DBBBuilderTests"),
+        .testTarget(
+            name: "DBBCodegenTests", dependencies: ["DBBBuilder", "dbb-codegen"], path: "Tests/DBBCodegenTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -192,9 +192,7 @@ public struct DBBTableDescription: Sendable {
         }
         for column in wanted {
             if let current = byName[column.name.lowercased()] {
-                if DBBAffinity(declaredType: current.declaredType).conflicts(
-                    with: DBBAffinity(declaredType: column.sqlType))
-                {
+                if Self.conflicts(existing: current.declaredType, stores: column.sqlType) {
                     throw DBBError(
                         .mismatch,
                         message: "column \(tableName).\(current.name) is declared \(current.declaredType) but property "
@@ -209,6 +207,21 @@ public struct DBBTableDescription: Sendable {
             }
         }
         return statements
+    }
+
+    /// Whether an existing column of the class's table cannot hold what a property stores (see
+    /// ``DBBAffinity/conflicts(with:)``). SQLite has no date type, and the date columns of existing databases
+    /// (declared `DATETIME`, `DATE`, `TIMESTAMP`: NUMERIC affinity) usually hold text such as
+    /// `2021-01-01 00:00:00`, which SQLite keeps as text; so a `Text` property may map onto a column whose
+    /// declared type names a date or time.
+    static func conflicts(existing declaredType: String, stores sqlType: String) -> Bool {
+        let existing = DBBAffinity(declaredType: declaredType)
+        let stored = DBBAffinity(declaredType: sqlType)
+        if existing == .numeric && stored == .text {
+            let type = declaredType.uppercased()
+            if type.contains("DATE") || type.contains("TIME") { return false }
+        }
+        return existing.conflicts(with: stored)
     }
 
     /// The `ALTER TABLE … ADD COLUMN …` statements that complete an existing join table.

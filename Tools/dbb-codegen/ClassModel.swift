@@ -1,0 +1,168 @@
+/// One property of a generated class.
+struct GeneratedProperty {
+    /// The Swift name (without backticks).
+    var name: String
+    var type: PropertyType
+    /// The column name when it differs from the property name.
+    var columnName: String?
+    /// Whether a reference is stored as an id column of the class's own table.
+    var isForeignKey = false
+    /// A documentation line written above the property.
+    var note: String?
+    /// The initial value as a Swift literal, when it is not the type's usual default (a column's DEFAULT).
+    var initialValue: String?
+}
+
+/// One generated `DBBTableObject` subclass.
+struct GeneratedClass {
+    var className: String
+    var properties: [GeneratedProperty] = []
+    /// The table name when it differs from the class name.
+    var tableName: String?
+    /// The id column when it is not `id`.
+    var idColumnName: String?
+    var hasTimestampColumns = true
+    /// The properties to index, in order, and whether the index is unique.
+    var index: (properties: [String], unique: Bool)?
+
+    /// Whether the class's declarations need Foundation.
+    var needsFoundation: Bool { properties.contains { $0.type.needsFoundation } }
+}
+
+/// Writes generated classes as Swift source laid out the way the repository's swift-format configuration
+/// formats it, so a generated file passes `swift format lint` unchanged.
+enum ClassRenderer {
+    static let lineLength = 120
+
+    /// A complete Swift file: header comments, imports, then the classes separated by blank lines.
+    static func file(_ classes: [GeneratedClass], header: [String], importing module: String) -> String {
+        var lines = header.flatMap { wrapped($0, width: lineLength - 3) }.map { "// " + $0 }
+        if !lines.isEmpty { lines.append("") }
+        var imports = [module]
+        if classes.contains(where: \.needsFoundation) && module != "Foundation" { imports.append("Foundation") }
+        lines += imports.sorted().map { "import \($0)" }
+        for generated in classes {
+            lines.append("")
+            lines += render(generated)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A comment's text broken at spaces into lines of at most `width` characters.
+    static func wrapped(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ") {
+            if !current.isEmpty && current.count + 1 + word.count > width {
+                lines.append(current)
+                current = ""
+            }
+            current += (current.isEmpty ? "" : " ") + word
+        }
+        if !current.isEmpty { lines.append(current) }
+        return lines
+    }
+
+    /// The lines of one class.
+    static func render(_ generated: GeneratedClass) -> [String] {
+        let className = generated.className
+        var lines = ["final class \(className): DBBTableObject {"]
+        for property in generated.properties {
+            if let note = property.note { lines.append("    /// \(note)") }
+            lines.append("    " + declaration(of: property))
+        }
+        var overrides: [String] = []
+        if let tableName = generated.tableName {
+            overrides.append("    override class var tableName: String { \(Naming.stringLiteral(tableName)) }")
+        }
+        if let idColumn = generated.idColumnName {
+            overrides.append("    override class var idColumnName: String { \(Naming.stringLiteral(idColumn)) }")
+        }
+        if !generated.hasTimestampColumns {
+            overrides.append("    override class var hasTimestampColumns: Bool { false }")
+        }
+        if !overrides.isEmpty {
+            if !generated.properties.isEmpty { lines.append("") }
+            lines += overrides
+        }
+        if !generated.properties.isEmpty || !overrides.isEmpty { lines.append("") }
+        lines.append("    required init(dbManager: DBBManager) {")
+        lines.append("        super.init(dbManager: dbManager)")
+        var indexer: [String]?
+        if let index = generated.index {
+            let names = index.properties.map(Naming.stringLiteral).joined(separator: ", ")
+            indexer = ["columnsToIndex: [\(names)]"] + (index.unique ? ["unique: true"] : [])
+        }
+        let tail = "for: self" + (indexer.map { ", indexer: DBBIndexer(\($0.joined(separator: ", ")))" } ?? "")
+        if generated.properties.isEmpty {
+            lines.append("        dbManager.addPersistenceMapping([:], \(tail))")
+        } else {
+            lines.append("        dbManager.addPersistenceMapping(")
+            lines.append("            [")
+            for property in generated.properties {
+                lines += entry(for: property, in: className)
+            }
+            if generated.properties.count == 1 {
+                // swift-format keeps no trailing comma after the only element of a collection.
+                lines[lines.count - 1].removeLast()
+            }
+            lines += closing(tail: tail, indexer: indexer)
+        }
+        lines.append("    }")
+        lines.append("}")
+        return lines
+    }
+
+    /// `], for: self, indexer: …)`, broken before the indexer (and inside it) when too long.
+    private static func closing(tail: String, indexer: [String]?) -> [String] {
+        let line = "            ], \(tail))"
+        guard line.count > lineLength, let indexer else { return [line] }
+        let indexerLine = "            indexer: DBBIndexer(\(indexer.joined(separator: ", "))))"
+        if indexerLine.count <= lineLength { return ["            ], for: self,", indexerLine] }
+        return ["            ], for: self,", "            indexer: DBBIndexer("]
+            + filled(indexer, indent: 16, suffix: "))")
+    }
+
+    /// `var name = ""`, `var budget: Float = 0`, `var startDate: Date?`.
+    static func declaration(of property: GeneratedProperty) -> String {
+        let name = Naming.escaped(property.name)
+        let type = property.type
+        if let value = property.initialValue {
+            return type.isOptional ? "var \(name): \(type.swiftName) = \(value)" : "var \(name) = \(value)"
+        }
+        if type.isOptional { return "var \(name): \(type.swiftName)" }
+        if type.isArray { return "var \(name): \(type.swiftName) = []" }
+        guard case .scalar(let scalar) = type.base else { return "var \(name): \(type.swiftName)?" }
+        let value = scalar.defaultValue
+        return value.needsAnnotation
+            ? "var \(name): \(scalar.rawValue) = \(value.literal)" : "var \(name) = \(value.literal)"
+    }
+
+    /// `"name": .init(\Project.name, columnName: "itemName"),` — wrapped after `.init(` when too long.
+    static func entry(for property: GeneratedProperty, in className: String) -> [String] {
+        var arguments = ["\\\(className).\(Naming.escaped(property.name))"]
+        if let column = property.columnName { arguments.append("columnName: \(Naming.stringLiteral(column))") }
+        if property.isForeignKey { arguments.append("foreignKey: true") }
+        let key = Naming.stringLiteral(property.name)
+        let line = "                \(key): .init(\(arguments.joined(separator: ", "))),"
+        if line.count <= lineLength { return [line] }
+        return ["                \(key): .init("] + filled(arguments, indent: 20, suffix: "),")
+    }
+
+    /// Arguments run together on as few lines as fit, as swift-format breaks a long argument list.
+    static func filled(_ arguments: [String], indent: Int, suffix: String) -> [String] {
+        let prefix = String(repeating: " ", count: indent)
+        var lines: [String] = []
+        var current = ""
+        for (position, argument) in arguments.enumerated() {
+            let piece = argument + (position == arguments.count - 1 ? suffix : ",")
+            if !current.isEmpty && prefix.count + current.count + 1 + piece.count > lineLength {
+                lines.append(prefix + current)
+                current = ""
+            }
+            current += (current.isEmpty ? "" : " ") + piece
+        }
+        lines.append(prefix + current)
+        return lines
+    }
+}
