@@ -36,8 +36,42 @@ struct DBBObjectWriter {
         return order
     }
 
+    /// Orders the graph so that an object comes after the objects its foreign key columns point at (where
+    /// no cycle forbids it), so a `NOT NULL` foreign key column gets its id when the row is first written.
+    /// Cycles keep their order and are completed by the fix-up pass. Iterative: no recursion on long chains.
+    static func foreignKeyTargetsFirst(_ graph: [(DBBTableObject, DBBTableMap)]) -> [(DBBTableObject, DBBTableMap)] {
+        guard graph.count > 1, graph.contains(where: { !$0.1.foreignKeys.isEmpty }) else { return graph }
+        var position: [ObjectIdentifier: Int] = [:]
+        for (offset, entry) in graph.enumerated() { position[ObjectIdentifier(entry.0)] = offset }
+        var visited = [Bool](repeating: false, count: graph.count)
+        var ordered: [(DBBTableObject, DBBTableMap)] = []
+        ordered.reserveCapacity(graph.count)
+        var stack: [(node: Int, nextKey: Int)] = []
+        for start in graph.indices where !visited[start] {
+            visited[start] = true
+            stack.append((start, 0))
+            while let (node, nextKey) = stack.last {
+                let (object, map) = graph[node]
+                if nextKey < map.foreignKeys.count {
+                    stack[stack.count - 1].nextKey += 1
+                    if let target = map.foreignKeys[nextKey].accessor.get(object),
+                        let targetNode = position[ObjectIdentifier(target)], !visited[targetNode]
+                    {
+                        visited[targetNode] = true
+                        stack.append((targetNode, 0))
+                    }
+                } else {
+                    stack.removeLast()
+                    ordered.append(graph[node])
+                }
+            }
+        }
+        return ordered
+    }
+
     /// Writes the collected objects; call inside a transaction.
-    func write(_ graph: [(DBBTableObject, DBBTableMap)], in db: DBBDatabase) throws -> Outcome {
+    func write(_ collected: [(DBBTableObject, DBBTableMap)], in db: DBBDatabase) throws -> Outcome {
+        let graph = Self.foreignKeyTargetsFirst(collected)
         var outcome = Outcome()
         let stamp = outcome.now.timeIntervalSinceReferenceDate
         let options = db.codingOptions
