@@ -208,4 +208,39 @@ import Testing
         try owners.set(object, [second, first])
         #expect(owners.get(object).map(ObjectIdentifier.init) == [ObjectIdentifier(second), ObjectIdentifier(first)])
     }
+
+    @Test func directClosuresMapLikeTheKeyPath() throws {
+        let plain = DBBPropertyPersistence(\Everything.uint16, get: { $0.uint16 }, set: { $0.uint16 = $1 })
+        let optional = DBBPropertyPersistence(
+            \Everything.optionalDate, columnName: "when", get: { $0.optionalDate }, set: { $0.optionalDate = $1 })
+        #expect(plain.storageType == .int && plain.columnName == nil)
+        #expect(optional.storageType == .date && optional.columnName == "when")
+        let table = try DBBTableDescription(
+            tableName: "Everything", properties: ["uint16": plain, "optionalDate": optional])
+        #expect(table.columns.map { "\($0.name) \($0.sqlType)" } == ["when Real", "uint16 Integer"])
+
+        guard case .scalar(let number) = plain.accessor, case .scalar(let date) = optional.accessor else {
+            Issue.record("closure mappings must have scalar accessors")
+            return
+        }
+        var options = DBBCodingOptions()
+        options.dateStrategy = .secondsSinceReferenceDate
+        let object = Everything()
+        object.uint16 = 65_535
+        #expect(try number.get(object, options) == .integer(65_535))
+        try number.setStored(object, .integer(12))
+        #expect(object.uint16 == 12)
+        #expect(throws: DBBError.self) { try number.setStored(object, .integer(-1)) }
+        #expect(object.uint16 == 12)
+        try number.setAny(object, 40)
+        #expect(object.uint16 == 40)
+        #expect(try date.get(object, options) == .null)
+        try date.setStored(object, .real(5.5))
+        #expect(object.optionalDate == Date(timeIntervalSinceReferenceDate: 5.5))
+        try date.setStored(object, .null)
+        #expect(object.optionalDate == nil)
+
+        let wrong = DBBPropertyPersistence(\Everything.text, type: .int, get: { $0.text }, set: { $0.text = $1 })
+        #expect(throws: DBBError.self) { try DBBTableDescription(tableName: "Everything", properties: ["text": wrong]) }
+    }
 }

@@ -56,26 +56,31 @@ final class DBBObjectLoader {
         var known = identity[typeKey] ?? [:]
         var result: [DBBTableObject] = []
         var fresh: [DBBTableObject] = []
-        let loadedScalars = map.scalars.enumerated().filter { request.properties?.contains($0.element.name) ?? true }
+        // Per row, only what is needed: one setter closure and its column per loaded scalar.
+        let scalarBase = map.leadingColumns
+        let scalarReaders = map.scalars.enumerated().compactMap { index, scalar in
+            request.properties?.contains(scalar.name) ?? true ? (scalar.accessor.read, Int32(scalarBase + index)) : nil
+        }
         let loadedKeys = map.foreignKeys.enumerated().filter { request.properties?.contains($0.element.name) ?? true }
         let cursor = try db.fetchCursor(map.selectSQL + request.tail, arguments: DBBArguments(request.arguments))
-        let scalarBase = map.leadingColumns
         let keyBase = scalarBase + map.scalars.count
+        // A first load of a class cannot meet rows it already holds; skip the look-up then.
+        let mayKnowRows = !known.isEmpty
         while let row = try cursor.next() {
-            let id: Int64 = try row[0]
-            if let existing = known[id] {
+            let id = try Int64.read(from: row, at: 0)
+            if mayKnowRows, let existing = known[id] {
                 result.append(existing)
                 continue
             }
             let object = map.type.init(dbManager: manager)
             object.idNum = id
             if map.hasTimestamps {
-                object.createdTime = try row[1]
-                object.modifiedTime = try row[2]
+                object.createdTime = row.isNull(at: 1) ? nil : try Date.read(from: row, at: 1)
+                object.modifiedTime = row.isNull(at: 2) ? nil : try Date.read(from: row, at: 2)
             }
             if !request.sparse {
-                for (index, scalar) in loadedScalars {
-                    try scalar.accessor.read(object, row, Int32(scalarBase + index))
+                for (read, column) in scalarReaders {
+                    try read(object, row, column)
                 }
                 for (index, key) in loadedKeys {
                     if let target: Int64 = try row[keyBase + index] {

@@ -9,8 +9,10 @@ struct DBBObjectWriter {
     let manager: DBBManager
 
     struct Outcome {
+        /// New objects' ids by object, kept only when objects of the batch can refer to each other.
         var ids: [ObjectIdentifier: Int64] = [:]
-        var created: Set<ObjectIdentifier> = []
+        /// The inserted objects, their ids, and whether their table has timestamps.
+        var created: [(object: DBBTableObject, id: Int64, hasTimestamps: Bool)] = []
         var now = Date()
     }
 
@@ -73,6 +75,8 @@ struct DBBObjectWriter {
     func write(_ collected: [(DBBTableObject, DBBTableMap)], in db: DBBDatabase) throws -> Outcome {
         let graph = Self.foreignKeyTargetsFirst(collected)
         var outcome = Outcome()
+        let tracksIDs = graph.contains { !$0.1.joins.isEmpty || !$0.1.foreignKeys.isEmpty }
+        outcome.created.reserveCapacity(graph.count)
         let stamp = outcome.now.timeIntervalSinceReferenceDate
         let options = db.codingOptions
         func id(of object: AnyObject) -> Int64? {
@@ -81,6 +85,8 @@ struct DBBObjectWriter {
         }
 
         var fixups: [(DBBTableObject, DBBTableMap)] = []
+        // The statements of the class met last: a batch of one class looks its SQL up once, not per row.
+        var statementsOf: (map: DBBTableMap, insert: DBBStatement, update: DBBStatement?)?
         for (object, map) in graph {
             var arguments: [(any DBBBindable)?] = []
             let isNew = object.idNum == 0
@@ -107,19 +113,25 @@ struct DBBObjectWriter {
                 }
             }
             if needsFixup { fixups.append((object, map)) }
+            if statementsOf?.map !== map {
+                statementsOf = (
+                    map, try db.prepare(map.insertSQL), map.updateSQL.isEmpty ? nil : try db.prepare(map.updateSQL)
+                )
+            }
             if isNew {
-                try db.execute(map.insertSQL, arguments: DBBArguments(arguments))
-                outcome.ids[ObjectIdentifier(object)] = db.lastInsertRowID
-                outcome.created.insert(ObjectIdentifier(object))
+                try statementsOf?.insert.execute(arguments: DBBArguments(arguments))
+                let rowID = db.lastInsertRowID
+                if tracksIDs { outcome.ids[ObjectIdentifier(object)] = rowID }
+                outcome.created.append((object, rowID, map.hasTimestamps))
             } else if let loaded {
                 try updatePartially(object, map: map, loaded: loaded, stamp: stamp, in: db)
-            } else if !map.updateSQL.isEmpty {
+            } else if let update = statementsOf?.update {
                 arguments.append(object.idNum)
-                try db.execute(map.updateSQL, arguments: DBBArguments(arguments))
+                try update.execute(arguments: DBBArguments(arguments))
             }
         }
 
-        for (object, map) in graph {
+        for (object, map) in graph where !map.joins.isEmpty {
             guard let ownerID = id(of: object) else { continue }
             let isNew = object.idNum == 0
             for join in map.joins {
@@ -185,13 +197,12 @@ struct DBBObjectWriter {
 
     /// Applies ids, timestamps and clean state after the transaction committed.
     static func apply(_ outcome: Outcome, to graph: [(DBBTableObject, DBBTableMap)]) {
+        for (object, id, hasTimestamps) in outcome.created {
+            object.idNum = id
+            if hasTimestamps { object.createdTime = outcome.now }
+        }
         for (object, map) in graph {
-            let key = ObjectIdentifier(object)
-            if let id = outcome.ids[key] { object.idNum = id }
-            if map.hasTimestamps {
-                if outcome.created.contains(key) { object.createdTime = outcome.now }
-                object.modifiedTime = outcome.now
-            }
+            if map.hasTimestamps { object.modifiedTime = outcome.now }
             object.isDirty = false
         }
     }

@@ -66,6 +66,45 @@ package struct DBBScalarAccessor {
     }
 }
 
+extension DBBScalarAccessor {
+    /// Accessors through direct get/set closures: no key-path projection per row.
+    init<Root: AnyObject, Value: DBBPersistableValue>(
+        get getValue: @escaping (Root) -> Value, set setValue: @escaping (Root, Value) -> Void
+    ) {
+        get = { object, options in try getValue(unsafeDowncast(object, to: Root.self)).dbbValue(options: options) }
+        read = { object, row, column in
+            guard row.storageClass(at: Int(column)) != .null else { return }
+            setValue(unsafeDowncast(object, to: Root.self), try Value.read(from: row, at: column))
+        }
+        setStored = { object, value in
+            guard !value.isNull else { return }
+            setValue(unsafeDowncast(object, to: Root.self), try Value.fromStoredValue(value))
+        }
+        setAny = { object, any in
+            guard let any, !(any is NSNull) else { return }
+            setValue(unsafeDowncast(object, to: Root.self), try convert(any, to: Value.self))
+        }
+    }
+
+    /// Accessors of an optional property through direct get/set closures.
+    init<Root: AnyObject, Value: DBBPersistableValue>(
+        optionalGet getValue: @escaping (Root) -> Value?, set setValue: @escaping (Root, Value?) -> Void
+    ) {
+        get = { object, options in try getValue(unsafeDowncast(object, to: Root.self)).dbbValue(options: options) }
+        read = { object, row, column in
+            setValue(unsafeDowncast(object, to: Root.self), try Value?.read(from: row, at: column))
+        }
+        setStored = { object, value in
+            setValue(unsafeDowncast(object, to: Root.self), value.isNull ? nil : try Value.fromStoredValue(value))
+        }
+        setAny = { object, any in
+            let value: Value? =
+                if let any, !(any is NSNull) { try convert(any, to: Value.self) } else { nil }
+            setValue(unsafeDowncast(object, to: Root.self), value)
+        }
+    }
+}
+
 /// Converts a loosely typed value to a persistable type: the same type as is, numbers across widths
 /// when exact, anything else a clear error.
 func convert<Value: DBBPersistableValue>(_ any: Any, to type: Value.Type) throws -> Value {

@@ -8,7 +8,7 @@ enum ObjectsBenchmark {
     static let itemCount = 100_000
     static let projectCount = 10_000
     static let peopleCount = 2_000
-    static let repetitions = 3
+    static let repetitions = 5
 
     static func run() {
         do {
@@ -25,41 +25,11 @@ enum ObjectsBenchmark {
         print(
             "objects: \(itemCount) objects of six scalar properties; \(projectCount) projects × (5 tags, 3 meetings, 1 lead)"
         )
-        print("workload                       raw (s)    DBBObjects (s)   ratio   target")
+        print("workload                              raw (s)   DBBObjects (s)    ratio   target")
 
-        // 1. Flat save.
-        var apiSave = Double.infinity
-        var rawSave = Double.infinity
-        var lastFile = folder
-        for run in 0..<repetitions {
-            let apiURL = folder.appendingPathComponent("api-\(run).sqlite")
-            let manager = try DBBManager(databaseURL: apiURL)
-            try manager.addTableClasses([BenchItem.self])
-            let items = makeItems(manager)
-            apiSave = min(apiSave, try time { try BenchItem.save(items, manager: manager) })
-            lastFile = apiURL
-
-            let rawItems = makeItems(manager)
-            let raw = try RawDatabase(folder.appendingPathComponent("raw-\(run).sqlite"))
-            try raw.execute(BenchItem.createSQL)
-            rawSave = min(rawSave, try time { try rawInsert(rawItems, into: raw) })
-        }
-        report("save 100,000 objects", raw: rawSave, api: apiSave, target: 2)
-
-        // 2. Flat fetch, from the file the last API save wrote.
-        let manager = try DBBManager(databaseURL: lastFile)
-        try manager.addTableClasses([BenchItem.self])
-        let reader = try RawDatabase(lastFile)
-        var apiFetch = Double.infinity
-        var rawFetch = Double.infinity
-        var apiCount = 0
-        var rawCount = 0
-        for _ in 0..<repetitions {
-            apiFetch = min(apiFetch, try time { apiCount = BenchItem.allInstances(manager: manager).count })
-            rawFetch = min(rawFetch, try time { rawCount = try rawFetchItems(reader, manager: manager).count })
-        }
-        precondition(apiCount == itemCount && rawCount == itemCount, "fetched \(apiCount) and \(rawCount) objects")
-        report("fetch 100,000 objects", raw: rawFetch, api: apiFetch, target: 2)
+        // 1. and 2. Flat save and fetch: mapped by key paths, and by key paths with get/set closures.
+        try flatWorkloads(BenchItem.self, label: "key paths", folder: folder)
+        try flatWorkloads(FastBenchItem.self, label: "get/set closures", folder: folder)
 
         // 3. Graph fetch.
         let graphURL = folder.appendingPathComponent("graph.sqlite")
@@ -82,6 +52,49 @@ enum ObjectsBenchmark {
         print(String(format: "(graph save through the API, not compared: %.3f s)", graphSave))
     }
 
+    private static func flatWorkloads(_ type: BenchItem.Type, label: String, folder: URL) throws {
+        let table = type.tableName
+        var apiSave = Double.infinity
+        var rawSave = Double.infinity
+        var lastFile = folder
+        for run in 0..<repetitions {
+            let apiURL = folder.appendingPathComponent("\(table)-api-\(run).sqlite")
+            let manager = try DBBManager(databaseURL: apiURL)
+            try manager.addTableClasses([type])
+            let items = makeItems(type, manager)
+            apiSave = min(apiSave, try time { try type.save(items, manager: manager) })
+            lastFile = apiURL
+
+            let rawItems = makeItems(type, manager)
+            let raw = try RawDatabase(folder.appendingPathComponent("\(table)-raw-\(run).sqlite"))
+            try raw.execute(BenchItem.createSQL(table))
+            rawSave = min(rawSave, try time { try rawInsert(rawItems, into: raw, table: table) })
+        }
+        report("save 100,000 (\(label))", raw: rawSave, api: apiSave, target: 2)
+
+        // Fetch from the file the last API save wrote.
+        let manager = try DBBManager(databaseURL: lastFile)
+        try manager.addTableClasses([type])
+        let reader = try RawDatabase(lastFile)
+        var apiFetch = Double.infinity
+        var rawFetch = Double.infinity
+        var apiItems: [DBBTableObject] = []
+        var rawItems: [BenchItem] = []
+        for _ in 0..<repetitions {
+            apiFetch = min(apiFetch, try time { apiItems = try type.fetchAll(manager: manager) })
+            rawFetch = min(rawFetch, try time { rawItems = try rawFetchItems(reader, type: type, manager: manager) })
+        }
+        precondition(apiItems.count == itemCount && rawItems.count == itemCount, "fetched too few objects")
+        for (api, raw) in zip(apiItems, rawItems) {
+            guard let api = api as? BenchItem else { preconditionFailure("wrong class") }
+            precondition(
+                api.idNum == raw.idNum && api.name == raw.name && api.code == raw.code && api.quantity == raw.quantity
+                    && api.price == raw.price && api.isActive == raw.isActive && api.dueDate == raw.dueDate
+                    && api.createdTime == raw.createdTime, "the API and the raw code loaded different objects")
+        }
+        report("fetch 100,000 (\(label))", raw: rawFetch, api: apiFetch, target: 2)
+    }
+
     // MARK: Timing and report
 
     private static func time(_ body: () throws -> Void) throws -> Double {
@@ -95,15 +108,15 @@ enum ObjectsBenchmark {
     private static func report(_ name: String, raw: Double, api: Double, target: Double) {
         let ratio = api / raw
         let verdict = ratio <= target ? "ok" : "MISSED"
-        let padded = name.padding(toLength: 30, withPad: " ", startingAt: 0)
+        let padded = name.padding(toLength: 36, withPad: " ", startingAt: 0)
         print(String(format: "%@ %8.3f   %12.3f   %6.2f×   ≤ %.0f× %@", padded, raw, api, ratio, target, verdict))
     }
 
     // MARK: Data
 
-    private static func makeItems(_ manager: DBBManager) -> [BenchItem] {
+    private static func makeItems(_ type: BenchItem.Type, _ manager: DBBManager) -> [BenchItem] {
         (0..<itemCount).map { index in
-            let item = BenchItem(dbManager: manager)
+            let item = type.init(dbManager: manager)
             item.name = "Item \(index)"
             item.code = "C\(index % 977)"
             item.quantity = index
@@ -154,12 +167,12 @@ enum ObjectsBenchmark {
 
     // MARK: Raw sqlite3
 
-    private static func rawInsert(_ items: [BenchItem], into raw: RawDatabase) throws {
+    private static func rawInsert(_ items: [BenchItem], into raw: RawDatabase, table: String) throws {
         let now = Date()
         let stamp = now.timeIntervalSinceReferenceDate
         try raw.execute("BEGIN IMMEDIATE")
         let insert = try raw.prepare(
-            "INSERT INTO BenchItem (createdTime, modifiedTime, code, dueDate, isActive, name, price, quantity) "
+            "INSERT INTO \(table) (createdTime, modifiedTime, code, dueDate, isActive, name, price, quantity) "
                 + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
         defer { sqlite3_finalize(insert) }
         for item in items {
@@ -181,14 +194,16 @@ enum ObjectsBenchmark {
         try raw.execute("COMMIT")
     }
 
-    private static func rawFetchItems(_ raw: RawDatabase, manager: DBBManager) throws -> [BenchItem] {
+    private static func rawFetchItems(_ raw: RawDatabase, type: BenchItem.Type, manager: DBBManager) throws
+        -> [BenchItem]
+    {
         let select = try raw.prepare(
-            "SELECT id, createdTime, modifiedTime, code, dueDate, isActive, name, price, quantity FROM BenchItem "
+            "SELECT id, createdTime, modifiedTime, code, dueDate, isActive, name, price, quantity FROM \(type.tableName) "
                 + "ORDER BY id")
         defer { sqlite3_finalize(select) }
         var items: [BenchItem] = []
         while sqlite3_step(select) == SQLITE_ROW {
-            let item = BenchItem(dbManager: manager)
+            let item = type.init(dbManager: manager)
             item.idNum = sqlite3_column_int64(select, 0)
             item.createdTime = Date(timeIntervalSinceReferenceDate: sqlite3_column_double(select, 1))
             item.modifiedTime = Date(timeIntervalSinceReferenceDate: sqlite3_column_double(select, 2))
@@ -319,8 +334,8 @@ private struct RawError: Error, CustomStringConvertible {
 
 // MARK: Models
 
-/// Six scalar properties.
-final class BenchItem: DBBTableObject {
+/// Six scalar properties, mapped by key path.
+class BenchItem: DBBTableObject {
     var name = ""
     var code = ""
     var quantity = 0
@@ -329,9 +344,10 @@ final class BenchItem: DBBTableObject {
     var dueDate = Date(timeIntervalSinceReferenceDate: 0)
 
     /// The table as the manager creates it (columns in property-name order).
-    static let createSQL =
-        "CREATE TABLE BenchItem (id Integer PRIMARY KEY AUTOINCREMENT, createdTime Real, modifiedTime Real, "
-        + "code Text, dueDate Real, isActive Boolean, name Text, price Real, quantity Integer)"
+    static func createSQL(_ table: String) -> String {
+        "CREATE TABLE \(table) (id Integer PRIMARY KEY AUTOINCREMENT, createdTime Real, modifiedTime Real, "
+            + "code Text, dueDate Real, isActive Boolean, name Text, price Real, quantity Integer)"
+    }
 
     required init(dbManager: DBBManager) {
         super.init(dbManager: dbManager)
@@ -340,6 +356,22 @@ final class BenchItem: DBBTableObject {
                 "name": .init(\BenchItem.name), "code": .init(\BenchItem.code), "quantity": .init(\BenchItem.quantity),
                 "price": .init(\BenchItem.price), "isActive": .init(\BenchItem.isActive),
                 "dueDate": .init(\BenchItem.dueDate),
+            ], for: self)
+    }
+}
+
+/// The same six properties, mapped with direct get/set closures (its own table, `FastBenchItem`).
+final class FastBenchItem: BenchItem {
+    required init(dbManager: DBBManager) {
+        super.init(dbManager: dbManager)
+        dbManager.addPersistenceMapping(
+            [
+                "name": .init(\FastBenchItem.name, get: { $0.name }, set: { $0.name = $1 }),
+                "code": .init(\FastBenchItem.code, get: { $0.code }, set: { $0.code = $1 }),
+                "quantity": .init(\FastBenchItem.quantity, get: { $0.quantity }, set: { $0.quantity = $1 }),
+                "price": .init(\FastBenchItem.price, get: { $0.price }, set: { $0.price = $1 }),
+                "isActive": .init(\FastBenchItem.isActive, get: { $0.isActive }, set: { $0.isActive = $1 }),
+                "dueDate": .init(\FastBenchItem.dueDate, get: { $0.dueDate }, set: { $0.dueDate = $1 }),
             ], for: self)
     }
 }
