@@ -90,6 +90,30 @@ enum Chinook {
 
     static let classes: [DBBTableObject.Type] = [Artist.self, Album.self, Genre.self, MediaType.self, Track.self]
 
+    /// Employees report to employees: a foreign key column onto its own table.
+    final class Employee: DBBTableObject {
+        var lastName = ""
+        var firstName = ""
+        var title: String?
+        var reportsTo: Employee?
+        var birthDate: Date?
+
+        override class var idColumnName: String { "EmployeeId" }
+        override class var hasTimestampColumns: Bool { false }
+
+        required init(dbManager: DBBManager) {
+            super.init(dbManager: dbManager)
+            dbManager.addPersistenceMapping(
+                [
+                    "lastName": .init(\Employee.lastName, columnName: "LastName"),
+                    "firstName": .init(\Employee.firstName, columnName: "FirstName"),
+                    "title": .init(\Employee.title, columnName: "Title"),
+                    "reportsTo": .init(\Employee.reportsTo, columnName: "ReportsTo", foreignKey: true),
+                    "birthDate": .init(\Employee.birthDate, columnName: "BirthDate"),
+                ], for: self)
+        }
+    }
+
     /// The Artist table with one property more than the database has.
     final class ArtistWithCountry: DBBTableObject {
         var name: String?
@@ -349,5 +373,51 @@ func sqlite3Shell(_ file: URL, _ sql: String) throws -> String {
         #expect(try chinook.schema() == before)
         #expect(throws: DBBError.self) { try Chinook.NumberedTrack.fetchAll(manager: chinook.manager) }
         #expect(try sqlite3Shell(chinook.url, "PRAGMA integrity_check") == "ok")
+    }
+
+    @Test func selfReferencingForeignKeys() throws {
+        let chinook = try ChinookCopy()
+        let manager = chinook.manager
+        let before = try chinook.schema()
+        try manager.addTableClasses([Chinook.Employee.self])
+        #expect(try chinook.schema() == before)
+
+        let jane = try #require(try Chinook.Employee.fetchOne(id: 3, manager: manager))
+        #expect(jane.firstName == "Jane" && jane.lastName == "Peacock" && jane.title == "Sales Support Agent")
+        #expect(jane.reportsTo?.lastName == "Edwards")
+        #expect(jane.reportsTo?.reportsTo?.lastName == "Adams")
+        #expect(jane.reportsTo?.reportsTo?.reportsTo == nil)
+        // Chinook stores dates as text ("1973-08-29 00:00:00"); they read as UTC dates.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        #expect(jane.birthDate == calendar.date(from: DateComponents(year: 1973, month: 8, day: 29)))
+
+        // A chain of new objects: the boss is written before the employee whose ReportsTo points at them.
+        let boss = Chinook.Employee(dbManager: manager)
+        boss.lastName = "Boss"
+        boss.firstName = "Bea"
+        let worker = Chinook.Employee(dbManager: manager)
+        worker.lastName = "Worker"
+        worker.firstName = "Wim"
+        worker.reportsTo = boss
+        try worker.save()
+        #expect(boss.idNum == 9 && worker.idNum == 10)
+        // A cycle: each reports to the other; the second foreign key is set by the fix-up pass.
+        let left = Chinook.Employee(dbManager: manager)
+        left.lastName = "Left"
+        left.firstName = "Lou"
+        let right = Chinook.Employee(dbManager: manager)
+        right.lastName = "Right"
+        right.firstName = "Rae"
+        left.reportsTo = right
+        right.reportsTo = left
+        try Chinook.Employee.save([left, right], manager: manager)
+        let reports = try chinook.sql { db in
+            try db.fetchValues(
+                String.self,
+                "SELECT EmployeeId || '>' || ifnull(ReportsTo, '-') FROM Employee WHERE EmployeeId > 8 ORDER BY 1")
+        }
+        #expect(reports == ["9>-", "10>9", "\(left.idNum)>\(right.idNum)", "\(right.idNum)>\(left.idNum)"].sorted())
+        #expect(try chinook.sql { try $0.fetchValue(String.self, "PRAGMA foreign_key_check") } == nil)
     }
 }
