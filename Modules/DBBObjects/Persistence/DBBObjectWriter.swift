@@ -24,11 +24,18 @@ struct DBBObjectWriter {
         var work: [DBBTableObject] = []
         for root in roots where seen.insert(ObjectIdentifier(root)).inserted { work.append(root) }
         var index = 0
+        var lastMap: DBBTableMap?  // a batch is mostly of one class: look its map up once
         while index < work.count {
             let object = work[index]
             index += 1
             object.performPreSaveActions()
-            let map = try manager.map(for: type(of: object))
+            let map: DBBTableMap
+            if let last = lastMap, last.type == type(of: object) {
+                map = last
+            } else {
+                map = try manager.map(for: type(of: object))
+                lastMap = map
+            }
             order.append((object, map))
             for referenced in map.referencedObjects(of: object)
             where referenced.idNum == 0 && seen.insert(ObjectIdentifier(referenced)).inserted {
