@@ -112,7 +112,9 @@ enum MappingGuide {
         #expect(projects.first?.tags == ["space", "moon"])
 
         let wrongType = try DBBManager.inMemory()
-        #expect(throws: DBBError.self) { try wrongType.addTableClasses([WronglyTyped.self]) }
+        let error = #expect(throws: DBBError.self) { try wrongType.addTableClasses([WronglyTyped.self]) }
+        #expect(error?.message == "property budget is declared as int but its type maps to float")
+        #expect(try wrongType.queue.inDatabase { try $0.tableExists("WronglyTyped") } == false)
     }
 
     /// The guide's `.init(\Project.budget, type: .int)`.
