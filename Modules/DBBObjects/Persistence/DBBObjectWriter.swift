@@ -94,12 +94,16 @@ struct DBBObjectWriter {
         var fixups: [(DBBTableObject, DBBTableMap)] = []
         // The statements of the class met last: a batch of one class looks its SQL up once, not per row.
         var statementsOf: (map: DBBTableMap, insert: DBBStatement, update: DBBStatement?)?
+        var arguments: [(any DBBBindable)?] = []  // one buffer for every row
         for (object, map) in graph {
-            var arguments: [(any DBBBindable)?] = []
+            arguments.removeAll(keepingCapacity: true)
             let isNew = object.idNum == 0
             let loaded = object.loadedProperties
             if isNew {
-                if map.hasTimestamps { arguments += [stamp, stamp] }
+                if map.hasTimestamps {
+                    arguments.append(stamp)
+                    arguments.append(stamp)
+                }
             } else if map.hasTimestamps {
                 arguments.append(stamp)
             }
