@@ -22,6 +22,9 @@ final class DBBObjectLoader {
     let manager: DBBManager
     let db: DBBDatabase
     private var identity: [ObjectIdentifier: [Int64: DBBTableObject]] = [:]
+    /// Objects of a class's first load, indexed into `identity` only when a look-up needs them (a flat
+    /// fetch never does).
+    private var unindexed: [ObjectIdentifier: [DBBTableObject]] = [:]
 
     init(manager: DBBManager, db: DBBDatabase) {
         self.manager = manager
@@ -53,29 +56,34 @@ final class DBBObjectLoader {
         _ map: DBBTableMap, _ request: DBBFetchRequest, pending: inout [PendingReference]
     ) throws -> [DBBTableObject] {
         let typeKey = ObjectIdentifier(map.type)
-        var known = identity[typeKey] ?? [:]
+        var known = takeIndex(of: typeKey)
         var result: [DBBTableObject] = []
         var fresh: [DBBTableObject] = []
-        let loadedScalars = map.scalars.enumerated().filter { request.properties?.contains($0.element.name) ?? true }
+        // Per row, only what is needed: one setter closure and its column per loaded scalar.
+        let scalarBase = map.leadingColumns
+        let scalarReaders = map.scalars.enumerated().compactMap { index, scalar in
+            request.properties?.contains(scalar.name) ?? true ? (scalar.accessor.read, Int32(scalarBase + index)) : nil
+        }
         let loadedKeys = map.foreignKeys.enumerated().filter { request.properties?.contains($0.element.name) ?? true }
         let cursor = try db.fetchCursor(map.selectSQL + request.tail, arguments: DBBArguments(request.arguments))
-        let scalarBase = map.leadingColumns
         let keyBase = scalarBase + map.scalars.count
+        // A first, whole-table load of a class meets each row once: no look-up, and indexing only on demand.
+        let mayKnowRows = !known.isEmpty || !request.isAll
         while let row = try cursor.next() {
-            let id: Int64 = try row[0]
-            if let existing = known[id] {
+            let id = try Int64.read(from: row, at: 0)
+            if mayKnowRows, let existing = known[id] {
                 result.append(existing)
                 continue
             }
             let object = map.type.init(dbManager: manager)
             object.idNum = id
             if map.hasTimestamps {
-                object.createdTime = try row[1]
-                object.modifiedTime = try row[2]
+                object.createdTime = row.isNull(at: 1) ? nil : try Date.read(from: row, at: 1)
+                object.modifiedTime = row.isNull(at: 2) ? nil : try Date.read(from: row, at: 2)
             }
             if !request.sparse {
-                for (index, scalar) in loadedScalars {
-                    try scalar.accessor.read(object, row, Int32(scalarBase + index))
+                for (read, column) in scalarReaders {
+                    try read(object, row, column)
                 }
                 for (index, key) in loadedKeys {
                     if let target: Int64 = try row[keyBase + index] {
@@ -99,11 +107,15 @@ final class DBBObjectLoader {
                     object.unloadedSnapshot[name] = map.snapshot(of: name, in: object)
                 }
             }
-            known[id] = object
+            if mayKnowRows { known[id] = object }
             result.append(object)
             fresh.append(object)
         }
-        identity[typeKey] = known
+        if mayKnowRows {
+            identity[typeKey] = known
+        } else {
+            unindexed[typeKey] = fresh
+        }
         guard !fresh.isEmpty, !request.sparse else { return result }
 
         let owners = fresh.count == result.count && request.isAll ? nil : DBBTableMap.idList(fresh.map(\.idNum))
@@ -142,6 +154,23 @@ final class DBBObjectLoader {
         return result
     }
 
+    /// Removes a class's objects from the identity map, indexed by id (so that adding to them copies nothing).
+    private func takeIndex(of type: ObjectIdentifier) -> [Int64: DBBTableObject] {
+        var index = identity.removeValue(forKey: type) ?? [:]
+        if let objects = unindexed.removeValue(forKey: type) {
+            index.reserveCapacity(index.count + objects.count)
+            for object in objects { index[object.idNum] = object }
+        }
+        return index
+    }
+
+    /// A class's objects loaded so far, by id.
+    private func index(of type: ObjectIdentifier) -> [Int64: DBBTableObject] {
+        let index = takeIndex(of: type)
+        identity[type] = index
+        return index
+    }
+
     /// Loads every referenced object not loaded yet, one query per class and level, then assigns them.
     private func resolve(_ initial: [PendingReference]) throws {
         var pending = initial
@@ -150,7 +179,7 @@ final class DBBObjectLoader {
             assignments += pending
             var wanted: [ObjectIdentifier: Set<Int64>] = [:]
             for reference in pending {
-                let known = identity[reference.target] ?? [:]
+                let known = index(of: reference.target)
                 for id in reference.ids where known[id] == nil { wanted[reference.target, default: []].insert(id) }
             }
             pending = []
@@ -167,8 +196,10 @@ final class DBBObjectLoader {
                 _ = try loadRows(map, request, pending: &pending)
             }
         }
+        var lastTarget: (type: ObjectIdentifier, known: [Int64: DBBTableObject])?
         for reference in assignments {
-            let known = identity[reference.target] ?? [:]
+            if lastTarget?.type != reference.target { lastTarget = (reference.target, index(of: reference.target)) }
+            let known = lastTarget?.known ?? [:]
             switch reference.assign {
             case .one(let accessor):
                 try accessor.set(reference.object, reference.ids.first.flatMap { known[$0] })

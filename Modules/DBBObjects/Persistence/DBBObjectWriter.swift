@@ -64,6 +64,39 @@ struct DBBObjectWriter {
         return order
     }
 
+    /// Orders the graph so that an object comes after the objects its foreign key columns point at (where
+    /// no cycle forbids it), so a `NOT NULL` foreign key column gets its id when the row is first written.
+    /// Cycles keep their order and are completed by the fix-up pass. Iterative: no recursion on long chains.
+    static func foreignKeyTargetsFirst(_ graph: [(DBBTableObject, DBBTableMap)]) -> [(DBBTableObject, DBBTableMap)] {
+        guard graph.count > 1, graph.contains(where: { !$0.1.foreignKeys.isEmpty }) else { return graph }
+        var position: [ObjectIdentifier: Int] = [:]
+        for (offset, entry) in graph.enumerated() { position[ObjectIdentifier(entry.0)] = offset }
+        var visited = [Bool](repeating: false, count: graph.count)
+        var ordered: [(DBBTableObject, DBBTableMap)] = []
+        ordered.reserveCapacity(graph.count)
+        var stack: [(node: Int, nextKey: Int)] = []
+        for start in graph.indices where !visited[start] {
+            visited[start] = true
+            stack.append((start, 0))
+            while let (node, nextKey) = stack.last {
+                let (object, map) = graph[node]
+                if nextKey < map.foreignKeys.count {
+                    stack[stack.count - 1].nextKey += 1
+                    if let target = map.foreignKeys[nextKey].accessor.get(object),
+                        let targetNode = position[ObjectIdentifier(target)], !visited[targetNode]
+                    {
+                        visited[targetNode] = true
+                        stack.append((targetNode, 0))
+                    }
+                } else {
+                    stack.removeLast()
+                    ordered.append(graph[node])
+                }
+            }
+        }
+        return ordered
+    }
+
     /// Reads everything a save writes from the objects.
     func plan(_ graph: [(DBBTableObject, DBBTableMap)]) throws -> DBBSavePlan {
         var coding = DBBCodingOptions()
@@ -123,24 +156,35 @@ struct DBBObjectWriter {
         }
 
         var fixups: [Int] = []
+        // The statements of the class met last: a batch of one class looks its SQL up once, not per row.
+        var statementsOf: (map: DBBTableMap, insert: DBBStatement, update: DBBStatement?)?
+        var arguments: [(any DBBBindable)?] = []  // one buffer for every row
         for (index, row) in plan.rows.enumerated() {
             let map = row.map
             let isNew = row.existingID == 0
-            var arguments: [(any DBBBindable)?] = []
-            if map.hasTimestamps { arguments += isNew ? [stamp, stamp] : [stamp] }
+            arguments.removeAll(keepingCapacity: true)
+            if map.hasTimestamps {
+                arguments.append(stamp)
+                if isNew { arguments.append(stamp) }
+            }
             arguments += row.scalars.map(\.value)
             for key in row.keys {
                 let id = resolve(key.reference)
                 if id == nil && key.reference != nil { fixups.append(index) }
                 arguments.append(id)
             }
+            if statementsOf?.map !== map {
+                statementsOf = (
+                    map, try db.prepare(map.insertSQL), map.updateSQL.isEmpty ? nil : try db.prepare(map.updateSQL)
+                )
+            }
             if isNew {
-                try db.execute(map.insertSQL, arguments: DBBArguments(arguments))
+                try statementsOf?.insert.execute(arguments: DBBArguments(arguments))
                 ids[index] = db.lastInsertRowID
             } else if row.written == nil {
-                guard !map.updateSQL.isEmpty else { continue }
+                guard let update = statementsOf?.update else { continue }
                 arguments.append(row.existingID)
-                try db.execute(map.updateSQL, arguments: DBBArguments(arguments))
+                try update.execute(arguments: DBBArguments(arguments))
             } else {
                 let columns =
                     (map.hasTimestamps ? ["modifiedTime"] : []) + row.scalars.map { DBBIdentifier.sql($0.column) }
@@ -153,7 +197,7 @@ struct DBBObjectWriter {
             }
         }
 
-        for (index, row) in plan.rows.enumerated() {
+        for (index, row) in plan.rows.enumerated() where !row.joins.isEmpty {
             let ownerID = ids[index]
             for (join, values) in row.joins {
                 if row.existingID != 0 { try db.execute(join.deleteOwnersSQL, "[\(ownerID)]") }
@@ -200,7 +244,7 @@ struct DBBObjectWriter {
     /// Collects and plans a save, recording a failure for the manager's `errorMessage()`.
     private func prepare(_ objects: [DBBTableObject]) throws -> ([(DBBTableObject, DBBTableMap)], DBBSavePlan) {
         do {
-            let graph = try collectGraph(objects)
+            let graph = Self.foreignKeyTargetsFirst(try collectGraph(objects))
             return (graph, try plan(graph))
         } catch {
             throw manager.record(error)

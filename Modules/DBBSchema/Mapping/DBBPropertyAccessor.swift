@@ -30,38 +30,53 @@ package struct DBBScalarAccessor {
     package let setAny: (AnyObject, Any?) throws -> Void
 
     init<Root: AnyObject, Value: DBBPersistableValue>(_ keyPath: ReferenceWritableKeyPath<Root, Value>) {
-        get = { object, options in
-            try unsafeDowncast(object, to: Root.self)[keyPath: keyPath].dbbValue(options: options)
-        }
-        read = { object, row, column in
-            guard row.storageClass(at: Int(column)) != .null else { return }
-            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try Value.read(from: row, at: column)
-        }
-        setStored = { object, value in
-            guard !value.isNull else { return }
-            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try Value.fromStoredValue(value)
-        }
-        setAny = { object, any in
-            guard let any, !(any is NSNull) else { return }
-            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try convert(any, to: Value.self)
-        }
+        self.init(
+            get: { (root: Root) in root[keyPath: keyPath] },
+            set: { (root: Root, value: Value) in root[keyPath: keyPath] = value })
     }
 
     init<Root: AnyObject, Value: DBBPersistableValue>(optional keyPath: ReferenceWritableKeyPath<Root, Value?>) {
-        get = { object, options in
-            try unsafeDowncast(object, to: Root.self)[keyPath: keyPath].dbbValue(options: options)
-        }
+        self.init(
+            optionalGet: { (root: Root) in root[keyPath: keyPath] },
+            set: { (root: Root, value: Value?) in root[keyPath: keyPath] = value })
+    }
+}
+
+extension DBBScalarAccessor {
+    /// Accessors through direct get/set closures: no key-path projection per row.
+    init<Root: AnyObject, Value: DBBPersistableValue>(
+        get getValue: @escaping (Root) -> Value, set setValue: @escaping (Root, Value) -> Void
+    ) {
+        get = { object, options in try getValue(unsafeDowncast(object, to: Root.self)).dbbValue(options: options) }
         read = { object, row, column in
-            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try Value?.read(from: row, at: column)
+            guard row.storageClass(at: Int(column)) != .null else { return }
+            setValue(unsafeDowncast(object, to: Root.self), try Value.read(from: row, at: column))
         }
         setStored = { object, value in
-            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] =
-                value.isNull ? nil : try Value.fromStoredValue(value)
+            guard !value.isNull else { return }
+            setValue(unsafeDowncast(object, to: Root.self), try Value.fromStoredValue(value))
+        }
+        setAny = { object, any in
+            guard let any, !(any is NSNull) else { return }
+            setValue(unsafeDowncast(object, to: Root.self), try convert(any, to: Value.self))
+        }
+    }
+
+    /// Accessors of an optional property through direct get/set closures.
+    init<Root: AnyObject, Value: DBBPersistableValue>(
+        optionalGet getValue: @escaping (Root) -> Value?, set setValue: @escaping (Root, Value?) -> Void
+    ) {
+        get = { object, options in try getValue(unsafeDowncast(object, to: Root.self)).dbbValue(options: options) }
+        read = { object, row, column in
+            setValue(unsafeDowncast(object, to: Root.self), try Value?.read(from: row, at: column))
+        }
+        setStored = { object, value in
+            setValue(unsafeDowncast(object, to: Root.self), value.isNull ? nil : try Value.fromStoredValue(value))
         }
         setAny = { object, any in
             let value: Value? =
                 if let any, !(any is NSNull) { try convert(any, to: Value.self) } else { nil }
-            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = value
+            setValue(unsafeDowncast(object, to: Root.self), value)
         }
     }
 }

@@ -70,6 +70,49 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
             accessor: .scalar(DBBScalarAccessor(optional: keyPath)))
     }
 
+    /// Maps a scalar property, reading and writing it through direct closures instead of the key path.
+    ///
+    /// The result is the same mapping as the key-path-only initializer; only the speed differs. A key path is applied at run time on every row (about 250 ns per property
+    /// in a release build); a closure written for the property is compiled for its type and is several
+    /// times faster, which matters when fetching tens of thousands of objects. `dbb-codegen` can write these.
+    ///
+    /// ```swift
+    /// "name": .init(\Project.name, get: { $0.name }, set: { $0.name = $1 }),
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keyPath: the property; it names the property and gives its type. `get` and `set` must access it.
+    ///   - type: the storage type, checked against the inferred one at registration. Optional.
+    ///   - columnName: the column's name when it differs from the property's. Optional.
+    ///   - get: returns the property's value.
+    ///   - set: sets the property.
+    public init<Root: AnyObject, Value: DBBPersistableValue>(
+        _ keyPath: ReferenceWritableKeyPath<Root, Value>, type: DBBStorageType? = nil, columnName: String? = nil,
+        get: @escaping (Root) -> Value, set: @escaping (Root, Value) -> Void
+    ) {
+        self.init(
+            inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
+            accessor: .scalar(DBBScalarAccessor(get: get, set: set)))
+    }
+
+    /// Maps an optional scalar property through direct closures (see the non-optional form); `nil` is
+    /// stored as NULL.
+    ///
+    /// - Parameters:
+    ///   - keyPath: the property; it names the property and gives its type. `get` and `set` must access it.
+    ///   - type: the storage type, checked against the inferred one at registration. Optional.
+    ///   - columnName: the column's name when it differs from the property's. Optional.
+    ///   - get: returns the property's value.
+    ///   - set: sets the property.
+    public init<Root: AnyObject, Value: DBBPersistableValue>(
+        _ keyPath: ReferenceWritableKeyPath<Root, Value?>, type: DBBStorageType? = nil, columnName: String? = nil,
+        get: @escaping (Root) -> Value?, set: @escaping (Root, Value?) -> Void
+    ) {
+        self.init(
+            inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
+            accessor: .scalar(DBBScalarAccessor(optionalGet: get, set: set)))
+    }
+
     /// Maps an array of scalars, kept in a join table in array order.
     ///
     /// - Parameters:
