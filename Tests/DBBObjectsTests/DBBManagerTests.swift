@@ -172,3 +172,41 @@ final class Pet: Mammal {
         dbManager.addPersistenceMapping(["owner": .init(\Pet.owner)], for: self)
     }
 }
+
+@Suite struct DBBDynamicTypeTests {
+    /// A class method called through a metatype variable works on the class the variable holds, not on
+    /// the variable's static type: a subclass has its own table.
+    @Test func metatypeVariablesReachTheirOwnClassesTable() async throws {
+        let test = try TestManager(.memory, classes: [Mammal.self, Pet.self])
+        let pet = Pet(dbManager: test.manager)
+        pet.name = "Rex"
+        pet.owner = "Ann"
+        try await pet.save()
+        let mammal = Mammal(dbManager: test.manager)
+        mammal.name = "Wild"
+        try await mammal.save()
+
+        let type: Mammal.Type = Pet.self
+        let fetched = try await type.fetch(options: DBBQueryOptions(), manager: test.manager)
+        #expect(fetched.map(\.name) == ["Rex"])
+        #expect((fetched.first as? Pet)?.owner == "Ann")
+        #expect(type.allInstances(manager: test.manager).map(\.name) == ["Rex"])
+        let saved = try type.savedInstance(values: ["name": "Fido"], manager: test.manager)
+        #expect(saved is Pet)
+        #expect(test.manager.countForTable("Pet") == 2)
+        #expect(test.manager.countForTable("Mammal") == 1)
+        let asyncFetched = try await type.fetchAll(manager: test.manager)
+        #expect(asyncFetched.count == 2 && asyncFetched.allSatisfy { $0 is Pet })
+    }
+
+    @Test func batchOperationsRefuseInstancesOfASubclass() async throws {
+        let test = try TestManager(.memory, classes: [Mammal.self, Pet.self])
+        let pet = Pet(dbManager: test.manager)
+        await #expect(throws: DBBError.self) { try await Mammal.save([pet], manager: test.manager) }
+        #expect(test.manager.errorMessage().contains("Pet"))
+        #expect(test.manager.countForTable("Mammal") == 0 && test.manager.countForTable("Pet") == 0)
+        try await pet.save()
+        await #expect(throws: DBBError.self) { try await Mammal.delete([pet], manager: test.manager) }
+        #expect(test.manager.countForTable("Pet") == 1)
+    }
+}

@@ -3,6 +3,19 @@ import Foundation
 // MARK: Saving
 
 extension DBBTableObject {
+    /// A class's batch operations take instances of exactly that class: a subclass lives in its own table.
+    ///
+    /// - Throws: ``DBBError`` (misuse) naming the first instance of another class.
+    static func requireOnlyInstances(_ objects: [DBBTableObject], manager: DBBManager, action: String) throws {
+        if let stranger = objects.first(where: { type(of: $0) != self }) {
+            throw manager.record(
+                DBBError(
+                    .misuse,
+                    message: "\(action) \(self) objects takes instances of \(self) only; found a \(type(of: stranger))",
+                    context: "\(action) \(self) objects"))
+        }
+    }
+
     /// Saves the object (insert or update), its join rows, and every unsaved object it references, in one
     /// transaction. On success the object gets its id and timestamps and is clean.
     ///
@@ -29,12 +42,7 @@ extension DBBTableObject {
     /// - Throws: ``DBBSQL/DBBError`` (misuse) when an object is of another class, or when SQLite fails;
     ///   nothing is written then.
     public static func save(_ objects: [DBBTableObject], manager: DBBManager) throws {
-        if let stranger = objects.first(where: { type(of: $0) != self }) {
-            throw manager.record(
-                DBBError(
-                    .misuse, message: "saveObjects takes instances of \(self) only; found a \(type(of: stranger))",
-                    context: "saving \(self) objects"))
-        }
+        try requireOnlyInstances(objects, manager: manager, action: "saving")
         try DBBObjectWriter(manager: manager).save(objects)
     }
 
@@ -107,7 +115,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     ///   - sparsePopulation: load only id and timestamps. Default: `false`.
     /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or the row does not fit the mapping.
     public static func fetchOne(id: Int64, manager: DBBManager, sparsePopulation: Bool = false) throws -> Self? {
-        let map = try manager.map(for: Self.self)
+        let map = try manager.map(for: self)
         return try fetch(idRequest([id], map: map, sparse: sparsePopulation), manager: manager).first as? Self
     }
 
@@ -120,7 +128,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     ///
     /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or a row does not fit the mapping.
     public static func fetch(ids: [Int64], manager: DBBManager, sparsePopulation: Bool = false) throws -> [Self] {
-        let map = try manager.map(for: Self.self)
+        let map = try manager.map(for: self)
         let objects = try fetch(idRequest(ids, map: map, sparse: sparsePopulation), manager: manager)
         let byID = Dictionary(objects.map { ($0.idNum, $0) }, uniquingKeysWith: { first, _ in first })
         return ids.compactMap { byID[$0] as? Self }
@@ -141,12 +149,7 @@ extension DBBTableObject {
     /// - Throws: ``DBBSQL/DBBError`` (misuse) for an object of another class, or when SQLite fails;
     ///   nothing is deleted then.
     public static func delete(_ instances: [DBBTableObject], manager: DBBManager) throws {
-        if let stranger = instances.first(where: { type(of: $0) != self }) {
-            throw manager.record(
-                DBBError(
-                    .misuse, message: "delete takes instances of \(self) only; found a \(type(of: stranger))",
-                    context: "deleting \(self) objects"))
-        }
+        try requireOnlyInstances(instances, manager: manager, action: "deleting")
         try delete(ids: instances.map(\.idNum).filter { $0 != 0 }, manager: manager)
         for instance in instances { instance.idNum = 0 }
     }
@@ -249,7 +252,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     /// - Returns: the saved instance, with its id.
     /// - Throws: what ``init(dictionary:manager:)`` and ``save()`` throw.
     public static func savedInstance(values: [String: Any], manager: DBBManager) throws -> Self {
-        let object = Self(dbManager: manager)
+        let object = self.init(dbManager: manager)
         try object.populate(from: values)
         try object.save()
         return object

@@ -58,7 +58,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
         -> [Self]
     {
         do {
-            let map = try manager.map(for: Self.self)
+            let map = try manager.map(for: self)
             let (request, distinct) = try request(for: options, map: map, sparse: sparsePopulation)
             return try manager.run { db in
                 try run(request, distinct: distinct, map: map, manager: manager, db: db).map { $0 as! Self }
@@ -99,7 +99,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
         manager: DBBManager, _ build: @escaping @Sendable (DBBTableMap) throws -> (DBBFetchRequest, DBBQueryPlan?)
     ) async throws -> sending [Self] {
         do {
-            let map = try manager.map(for: Self.self)
+            let map = try manager.map(for: self)
             let (request, distinct) = try build(map)
             let handOver = try await manager.queue.inDatabase { db in
                 DBBHandOver(
@@ -160,7 +160,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     /// - Throws: ``DBBSQL/DBBError`` when the class is not registered.
     public static func fetchAllIDs(manager: DBBManager) async throws -> [Int64] {
         do {
-            let map = try manager.map(for: Self.self)
+            let map = try manager.map(for: self)
             let id = DBBIdentifier.sql(map.idColumn)
             let sql = "SELECT \(id) FROM \(DBBIdentifier.sql(map.tableName)) ORDER BY \(id)"
             return try await manager.queue.inDatabase { db in try db.fetchValues(Int64.self, sql) }
@@ -173,6 +173,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     ///
     /// - Throws: ``DBBSQL/DBBError`` as ``DBBTableObject/save(_:manager:)``.
     public static func save(_ objects: [Self], manager: DBBManager) async throws {
+        try requireOnlyInstances(objects, manager: manager, action: "saving")
         try await DBBObjectWriter(manager: manager).save(objects)
     }
 
@@ -181,7 +182,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or SQLite fails.
     public static func delete(ids: [Int64], manager: DBBManager) async throws {
         do {
-            let map = try manager.map(for: Self.self)
+            let map = try manager.map(for: self)
             guard !ids.isEmpty else { return }
             try await manager.queue.inDatabase { db in
                 try db.inTransaction(.immediate) { db in
@@ -198,6 +199,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     ///
     /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or SQLite fails.
     public static func delete(_ instances: [Self], manager: DBBManager) async throws {
+        try requireOnlyInstances(instances, manager: manager, action: "deleting")
         try await delete(ids: instances.map(\.idNum).filter { $0 != 0 }, manager: manager)
         for instance in instances { instance.idNum = 0 }
     }

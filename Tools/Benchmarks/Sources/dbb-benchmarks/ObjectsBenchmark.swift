@@ -95,29 +95,6 @@ enum ObjectsBenchmark {
         report("fetch 100,000 (\(label))", raw: rawFetch, api: apiFetch, target: 2)
     }
 
-    // MARK: Timing and report
-
-    /// The CPU time the process spends in `body`, in seconds. CPU time rather than wall time, so that other
-    /// processes on a busy machine do not distort the ratios; SQLite's file writes are made in the process too.
-    private static func time(_ body: () throws -> Void) throws -> Double {
-        let start = cpuTime()
-        try body()
-        return cpuTime() - start
-    }
-
-    private static func cpuTime() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
-
-    private static func report(_ name: String, raw: Double, api: Double, target: Double) {
-        let ratio = api / raw
-        let verdict = ratio <= target ? "ok" : "MISSED"
-        let padded = name.padding(toLength: 36, withPad: " ", startingAt: 0)
-        print(String(format: "%@ %8.3f   %12.3f   %6.2f×   ≤ %.0f× %@", padded, raw, api, ratio, target, verdict))
-    }
-
     // MARK: Data
 
     private static func makeItems(_ type: BenchItem.Type, _ manager: DBBManager) -> [BenchItem] {
@@ -280,62 +257,6 @@ enum ObjectsBenchmark {
         }
         return projects
     }
-
-    private static func text(_ statement: OpaquePointer, _ column: Int32) -> String {
-        guard let bytes = sqlite3_column_text(statement, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(statement, column))
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
-    }
-}
-
-/// SQLITE_TRANSIENT: SQLite copies the bound bytes.
-private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
-/// A bare sqlite3 connection with the manager's settings (WAL, synchronous NORMAL).
-private final class RawDatabase {
-    let handle: OpaquePointer
-
-    init(_ url: URL) throws {
-        var handle: OpaquePointer?
-        guard sqlite3_open_v2(url.path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK,
-            let handle
-        else {
-            throw RawError(message: "cannot open \(url.path)")
-        }
-        self.handle = handle
-        try execute("PRAGMA journal_mode = WAL")
-        try execute("PRAGMA synchronous = NORMAL")
-    }
-
-    deinit { sqlite3_close_v2(handle) }
-
-    func error() -> RawError { RawError(message: String(cString: sqlite3_errmsg(handle))) }
-
-    func execute(_ sql: String) throws {
-        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw error() }
-    }
-
-    func prepare(_ sql: String) throws -> OpaquePointer {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw error() }
-        return statement
-    }
-
-    func forEachRow(_ sql: String, _ body: (OpaquePointer) -> Void) throws {
-        let statement = try prepare(sql)
-        defer { sqlite3_finalize(statement) }
-        while true {
-            let result = sqlite3_step(statement)
-            if result == SQLITE_DONE { return }
-            guard result == SQLITE_ROW else { throw error() }
-            body(statement)
-        }
-    }
-}
-
-private struct RawError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
 }
 
 // MARK: Models

@@ -1,9 +1,16 @@
-// Runs the named workloads (all of them when none is named).
-let known = ["objects"]
+// Runs the named workloads (all of them when none is named), printing times and ratios to raw sqlite3.
+// Run in release: swift run -c release --package-path Tools/Benchmarks dbb-benchmarks [workload …]
+import Foundation
+
+let known = ["objects", "query"]
 let requested = Array(CommandLine.arguments.dropFirst())
 for workload in requested.isEmpty ? known : requested {
     switch workload {
     case "objects": ObjectsBenchmark.run()
-    default: print("unknown workload \(workload); known: \(known.joined(separator: ", "))")
+    case "query": QueryBenchmark.run()
+    case "-h", "--help": print("usage: dbb-benchmarks [workload …]   workloads: \(known.joined(separator: ", "))")
+    default:
+        print("unknown workload '\(workload)'; known workloads: \(known.joined(separator: ", "))")
+        exit(2)
     }
 }

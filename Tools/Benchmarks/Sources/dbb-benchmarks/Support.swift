@@ -1,0 +1,84 @@
+import CSQLite
+import Foundation
+
+// What every workload shares: timing, the report line, and a bare sqlite3 connection for the hand-written
+// side of each comparison.
+
+/// The CPU time the process spends in `body`, in seconds. CPU time rather than wall time, so that other
+/// processes on a busy machine do not distort the ratios; SQLite's file writes are made in the process too.
+func time(_ body: () throws -> Void) throws -> Double {
+    let start = cpuTime()
+    try body()
+    return cpuTime() - start
+}
+
+func cpuTime() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// One line of a workload's table: both times, the ratio, and whether it meets the target.
+func report(_ name: String, raw: Double, api: Double, target: Double) {
+    let ratio = api / raw
+    let verdict = ratio <= target ? "ok" : "MISSED"
+    let padded = name.padding(toLength: 42, withPad: " ", startingAt: 0)
+    print(String(format: "%@ %8.3f   %12.3f   %6.2f×   ≤ %.1f× %@", padded, raw, api, ratio, target, verdict))
+}
+
+/// A column's text, read with its byte length.
+func text(_ statement: OpaquePointer, _ column: Int32) -> String {
+    guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+    let count = Int(sqlite3_column_bytes(statement, column))
+    return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+}
+
+/// SQLITE_TRANSIENT: SQLite copies the bound bytes.
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// A bare sqlite3 connection with the manager's settings (WAL, synchronous NORMAL).
+final class RawDatabase {
+    let handle: OpaquePointer
+
+    init(_ url: URL) throws {
+        var handle: OpaquePointer?
+        guard sqlite3_open_v2(url.path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK,
+            let handle
+        else {
+            throw RawError(message: "cannot open \(url.path)")
+        }
+        self.handle = handle
+        try execute("PRAGMA journal_mode = WAL")
+        try execute("PRAGMA synchronous = NORMAL")
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    func error() -> RawError { RawError(message: String(cString: sqlite3_errmsg(handle))) }
+
+    func execute(_ sql: String) throws {
+        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw error() }
+    }
+
+    func prepare(_ sql: String) throws -> OpaquePointer {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw error() }
+        return statement
+    }
+
+    func forEachRow(_ sql: String, _ body: (OpaquePointer) -> Void) throws {
+        let statement = try prepare(sql)
+        defer { sqlite3_finalize(statement) }
+        while true {
+            let result = sqlite3_step(statement)
+            if result == SQLITE_DONE { return }
+            guard result == SQLITE_ROW else { throw error() }
+            body(statement)
+        }
+    }
+}
+
+struct RawError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
