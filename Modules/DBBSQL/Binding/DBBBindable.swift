@@ -150,11 +150,11 @@ enum DBBJSON {
     static func object(from value: DBBValue, options: DBBCodingOptions) throws -> Any? {
         guard let data = value.dataValue else {
             if value.isNull { return nil }
-            throw DBBError(.mismatch, message: "a \(value.storageClass) value is not JSON text", context: "reading JSON")
+            throw DBBError(
+                .mismatch, message: "a \(value.storageClass) value is not JSON text", context: "reading JSON")
         }
         do {
-            return try JSONSerialization.jsonObject(
-                with: data, options: options.jsonReadingOptions.union(.fragmentsAllowed))
+            return try JSONSerialization.jsonObject(with: data, options: options.jsonReadingOptions)
         } catch {
             throw DBBError(.mismatch, message: "the column does not hold valid JSON: \(error)", context: "reading JSON")
         }
@@ -164,17 +164,23 @@ enum DBBJSON {
 /// Date text formats shared by binding and reading.
 enum DBBDateFormatting {
     static func iso8601String(from date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        date.formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 
     /// Parses ISO 8601 (with or without fractional seconds) and SQLite's own `YYYY-MM-DD HH:MM:SS[.SSS]` (UTC).
     static func date(from text: String) -> Date? {
-        let normalized = text.count >= 19 && text.dropFirst(10).first == " " ? text.replacingCharacters(
-            in: text.index(text.startIndex, offsetBy: 10)..<text.index(text.startIndex, offsetBy: 11), with: "T")
+        let normalized =
+            text.count >= 19 && text.dropFirst(10).first == " "
+            ? text.replacingCharacters(
+                in: text.index(text.startIndex, offsetBy: 10)..<text.index(text.startIndex, offsetBy: 11), with: "T")
             : text
-        let withZone = normalized.hasSuffix("Z") || normalized.range(of: #"[+-]\d\d:?\d\d$"#, options: .regularExpression) != nil
+        let withZone =
+            normalized.hasSuffix("Z") || normalized.range(of: #"[+-]\d\d:?\d\d$"#, options: .regularExpression) != nil
             ? normalized : normalized + "Z"
-        if let date = try? Date(withZone, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)) {
+        if let date = try? Date(
+            withZone, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))
+        {
             return date
         }
         if let date = try? Date(withZone, strategy: .iso8601) { return date }

@@ -38,15 +38,23 @@ public final class DBBStatement {
 
     init(database: DBBDatabase, sql: String, cached: Bool) throws {
         var statement: OpaquePointer?
-        var tail: UnsafePointer<CChar>?
-        let code = sql.withCString { sqlite3_prepare_v3(database.handle, $0, -1, cached ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0, &statement, &tail) }
+        var holdsMore = false
+        let flags = cached ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let code = sql.withCString { text in
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v3(database.handle, text, -1, flags, &statement, &tail)
+            // The tail points into the C string, so it is inspected before the string goes away.
+            if code == SQLITE_OK, let tail { holdsMore = DBBStatement.holdsMoreSQL(tail) }
+            return code
+        }
         guard code == SQLITE_OK else {
             throw DBBError.fromConnection(database.handle, code: code, sql: sql, context: "preparing a statement")
         }
         guard let statement else {
-            throw DBBError(.misuse, message: "the SQL text holds no statement", sql: sql, context: "preparing a statement")
+            throw DBBError(
+                .misuse, message: "the SQL text holds no statement", sql: sql, context: "preparing a statement")
         }
-        if let tail, DBBStatement.holdsMoreSQL(tail) {
+        if holdsMore {
             sqlite3_finalize(statement)
             throw DBBError(
                 .misuse,
@@ -79,7 +87,8 @@ public final class DBBStatement {
             } else if character == UInt8(ascii: "/") && (pointer + 1).pointee == CChar(UInt8(ascii: "*")) {
                 pointer += 2
                 while pointer.pointee != 0
-                    && !(pointer.pointee == CChar(UInt8(ascii: "*")) && (pointer + 1).pointee == CChar(UInt8(ascii: "/")))
+                    && !(pointer.pointee == CChar(UInt8(ascii: "*"))
+                        && (pointer + 1).pointee == CChar(UInt8(ascii: "/")))
                 {
                     pointer += 1
                 }
@@ -118,7 +127,12 @@ public final class DBBStatement {
         }
         let options = database.codingOptions
         for index in 0..<arguments.count {
-            let value = try arguments[index]?.dbbValue(options: options) ?? .null
+            let value: DBBValue
+            do {
+                value = try arguments[index]?.dbbValue(options: options) ?? .null
+            } catch let error as DBBError {
+                throw described(error, context: "binding argument \(index + 1)")
+            }
             try bind(value, at: Int32(index + 1))
         }
     }
@@ -149,17 +163,35 @@ public final class DBBStatement {
                     context: "binding named arguments")
             }
             used += 1
-            try bind(argument?.dbbValue(options: options) ?? .null, at: Int32(index))
+            let value: DBBValue
+            do {
+                value = try argument?.dbbValue(options: options) ?? .null
+            } catch let error as DBBError {
+                throw described(error, context: "binding parameter \(fullName)")
+            }
+            try bind(value, at: Int32(index))
         }
         if used != arguments.count {
-            let names = Set((0..<parameterCount).compactMap { index -> String? in
-                sqlite3_bind_parameter_name(handle, Int32(index + 1)).map { String(String(cString: $0).dropFirst()) }
-            })
-            let extra = arguments.keys.filter { !names.contains($0) && !names.contains(String($0.dropFirst())) }.sorted()
+            let names = Set(
+                (0..<parameterCount).compactMap { index -> String? in
+                    sqlite3_bind_parameter_name(handle, Int32(index + 1)).map {
+                        String(String(cString: $0).dropFirst())
+                    }
+                })
+            let extra = arguments.keys.filter { !names.contains($0) && !names.contains(String($0.dropFirst())) }
+                .sorted()
             throw DBBError(
                 .misuse, message: "the statement has no parameter named \(extra.joined(separator: ", "))", sql: sql,
                 context: "binding named arguments")
         }
+    }
+
+    /// Adds this statement's SQL and the binding step to an error a value threw while converting itself.
+    private func described(_ error: DBBError, context: String) -> DBBError {
+        var error = error
+        if error.sql == nil { error.sql = sql }
+        error.context = context + (error.context.map { " (\($0))" } ?? "")
+        return error
     }
 
     /// Binds one value at a 1-based parameter index.
@@ -228,6 +260,7 @@ public final class DBBStatement {
     ///
     /// - Throws: ``DBBError`` for binding or execution failures.
     public func execute(arguments: DBBArguments) throws {
+        try database.checkOpen(sql)
         defer { reset() }
         try bind(arguments)
         while try step() {}
@@ -237,6 +270,7 @@ public final class DBBStatement {
     ///
     /// - Throws: ``DBBError`` for binding failures.
     public func cursor(arguments: DBBArguments = .none) throws -> DBBCursor {
+        try database.checkOpen(sql)
         reset()
         try bind(arguments)
         return DBBCursor(statement: self)

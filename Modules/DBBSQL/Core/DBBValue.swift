@@ -103,7 +103,9 @@ public struct DBBCodingOptions: @unchecked Sendable {
     public var dateStrategy: DBBDateStrategy = .secondsSince1970
     /// Options for writing arrays and dictionaries as JSON text. Default: sorted keys.
     public var jsonWritingOptions: JSONSerialization.WritingOptions = [.sortedKeys]
-    /// Options for reading JSON text back into arrays and dictionaries.
+    /// Options for reading JSON text back into arrays and dictionaries. Default: none, so a column must
+    /// hold an array or an object; add `.fragmentsAllowed` to read bare strings and numbers with
+    /// ``DBBRow/jsonValue(at:)``.
     public var jsonReadingOptions: JSONSerialization.ReadingOptions = []
 
     /// Creates the default options.

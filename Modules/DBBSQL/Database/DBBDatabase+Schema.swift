@@ -53,7 +53,9 @@ extension DBBDatabase {
     /// - Throws: ``DBBError`` if the schema cannot be read.
     public func tableNames() throws -> [String] {
         try fetchValues(
-            String.self, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+            String.self,
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
+        )
     }
 
     /// The names of the indexes of a table (automatic ones included), sorted.

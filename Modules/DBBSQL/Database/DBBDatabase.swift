@@ -36,6 +36,8 @@ public final class DBBDatabase {
     private var statementCache: [String: DBBStatement] = [:]
     var traceBox: DBBTraceBox?
     var savepointDepth = 0
+    /// The number of cursors that are stepping a statement of this connection.
+    var activeCursorCount = 0
 
     /// Opens (and by default creates) a database file.
     ///
@@ -107,16 +109,26 @@ public final class DBBDatabase {
     /// - Throws: ``DBBError`` (busy) while a cursor of this connection is still open.
     public func close() throws {
         guard let handle else { return }
-        if statementCache.values.contains(where: \.isInUse) {
-            throw DBBError(.busy, message: "a cursor of this connection is still open", context: "closing \(path)")
+        if activeCursorCount > 0 {
+            throw DBBError(
+                .busy, message: "\(activeCursorCount) cursor(s) of this connection are still stepping",
+                context: "closing \(path)")
         }
         statementCache.removeAll()
-        let code = sqlite3_close(handle)
+        if traceBox != nil { sqlite3_trace_v2(handle, 0, nil, nil) }
+        // close_v2 defers the final release until statements still referenced from Swift are finalized;
+        // they can no longer run, since every run checks that the connection is open.
+        let code = sqlite3_close_v2(handle)
         guard code == SQLITE_OK else {
             throw DBBError.fromConnection(handle, code: code, context: "closing \(path)")
         }
         self.handle = nil
         traceBox = nil
+    }
+
+    @inline(__always)
+    func checkOpen(_ sql: String) throws {
+        if handle == nil { _ = try openHandle(sql) }
     }
 
     func openHandle(_ sql: String? = nil) throws -> OpaquePointer {
@@ -195,8 +207,9 @@ public final class DBBDatabase {
                 var tail: UnsafePointer<CChar>?
                 let code = sqlite3_prepare_v2(handle, position, -1, &statement, &tail)
                 guard code == SQLITE_OK else {
-                    throw DBBError.fromConnection(handle, code: code, sql: String(cString: position),
-                        context: "preparing one of several statements")
+                    let rest = String(cString: position).trimmingCharacters(in: .whitespacesAndNewlines)
+                    throw DBBError.fromConnection(
+                        handle, code: code, sql: rest, context: "preparing one of several statements")
                 }
                 defer { sqlite3_finalize(statement) }
                 current = tail
@@ -204,7 +217,8 @@ public final class DBBDatabase {
                 var stepCode = sqlite3_step(statement)
                 while stepCode == SQLITE_ROW { stepCode = sqlite3_step(statement) }
                 guard stepCode == SQLITE_DONE else {
-                    throw DBBError.fromConnection(handle, code: stepCode, sql: String(cString: sqlite3_sql(statement)),
+                    throw DBBError.fromConnection(
+                        handle, code: stepCode, sql: String(cString: sqlite3_sql(statement)),
                         context: "running one of several statements")
                 }
             }

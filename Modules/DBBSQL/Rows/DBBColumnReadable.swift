@@ -60,19 +60,29 @@ extension Int: DBBColumnReadable {
     public static func read(from row: DBBRow, at column: Int32) throws -> Int { try readInteger(from: row, at: column) }
 }
 extension Int8: DBBColumnReadable {
-    public static func read(from row: DBBRow, at column: Int32) throws -> Int8 { try readInteger(from: row, at: column) }
+    public static func read(from row: DBBRow, at column: Int32) throws -> Int8 {
+        try readInteger(from: row, at: column)
+    }
 }
 extension Int16: DBBColumnReadable {
-    public static func read(from row: DBBRow, at column: Int32) throws -> Int16 { try readInteger(from: row, at: column) }
+    public static func read(from row: DBBRow, at column: Int32) throws -> Int16 {
+        try readInteger(from: row, at: column)
+    }
 }
 extension Int32: DBBColumnReadable {
-    public static func read(from row: DBBRow, at column: Int32) throws -> Int32 { try readInteger(from: row, at: column) }
+    public static func read(from row: DBBRow, at column: Int32) throws -> Int32 {
+        try readInteger(from: row, at: column)
+    }
 }
 extension UInt: DBBColumnReadable {
-    public static func read(from row: DBBRow, at column: Int32) throws -> UInt { try readInteger(from: row, at: column) }
+    public static func read(from row: DBBRow, at column: Int32) throws -> UInt {
+        try readInteger(from: row, at: column)
+    }
 }
 extension UInt8: DBBColumnReadable {
-    public static func read(from row: DBBRow, at column: Int32) throws -> UInt8 { try readInteger(from: row, at: column) }
+    public static func read(from row: DBBRow, at column: Int32) throws -> UInt8 {
+        try readInteger(from: row, at: column)
+    }
 }
 extension UInt16: DBBColumnReadable {
     public static func read(from row: DBBRow, at column: Int32) throws -> UInt16 {
@@ -163,6 +173,14 @@ extension Date: DBBColumnReadable {
 }
 
 extension DBBRow {
+    /// Reads a column holding JSON text, with the connection's JSON reading options.
+    ///
+    /// - Returns: the array, dictionary, or (with `.fragmentsAllowed`) bare value; `nil` when the value is NULL.
+    /// - Throws: ``DBBError`` (mismatch) when the text is not JSON the options accept.
+    public func jsonValue(at index: Int) throws -> Any? {
+        try DBBJSON.object(from: value(at: index), options: codingOptions)
+    }
+
     /// Reads a column holding a JSON array, with the connection's JSON reading options.
     ///
     /// - Returns: the array, or `nil` when the value is NULL.

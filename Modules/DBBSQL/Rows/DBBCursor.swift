@@ -11,11 +11,15 @@
 /// ```
 public final class DBBCursor {
     let statement: DBBStatement
+    // Held strongly so that a cursor (and the rows that keep it alive) never outlives its connection.
+    let database: DBBDatabase
     private var finished = false
 
     init(statement: DBBStatement) {
         self.statement = statement
+        self.database = statement.database
         statement.isInUse = true
+        database.activeCursorCount += 1
     }
 
     deinit { finish() }
@@ -31,7 +35,7 @@ public final class DBBCursor {
     public func next() throws -> DBBRow? {
         if finished { return nil }
         do {
-            if try statement.step() { return DBBRow(statement: statement) }
+            if try statement.step() { return DBBRow(cursor: self) }
         } catch {
             finish()
             throw error
@@ -61,6 +65,7 @@ public final class DBBCursor {
         finished = true
         statement.reset()
         statement.isInUse = false
+        database.activeCursorCount -= 1
     }
 }
 

@@ -3,8 +3,9 @@ import Foundation
 
 /// The current row of a running statement.
 ///
-/// A row is a view onto its statement: it is valid until the cursor advances. Copy what you need
-/// (``dictionary``, ``values``, or typed reads) before moving on.
+/// A row is a view onto its statement: it reads the current row until the cursor advances. Copy what
+/// you need (``dictionary``, ``values``, or typed reads) before moving on. A row keeps its cursor alive,
+/// so `try db.fetchCursor(sql).next()` can be read safely.
 ///
 /// ```swift
 /// let cursor = try db.fetchCursor("SELECT Name, Milliseconds FROM Track")
@@ -14,11 +15,16 @@ import Foundation
 /// }
 /// ```
 public struct DBBRow {
-    let statement: DBBStatement
+    // The cursor is kept alive so the statement is not reset under the row.
+    let cursor: DBBCursor
+    let handle: OpaquePointer
 
-    init(statement: DBBStatement) { self.statement = statement }
+    init(cursor: DBBCursor) {
+        self.cursor = cursor
+        self.handle = cursor.statement.handle
+    }
 
-    @inline(__always) var handle: OpaquePointer { statement.handle }
+    @inline(__always) var statement: DBBStatement { cursor.statement }
 
     /// The number of columns.
     public var count: Int { statement.columnCount }
@@ -27,7 +33,7 @@ public struct DBBRow {
     public var columnNames: [String] { statement.columnNames }
 
     /// The coding options of the connection (date strategy, JSON options).
-    public var codingOptions: DBBCodingOptions { statement.database.codingOptions }
+    public var codingOptions: DBBCodingOptions { cursor.database.codingOptions }
 
     /// The index of a column by name, or `nil` when the row has no such column.
     public func index(ofColumn name: String) -> Int? { statement.columnIndex(named: name) }
@@ -123,8 +129,10 @@ public struct DBBRow {
     }
 
     @inline(__always) func blob(at column: Int32) -> Data {
+        // SQLite's advice: ask for the pointer first, then the length.
+        let pointer = sqlite3_column_blob(handle, column)
         let length = Int(sqlite3_column_bytes(handle, column))
-        guard length > 0, let pointer = sqlite3_column_blob(handle, column) else { return Data() }
+        guard length > 0, let pointer else { return Data() }
         return Data(bytes: pointer, count: length)
     }
 

@@ -89,7 +89,8 @@ struct DBBRowDecoder: Decoder {
                     type,
                     .init(
                         codingPath: codingPath + [key],
-                        debugDescription: "column \(key.stringValue) holds \(value.storageClass.rawValue), not JSON text"
+                        debugDescription:
+                            "column \(key.stringValue) holds \(value.storageClass.rawValue), not JSON text"
                     ))
             }
             let decoder = JSONDecoder()
