@@ -20,20 +20,47 @@ public final class DBBStatement {
     unowned let database: DBBDatabase
     /// The SQL text the statement was prepared from.
     public let sql: String
-    /// The number of result columns.
-    public let columnCount: Int
+    /// The number of result columns. It can change when SQLite re-prepares the statement after a schema
+    /// change (`SELECT *` after `ALTER TABLE … ADD COLUMN`).
+    public private(set) var columnCount: Int
     /// The number of parameters (`?`, `?NNN`, `:name`, `@name`, `$name`).
     public let parameterCount: Int
     var isInUse = false
     let isCached: Bool
 
-    // Computed once per statement, so reading by name costs one dictionary look-up per column.
-    private lazy var exactColumnIndexes: [String: Int] = Self.firstIndexes(columnNames)
-    private lazy var foldedColumnIndexes: [String: Int] = Self.firstIndexes(columnNames.map { $0.lowercased() })
+    /// Column names and name → index maps, computed once per preparation, so reading by name costs one
+    /// dictionary look-up.
+    private struct ColumnMetadata {
+        var names: [String]
+        var exactIndexes: [String: Int]
+        var foldedIndexes: [String: Int]
+    }
+    private var metadataStorage: ColumnMetadata?
+    /// SQLite's count of automatic re-preparations, last time the metadata was checked.
+    private var reprepareCount: Int32 = 0
+
+    private var metadata: ColumnMetadata {
+        if let metadataStorage { return metadataStorage }
+        let names = (0..<columnCount).map { String(cString: sqlite3_column_name(handle, Int32($0))) }
+        let metadata = ColumnMetadata(
+            names: names, exactIndexes: Self.firstIndexes(names),
+            foldedIndexes: Self.firstIndexes(names.map { $0.lowercased() }))
+        metadataStorage = metadata
+        return metadata
+    }
 
     /// The names of the result columns, in order.
-    public private(set) lazy var columnNames: [String] = (0..<columnCount).map {
-        String(cString: sqlite3_column_name(handle, Int32($0)))
+    public var columnNames: [String] { metadata.names }
+
+    /// Drops the column metadata when SQLite re-prepared the statement (after a schema change); called
+    /// once per run, after the first step.
+    @inline(__always)
+    func refreshColumnsIfReprepared() {
+        let count = sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0)
+        guard count != reprepareCount else { return }
+        reprepareCount = count
+        columnCount = Int(sqlite3_column_count(handle))
+        metadataStorage = nil
     }
 
     init(database: DBBDatabase, sql: String, cached: Bool) throws {
@@ -102,7 +129,8 @@ public final class DBBStatement {
 
     /// The index of a result column by name (exact first, then case-insensitive, as SQLite matches names).
     public func columnIndex(named name: String) -> Int? {
-        exactColumnIndexes[name] ?? foldedColumnIndexes[name.lowercased()]
+        let metadata = self.metadata
+        return metadata.exactIndexes[name] ?? metadata.foldedIndexes[name.lowercased()]
     }
 
     /// The first index of each name: a `SELECT *` over a join can repeat a column name.

@@ -56,11 +56,19 @@ extension DBBDatabase {
         try fetchValue(Bool.self, "PRAGMA foreign_keys") ?? false
     }
 
-    /// Turns foreign key enforcement on or off. SQLite ignores the change inside a transaction.
+    /// Turns foreign key enforcement on or off.
     ///
-    /// - Throws: ``DBBError`` if the pragma cannot be set.
+    /// SQLite silently ignores this pragma inside a transaction; this method reads the setting back and
+    /// throws instead, so a caller never believes a change happened that did not.
+    ///
+    /// - Throws: ``DBBError`` (misuse) inside a transaction, or if the pragma cannot be set.
     public func setForeignKeysEnabled(_ enabled: Bool) throws {
         try executeStatements("PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")")
+        guard try foreignKeysEnabled() == enabled else {
+            throw DBBError(
+                .misuse, message: "foreign key enforcement cannot change inside a transaction",
+                sql: "PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")", context: "setting a pragma")
+        }
     }
 
     /// Whether `LIKE` is case-sensitive. SQLite has no way to read this pragma, so it is observed:

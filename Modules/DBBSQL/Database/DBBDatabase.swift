@@ -69,7 +69,10 @@ public final class DBBDatabase {
         sqlite3_extended_result_codes(connection, 1)
         do {
             // Opening is lazy in SQLite: reading the schema is what proves the file is a database.
-            try execute("SELECT count(*) FROM sqlite_master")
+            // Reading takes no write lock, so the file is never changed by this check.
+            try executeStatements("SELECT count(*) FROM sqlite_master")
+        } catch let error as DBBError where error.resultCode == .busy || error.resultCode == .locked {
+            // Another connection holds a lock, which only a database can have: the file is one.
         } catch var error as DBBError {
             error.context = "opening \(path)"
             if error.resultCode == .notADatabase {

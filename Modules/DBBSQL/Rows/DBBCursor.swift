@@ -14,6 +14,7 @@ public final class DBBCursor {
     // Held strongly so that a cursor (and the rows that keep it alive) never outlives its connection.
     let database: DBBDatabase
     private var finished = false
+    private var started = false
 
     init(statement: DBBStatement) {
         self.statement = statement
@@ -35,7 +36,14 @@ public final class DBBCursor {
     public func next() throws -> DBBRow? {
         if finished { return nil }
         do {
-            if try statement.step() { return DBBRow(cursor: self) }
+            if try statement.step() {
+                if !started {
+                    // The first step is where SQLite re-prepares a statement whose schema changed.
+                    started = true
+                    statement.refreshColumnsIfReprepared()
+                }
+                return DBBRow(cursor: self)
+            }
         } catch {
             finish()
             throw error

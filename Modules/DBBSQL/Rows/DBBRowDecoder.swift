@@ -96,7 +96,15 @@ struct DBBRowDecoder: Decoder {
             let decoder = JSONDecoder()
             if row.codingOptions.dateStrategy == .secondsSince1970 { decoder.dateDecodingStrategy = .secondsSince1970 }
             if row.codingOptions.dateStrategy == .iso8601 { decoder.dateDecodingStrategy = .iso8601 }
-            return try decoder.decode(type, from: data)
+            do {
+                return try decoder.decode(type, from: data)
+            } catch {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: codingPath + [key],
+                        debugDescription: "column \(key.stringValue) does not hold JSON text for \(T.self)",
+                        underlyingError: error))
+            }
         }
 
         func nestedContainer<NestedKey: CodingKey>(
