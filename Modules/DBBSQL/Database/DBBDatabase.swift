@@ -205,12 +205,15 @@ public final class DBBDatabase {
         let handle = try openHandle(sql)
         try sql.withCString { start in
             var current: UnsafePointer<CChar>? = start
-            while let position = current, position.pointee != 0 {
+            while var position = current, position.pointee != 0 {
+                // Leading white space is skipped, so traces and errors show each statement as written.
+                while position.pointee == 0x20 || (0x09...0x0D).contains(position.pointee) { position += 1 }
+                if position.pointee == 0 { break }
                 var statement: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
                 let code = sqlite3_prepare_v2(handle, position, -1, &statement, &tail)
                 guard code == SQLITE_OK else {
-                    let rest = String(cString: position).trimmingCharacters(in: .whitespacesAndNewlines)
+                    let rest = String(cString: position)
                     throw DBBError.fromConnection(
                         handle, code: code, sql: rest, context: "preparing one of several statements")
                 }
