@@ -1,8 +1,11 @@
 import CSQLite
 import Foundation
 
-// SQLite copies bound text and blobs before the bind call returns.
-private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+// SQLite copies bound text and blobs before the bind call returns. A computed value, not a global, so
+// the hot path pays no lazy-initialization check.
+@inline(__always) private var sqliteTransient: sqlite3_destructor_type {
+    unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
 
 /// A prepared SQL statement of one connection.
 ///
@@ -22,10 +25,12 @@ public final class DBBStatement {
     public let sql: String
     /// The number of result columns. It can change when SQLite re-prepares the statement after a schema
     /// change (`SELECT *` after `ALTER TABLE … ADD COLUMN`).
-    public private(set) var columnCount: Int
+    // Exclusivity checks are skipped on the hot per-row state below: a statement is used by one thread
+    // at a time and no access to it overlaps another.
+    @exclusivity(unchecked) public private(set) var columnCount: Int
     /// The number of parameters (`?`, `?NNN`, `:name`, `@name`, `$name`).
     public let parameterCount: Int
-    var isInUse = false
+    @exclusivity(unchecked) var isInUse = false
     let isCached: Bool
 
     /// Column names and name → index maps, computed once per preparation, so reading by name costs one
@@ -35,9 +40,9 @@ public final class DBBStatement {
         var exactIndexes: [String: Int]
         var foldedIndexes: [String: Int]
     }
-    private var metadataStorage: ColumnMetadata?
+    @exclusivity(unchecked) private var metadataStorage: ColumnMetadata?
     /// SQLite's count of automatic re-preparations, last time the metadata was checked.
-    private var reprepareCount: Int32 = 0
+    @exclusivity(unchecked) private var reprepareCount: Int32 = 0
 
     private var metadata: ColumnMetadata {
         if let metadataStorage { return metadataStorage }
@@ -52,6 +57,29 @@ public final class DBBStatement {
     /// The names of the result columns, in order.
     public var columnNames: [String] { metadata.names }
 
+    /// Column indexes of coding keys, in the order a `Decodable` type asks for them. Every row of a query
+    /// asks in the same order, so a look-up is usually one comparison of the key with the remembered one
+    /// (the same string literal) instead of hashing it.
+    @exclusivity(unchecked) private var decodingKeys: [(name: String, index: Int?)] = []
+    /// How many keys the row being decoded has asked for so far.
+    @exclusivity(unchecked) var decodingPosition = 0
+
+    /// The column index of a coding key, for ``DBBRowDecoder``.
+    func decodingIndex(of name: String) -> Int? {
+        let position = decodingPosition
+        decodingPosition += 1
+        if position < decodingKeys.count {
+            let remembered = decodingKeys[position]
+            if remembered.name == name { return remembered.index }
+            let index = columnIndex(named: name)
+            decodingKeys[position] = (name, index)
+            return index
+        }
+        let index = columnIndex(named: name)
+        if position == decodingKeys.count && position < 256 { decodingKeys.append((name, index)) }
+        return index
+    }
+
     /// Drops the column metadata when SQLite re-prepared the statement (after a schema change); called
     /// once per run, after the first step.
     @inline(__always)
@@ -61,6 +89,7 @@ public final class DBBStatement {
         reprepareCount = count
         columnCount = Int(sqlite3_column_count(handle))
         metadataStorage = nil
+        decodingKeys = []
     }
 
     init(database: DBBDatabase, sql: String, cached: Bool) throws {
@@ -154,14 +183,18 @@ public final class DBBStatement {
                 sql: sql, context: "binding arguments")
         }
         let options = database.codingOptions
-        for index in 0..<arguments.count {
-            let value: DBBValue
-            do {
-                value = try arguments[index]?.dbbValue(options: options) ?? .null
-            } catch let error as DBBError {
-                throw described(error, context: "binding argument \(index + 1)")
+        var index: Int32 = 0
+        do {
+            for position in arguments.indices {
+                index = Int32(truncatingIfNeeded: position + 1)
+                switch arguments[position] {
+                case .none: try bindNull(at: index)
+                case .some(let argument): try argument.bind(to: self, at: index, options: options)
+                }
             }
-            try bind(value, at: Int32(index + 1))
+        } catch let error as DBBError where error.sql == nil {
+            // A value that could not convert itself: say which argument and statement it was.
+            throw described(error, context: "binding argument \(index)")
         }
     }
 
@@ -191,13 +224,15 @@ public final class DBBStatement {
                     context: "binding named arguments")
             }
             used += 1
-            let value: DBBValue
             do {
-                value = try argument?.dbbValue(options: options) ?? .null
-            } catch let error as DBBError {
+                if let argument {
+                    try argument.bind(to: self, at: Int32(index), options: options)
+                } else {
+                    try bindNull(at: Int32(index))
+                }
+            } catch let error as DBBError where error.sql == nil {
                 throw described(error, context: "binding parameter \(fullName)")
             }
-            try bind(value, at: Int32(index))
         }
         if used != arguments.count {
             let names = Set(
@@ -224,35 +259,66 @@ public final class DBBStatement {
 
     /// Binds one value at a 1-based parameter index.
     public func bind(_ value: DBBValue, at index: Int32) throws {
-        let code: Int32
         switch value {
-        case .null:
-            code = sqlite3_bind_null(handle, index)
-        case .integer(let integer):
-            code = sqlite3_bind_int64(handle, index, integer)
-        case .real(let real):
-            code = sqlite3_bind_double(handle, index, real)
-        case .text(var text):
-            code = text.withUTF8 { buffer in
-                // An empty buffer may have no base address; SQLite would then bind NULL, not ''.
-                guard let base = buffer.baseAddress, buffer.count > 0 else {
-                    return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
-                }
-                return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                    sqlite3_bind_text64(handle, index, $0, UInt64(buffer.count), sqliteTransient, UInt8(SQLITE_UTF8))
-                }
+        case .null: try bindNull(at: index)
+        case .integer(let integer): try bindInt64(integer, at: index)
+        case .real(let real): try bindDouble(real, at: index)
+        case .text(let text): try bindText(text, at: index)
+        case .blob(let data): try bindBlob(data, at: index)
+        }
+    }
+
+    // MARK: Native binds (one per storage class), used by the library's own DBBBindable types
+
+    @inline(__always)
+    func bindNull(at index: Int32) throws {
+        try check(sqlite3_bind_null(handle, index), index)
+    }
+
+    @inline(__always)
+    func bindInt64(_ value: Int64, at index: Int32) throws {
+        try check(sqlite3_bind_int64(handle, index, value), index)
+    }
+
+    @inline(__always)
+    func bindDouble(_ value: Double, at index: Int32) throws {
+        try check(sqlite3_bind_double(handle, index, value), index)
+    }
+
+    @inline(__always)
+    func bindText(_ value: String, at index: Int32) throws {
+        var text = value
+        let code = text.withUTF8 { buffer in
+            // An empty buffer may have no base address; SQLite would then bind NULL, not ''.
+            guard let base = buffer.baseAddress, buffer.count > 0 else {
+                return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
             }
-        case .blob(let data):
-            code = data.withUnsafeBytes { buffer in
-                guard let base = buffer.baseAddress, buffer.count > 0 else {
-                    return sqlite3_bind_zeroblob(handle, index, 0)
-                }
-                return sqlite3_bind_blob64(handle, index, base, UInt64(buffer.count), sqliteTransient)
+            return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                sqlite3_bind_text64(handle, index, $0, UInt64(buffer.count), sqliteTransient, UInt8(SQLITE_UTF8))
             }
         }
-        guard code == SQLITE_OK else {
-            throw DBBError.fromConnection(database.handle, code: code, sql: sql, context: "binding parameter \(index)")
+        try check(code, index)
+    }
+
+    @inline(__always)
+    func bindBlob(_ value: Data, at index: Int32) throws {
+        let code = value.withUnsafeBytes { buffer in
+            // Empty data is a zero-length BLOB, never NULL.
+            guard let base = buffer.baseAddress, buffer.count > 0 else {
+                return sqlite3_bind_zeroblob(handle, index, 0)
+            }
+            return sqlite3_bind_blob64(handle, index, base, UInt64(buffer.count), sqliteTransient)
         }
+        try check(code, index)
+    }
+
+    @inline(__always)
+    private func check(_ code: Int32, _ index: Int32) throws {
+        if code != SQLITE_OK { throw bindingError(code, index) }
+    }
+
+    private func bindingError(_ code: Int32, _ index: Int32) -> DBBError {
+        DBBError.fromConnection(database.handle, code: code, sql: sql, context: "binding parameter \(index)")
     }
 
     /// Resets the statement so it can run again, and clears its bindings.
@@ -281,7 +347,10 @@ public final class DBBStatement {
     ///
     /// - Throws: ``DBBError`` for binding or execution failures.
     public func execute(_ arguments: (any DBBBindable)?...) throws {
-        try execute(arguments: DBBArguments(arguments))
+        try database.checkOpen(sql)
+        defer { sqlite3_reset(handle) }
+        try bind(arguments)
+        while try step() {}
     }
 
     /// Runs the statement to completion with positional or named arguments and resets it.
@@ -289,7 +358,8 @@ public final class DBBStatement {
     /// - Throws: ``DBBError`` for binding or execution failures.
     public func execute(arguments: DBBArguments) throws {
         try database.checkOpen(sql)
-        defer { reset() }
+        // Every parameter is bound on each run, so old bindings need no clearing: a plain reset suffices.
+        defer { sqlite3_reset(handle) }
         try bind(arguments)
         while try step() {}
     }

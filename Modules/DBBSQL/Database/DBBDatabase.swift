@@ -30,14 +30,14 @@ public final class DBBDatabase {
     /// The mode the connection was opened with.
     public let mode: OpenMode
     /// The date strategy and JSON options used when binding and reading values.
-    public var codingOptions = DBBCodingOptions()
+    @exclusivity(unchecked) public var codingOptions = DBBCodingOptions()
 
     private(set) var handle: OpaquePointer?
     private var statementCache: [String: DBBStatement] = [:]
     var traceBox: DBBTraceBox?
     var savepointDepth = 0
     /// The number of cursors that are stepping a statement of this connection.
-    var activeCursorCount = 0
+    @exclusivity(unchecked) var activeCursorCount = 0
 
     /// Opens (and by default creates) a database file.
     ///

@@ -14,6 +14,7 @@ public protocol DBBColumnReadable {
 }
 
 extension Optional: DBBColumnReadable where Wrapped: DBBColumnReadable {
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Wrapped? {
         row.columnType(column) == SQLITE_NULL ? nil : try Wrapped.read(from: row, at: column)
     }
@@ -25,6 +26,7 @@ extension DBBValue: DBBColumnReadable {
 
 extension String: DBBColumnReadable {
     /// Reads TEXT; INTEGER and REAL are read as SQLite writes them as text, BLOB as UTF-8.
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> String {
         guard row.columnType(column) != SQLITE_NULL else { throw row.mismatch(column, expected: "text") }
         return row.text(at: column)
@@ -33,7 +35,7 @@ extension String: DBBColumnReadable {
 
 extension Int64: DBBColumnReadable {
     /// Reads INTEGER, or REAL holding a whole number.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func read(from row: DBBRow, at column: Int32) throws -> Int64 {
         switch row.columnType(column) {
         case SQLITE_INTEGER:
@@ -49,6 +51,7 @@ extension Int64: DBBColumnReadable {
 
 extension FixedWidthInteger where Self: DBBColumnReadable {
     /// Reads an integer and checks that it fits the type.
+    @inlinable
     static func readInteger(from row: DBBRow, at column: Int32) throws -> Self {
         let value = try Int64.read(from: row, at: column)
         guard let result = Self(exactly: value) else { throw row.mismatch(column, expected: "a \(Self.self)") }
@@ -57,44 +60,53 @@ extension FixedWidthInteger where Self: DBBColumnReadable {
 }
 
 extension Int: DBBColumnReadable {
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Int { try readInteger(from: row, at: column) }
 }
 extension Int8: DBBColumnReadable {
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Int8 {
         try readInteger(from: row, at: column)
     }
 }
 extension Int16: DBBColumnReadable {
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Int16 {
         try readInteger(from: row, at: column)
     }
 }
 extension Int32: DBBColumnReadable {
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Int32 {
         try readInteger(from: row, at: column)
     }
 }
 extension UInt: DBBColumnReadable {
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> UInt {
         try readInteger(from: row, at: column)
     }
 }
 extension UInt8: DBBColumnReadable {
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> UInt8 {
         try readInteger(from: row, at: column)
     }
 }
 extension UInt16: DBBColumnReadable {
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> UInt16 {
         try readInteger(from: row, at: column)
     }
 }
 extension UInt32: DBBColumnReadable {
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> UInt32 {
         try readInteger(from: row, at: column)
     }
 }
 extension UInt64: DBBColumnReadable {
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> UInt64 {
         try readInteger(from: row, at: column)
     }
@@ -103,6 +115,7 @@ extension UInt64: DBBColumnReadable {
 extension Double: DBBColumnReadable {
     /// Reads REAL or INTEGER; TEXT only when it is a number.
     @inline(__always)
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Double {
         switch row.columnType(column) {
         case SQLITE_FLOAT, SQLITE_INTEGER:
@@ -117,6 +130,7 @@ extension Double: DBBColumnReadable {
 }
 
 extension Float: DBBColumnReadable {
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Float {
         Float(try Double.read(from: row, at: column))
     }
@@ -124,6 +138,7 @@ extension Float: DBBColumnReadable {
 
 extension Bool: DBBColumnReadable {
     /// Reads INTEGER or REAL: zero is `false`, anything else `true`.
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Bool {
         switch row.columnType(column) {
         case SQLITE_INTEGER: return row.int64(at: column) != 0
@@ -135,6 +150,7 @@ extension Bool: DBBColumnReadable {
 
 extension Data: DBBColumnReadable {
     /// Reads BLOB (a zero-length BLOB is empty data), or TEXT as its UTF-8 bytes.
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Data {
         switch row.columnType(column) {
         case SQLITE_BLOB: return row.blob(at: column)

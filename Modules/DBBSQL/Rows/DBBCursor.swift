@@ -13,8 +13,9 @@ public final class DBBCursor {
     let statement: DBBStatement
     // Held strongly so that a cursor (and the rows that keep it alive) never outlives its connection.
     let database: DBBDatabase
-    private var finished = false
-    private var started = false
+    // A cursor is used by one thread at a time: its state needs no exclusivity checks.
+    @exclusivity(unchecked) private var finished = false
+    @exclusivity(unchecked) private var started = false
 
     init(statement: DBBStatement) {
         self.statement = statement
@@ -42,7 +43,7 @@ public final class DBBCursor {
                     started = true
                     statement.refreshColumnsIfReprepared()
                 }
-                return DBBRow(cursor: self)
+                return DBBRow(cursor: self, statement: statement)
             }
         } catch {
             finish()

@@ -15,19 +15,22 @@ import Foundation
 /// }
 /// ```
 public struct DBBRow {
-    // The cursor is kept alive so the statement is not reset under the row.
-    let cursor: DBBCursor
-    let handle: OpaquePointer
+    // The cursor is kept alive so the statement is not reset under the row. The handle and column count
+    // are copied in, so typed reads (inlined into the caller) touch no class state.
+    @usableFromInline let cursor: DBBCursor
+    @usableFromInline let handle: OpaquePointer
+    @usableFromInline let columnCount: Int
 
-    init(cursor: DBBCursor) {
+    init(cursor: DBBCursor, statement: DBBStatement) {
         self.cursor = cursor
-        self.handle = cursor.statement.handle
+        self.handle = statement.handle
+        self.columnCount = statement.columnCount
     }
 
     @inline(__always) var statement: DBBStatement { cursor.statement }
 
     /// The number of columns.
-    public var count: Int { statement.columnCount }
+    @inlinable public var count: Int { columnCount }
 
     /// The column names, in order.
     public var columnNames: [String] { statement.columnNames }
@@ -75,9 +78,10 @@ public struct DBBRow {
     ///
     /// - Throws: ``DBBError`` (mismatch) when the value is NULL for a non-optional type or cannot be
     ///   converted; (range) for an index out of bounds.
+    @inlinable
     public subscript<T: DBBColumnReadable>(index: Int) -> T {
         get throws {
-            guard index >= 0 && index < count else { throw outOfRange(index) }
+            guard index >= 0 && index < columnCount else { throw outOfRange(index) }
             return try T.read(from: self, at: Int32(index))
         }
     }
@@ -121,14 +125,14 @@ public struct DBBRow {
 
     // MARK: Raw readers
 
-    @inline(__always) func text(at column: Int32) -> String {
+    @inlinable @inline(__always) func text(at column: Int32) -> String {
         guard let pointer = sqlite3_column_text(handle, column) else { return "" }
         let length = Int(sqlite3_column_bytes(handle, column))
         // Decoding with an explicit length keeps NUL characters inside the text.
         return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF8.self)
     }
 
-    @inline(__always) func blob(at column: Int32) -> Data {
+    @inlinable @inline(__always) func blob(at column: Int32) -> Data {
         // SQLite's advice: ask for the pointer first, then the length.
         let pointer = sqlite3_column_blob(handle, column)
         let length = Int(sqlite3_column_bytes(handle, column))
@@ -136,9 +140,9 @@ public struct DBBRow {
         return Data(bytes: pointer, count: length)
     }
 
-    @inline(__always) func columnType(_ column: Int32) -> Int32 { sqlite3_column_type(handle, column) }
-    @inline(__always) func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
-    @inline(__always) func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    @inlinable @inline(__always) func columnType(_ column: Int32) -> Int32 { sqlite3_column_type(handle, column) }
+    @inlinable @inline(__always) func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    @inlinable @inline(__always) func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
 
     func requireIndex(_ name: String) throws -> Int {
         guard let index = statement.columnIndex(named: name) else {
@@ -148,13 +152,13 @@ public struct DBBRow {
         return index
     }
 
-    func outOfRange(_ index: Int) -> DBBError {
+    @usableFromInline func outOfRange(_ index: Int) -> DBBError {
         DBBError(
             .range, message: "column index \(index) is out of range (the row has \(count) columns)",
             sql: statement.sql, context: "reading a row")
     }
 
-    func mismatch(_ column: Int32, expected: String) -> DBBError {
+    @usableFromInline func mismatch(_ column: Int32, expected: String) -> DBBError {
         let name = column < statement.columnCount ? statement.columnNames[Int(column)] : "#\(column)"
         return DBBError(
             .mismatch, message: "column \(name) holds \(storageClass(at: Int(column)).rawValue), not \(expected)",

@@ -7,6 +7,7 @@ struct DBBRowDecoder: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     static func decode<T: Decodable>(_ type: T.Type, from row: DBBRow) throws -> T {
+        row.statement.decodingPosition = 0
         do {
             return try T(from: DBBRowDecoder(row: row))
         } catch let error as DBBError {
@@ -47,10 +48,10 @@ struct DBBRowDecoder: Decoder {
 
         var allKeys: [Key] { row.columnNames.compactMap { Key(stringValue: $0) } }
 
-        func contains(_ key: Key) -> Bool { row.index(ofColumn: key.stringValue) != nil }
+        func contains(_ key: Key) -> Bool { row.statement.decodingIndex(of: key.stringValue) != nil }
 
         private func column(_ key: Key) throws -> Int32 {
-            guard let index = row.index(ofColumn: key.stringValue) else {
+            guard let index = row.statement.decodingIndex(of: key.stringValue) else {
                 throw DecodingError.keyNotFound(
                     key, .init(codingPath: codingPath, debugDescription: "no column named \(key.stringValue)"))
             }
