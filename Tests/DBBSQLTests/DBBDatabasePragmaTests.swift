@@ -38,6 +38,18 @@ struct DBBDatabasePragmaTests {
         }
     }
 
+    @Test("a busy timeout that SQLite cannot hold is refused and changes nothing")
+    func badBusyTimeout() throws {
+        let db = try DBBDatabase.inMemory()
+        try db.setBusyTimeout(1.5)
+        for bad in [-1, .infinity, .nan, 3_000_000] as [TimeInterval] {
+            #expect(expectDBBError { try db.setBusyTimeout(bad) }?.resultCode == .range)
+        }
+        #expect(try db.busyTimeout() == 1.5)
+        try db.setBusyTimeout(2_147_483.647)
+        #expect(try db.fetchValue(Int32.self, "PRAGMA busy_timeout") == .max)
+    }
+
     @Test("foreign keys cannot change inside a transaction: an error, not a silent no-op")
     func foreignKeysInTransaction() throws {
         let db = try DBBDatabase.inMemory()

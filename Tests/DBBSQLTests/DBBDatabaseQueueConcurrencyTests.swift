@@ -8,6 +8,8 @@ struct DBBDatabaseQueueConcurrencyTests {
     private static func makeQueue(_ kind: DatabaseKind, in directory: TemporaryDirectory) throws -> DBBDatabaseQueue {
         let queue =
             kind == .inMemory ? try DBBDatabaseQueue.inMemory() : try DBBDatabaseQueue(path: directory.path("q.sqlite"))
+        // These tests are about serialization, not durability: skip the fsyncs to keep them quick.
+        try queue.inDatabase { db in try db.setSynchronous(.off) }
         try queue.inDatabase { db in try db.execute("CREATE TABLE counter (n INTEGER)") }
         try queue.inDatabase { db in try db.execute("INSERT INTO counter VALUES (0)") }
         return queue

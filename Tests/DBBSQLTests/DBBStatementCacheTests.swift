@@ -36,6 +36,19 @@ struct DBBStatementCacheTests {
         #expect(try cursor.next()?[0] as Int? == 2)
     }
 
+    @Test("a statement that a cursor is stepping refuses to run again instead of resetting the cursor")
+    func busyStatement() throws {
+        let db = try DBBDatabase.inMemory()
+        let statement = try db.prepare("SELECT 1 UNION ALL SELECT 2")
+        let cursor = try statement.cursor()
+        #expect(try cursor.next()?[0] as Int? == 1)
+        #expect(expectDBBError { _ = try statement.cursor() }?.resultCode == .misuse)
+        #expect(expectDBBError { try statement.execute() }?.resultCode == .misuse)
+        #expect(try cursor.next()?[0] as Int? == 2)
+        #expect(try cursor.next() == nil)
+        #expect(try statement.cursor().map { try $0[0] as Int } == [1, 2])
+    }
+
     @Test("the cache survives schema changes: SQLite re-prepares statements transparently")
     func schemaChange() throws {
         let db = try DBBDatabase.inMemory()

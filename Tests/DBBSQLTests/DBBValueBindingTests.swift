@@ -75,6 +75,19 @@ struct DBBValueBindingTests {
         }
     }
 
+    @Test("NaN is refused rather than silently stored as NULL")
+    func notANumber() throws {
+        let db = try DBBDatabase.inMemory()
+        try db.execute("CREATE TABLE t (x REAL)")
+        for value in [Double.nan, -Double.nan, Double.signalingNaN] as [any DBBBindable] + [Float.nan] {
+            let error = expectDBBError { try db.execute("INSERT INTO t VALUES (?)", value) }
+            #expect(error?.resultCode == .mismatch)
+            #expect(error?.message.contains("NaN") == true)
+        }
+        #expect(expectDBBError { try db.execute("INSERT INTO t VALUES (?)", DBBValue.real(.nan)) } != nil)
+        #expect(try db.fetchValue(Int.self, "SELECT count(*) FROM t") == 0)
+    }
+
     @Test("an empty string binds as '' and stays distinct from NULL")
     func emptyString() throws {
         let db = try DBBDatabase.inMemory()

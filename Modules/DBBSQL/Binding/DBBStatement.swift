@@ -282,6 +282,12 @@ public final class DBBStatement {
 
     @inline(__always)
     func bindDouble(_ value: Double, at index: Int32) throws {
+        if value.isNaN {
+            // SQLite would silently store NULL instead.
+            throw DBBError(
+                .mismatch, message: "NaN cannot be stored in SQLite, which would turn it into NULL", sql: sql,
+                context: "binding parameter \(index)")
+        }
         try check(sqlite3_bind_double(handle, index, value), index)
     }
 
@@ -321,6 +327,16 @@ public final class DBBStatement {
         DBBError.fromConnection(database.handle, code: code, sql: sql, context: "binding parameter \(index)")
     }
 
+    /// Running a statement while a cursor steps it would reset the cursor under its reader.
+    @inline(__always)
+    private func checkNotInUse() throws {
+        if isInUse {
+            throw DBBError(
+                .misuse, message: "a cursor is still stepping this statement; finish it, or prepare the SQL again",
+                sql: sql, context: "running a statement")
+        }
+    }
+
     /// Resets the statement so it can run again, and clears its bindings.
     public func reset() {
         sqlite3_reset(handle)
@@ -348,6 +364,7 @@ public final class DBBStatement {
     /// - Throws: ``DBBError`` for binding or execution failures.
     public func execute(_ arguments: (any DBBBindable)?...) throws {
         try database.checkOpen(sql)
+        try checkNotInUse()
         defer { sqlite3_reset(handle) }
         try bind(arguments)
         while try step() {}
@@ -358,6 +375,7 @@ public final class DBBStatement {
     /// - Throws: ``DBBError`` for binding or execution failures.
     public func execute(arguments: DBBArguments) throws {
         try database.checkOpen(sql)
+        try checkNotInUse()
         // Every parameter is bound on each run, so old bindings need no clearing: a plain reset suffices.
         defer { sqlite3_reset(handle) }
         try bind(arguments)
@@ -369,6 +387,7 @@ public final class DBBStatement {
     /// - Throws: ``DBBError`` for binding failures.
     public func cursor(arguments: DBBArguments = .none) throws -> DBBCursor {
         try database.checkOpen(sql)
+        try checkNotInUse()
         reset()
         try bind(arguments)
         return DBBCursor(statement: self)

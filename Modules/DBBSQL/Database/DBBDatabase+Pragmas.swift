@@ -42,11 +42,19 @@ extension DBBDatabase {
         Double(try fetchValue(Int64.self, "PRAGMA busy_timeout") ?? 0) / 1000
     }
 
-    /// Sets the busy timeout (rounded to milliseconds).
+    /// Sets the busy timeout (rounded to milliseconds); 0 turns waiting off.
     ///
-    /// - Throws: ``DBBError`` if the pragma cannot be set.
+    /// - Parameter seconds: from 0 to 2,147,483.647 (SQLite keeps milliseconds in a 32-bit integer).
+    /// - Throws: ``DBBError`` (range) for a negative, infinite, NaN or too large value, which changes nothing;
+    ///   or if the pragma cannot be set.
     public func setBusyTimeout(_ seconds: TimeInterval) throws {
-        try executeStatements("PRAGMA busy_timeout = \(Int64((max(seconds, 0) * 1000).rounded()))")
+        let milliseconds = (seconds * 1000).rounded()
+        guard milliseconds >= 0, milliseconds <= Double(Int32.max) else {
+            throw DBBError(
+                .range, message: "a busy timeout must be between 0 and 2147483.647 seconds, not \(seconds)",
+                context: "setting the busy timeout")
+        }
+        try executeStatements("PRAGMA busy_timeout = \(Int64(milliseconds))")
     }
 
     /// Whether foreign key constraints are enforced.
