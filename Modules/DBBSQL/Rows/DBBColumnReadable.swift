@@ -28,8 +28,9 @@ extension String: DBBColumnReadable {
     /// Reads TEXT; INTEGER and REAL are read as SQLite writes them as text, BLOB as UTF-8.
     @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> String {
-        guard row.columnType(column) != SQLITE_NULL else { throw row.mismatch(column, expected: "text") }
-        return row.text(at: column)
+        // sqlite3_column_text gives no pointer exactly for NULL (or when out of memory): no type check needed.
+        guard let text = row.textIfPresent(at: column) else { throw row.mismatch(column, expected: "text") }
+        return text
     }
 }
 
@@ -120,11 +121,8 @@ extension Double: DBBColumnReadable {
         switch row.columnType(column) {
         case SQLITE_FLOAT, SQLITE_INTEGER:
             return row.double(at: column)
-        case SQLITE_TEXT:
-            if let value = Double(row.text(at: column)) { return value }
-            throw row.mismatch(column, expected: "a number")
         default:
-            throw row.mismatch(column, expected: "a number")
+            return try row.doubleFromText(at: column)
         }
     }
 }
@@ -217,5 +215,15 @@ extension DBBRow {
             throw mismatch(Int32(index), expected: "a JSON object")
         }
         return dictionary
+    }
+}
+
+extension DBBRow {
+    /// The rare case of ``Double/read(from:at:)``, kept out of line so the common case inlines small:
+    /// TEXT holding a number reads as that number; anything else is a mismatch.
+    @usableFromInline
+    func doubleFromText(at column: Int32) throws -> Double {
+        if columnType(column) == SQLITE_TEXT, let value = Double(text(at: column)) { return value }
+        throw mismatch(column, expected: "a number")
     }
 }

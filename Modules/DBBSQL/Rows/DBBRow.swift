@@ -132,6 +132,12 @@ public struct DBBRow {
         return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF8.self)
     }
 
+    @inlinable @inline(__always) func textIfPresent(at column: Int32) -> String? {
+        guard let pointer = sqlite3_column_text(handle, column) else { return nil }
+        let length = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF8.self)
+    }
+
     @inlinable @inline(__always) func blob(at column: Int32) -> Data {
         // SQLite's advice: ask for the pointer first, then the length.
         let pointer = sqlite3_column_blob(handle, column)
