@@ -58,10 +58,9 @@ enum SQLBenchmark {
             "sql: \(rowCount) rows × 6 columns (INTEGER, TEXT, REAL, INTEGER, BLOB, TEXT/NULL), best of \(repetitions)")
         print("     SQLite \(DBBDatabase.sqliteVersion), file database in WAL mode, synchronous = NORMAL")
 
-        var best = [String: Duration]()
-        func record(_ name: String, _ duration: Duration) {
-            best[name] = min(best[name] ?? duration, duration)
-        }
+        // Every repetition times both sides back to back, so the ratio of one repetition compares runs made
+        // under the same machine load; the median of those ratios is printed next to the ratio of the bests.
+        var times = [String: [Duration]]()
         for repetition in 0..<repetitions {
             // Alternate the order so neither side always runs on a warmer cache.
             let order = repetition.isMultiple(of: 2) ? [true, false] : [false, true]
@@ -69,26 +68,31 @@ enum SQLBenchmark {
                 let path = directory.appendingPathComponent("bench-\(raw ? "raw" : "dbb")-\(repetition).sqlite").path
                 if raw {
                     let result = try RawSQLite.run(path: path, items: items)
-                    record("insert raw", result.insert)
-                    record("read raw", result.read)
+                    times["insert raw", default: []].append(result.insert)
+                    times["read raw", default: []].append(result.read)
                 } else {
                     let result = try runDBBSQL(path: path, items: items)
-                    record("insert dbb", result.insert)
-                    record("read dbb", result.read)
-                    record("decode dbb", result.decode)
+                    times["insert dbb", default: []].append(result.insert)
+                    times["read dbb", default: []].append(result.read)
+                    times["decode dbb", default: []].append(result.decode)
                 }
             }
         }
 
-        func line(_ label: String, _ raw: Duration, _ dbb: Duration) {
-            let ratio = dbb / raw
+        func line(_ label: String, raw rawName: String, dbb dbbName: String) {
+            let raw = times[rawName] ?? []
+            let dbb = times[dbbName] ?? []
+            guard let bestRaw = raw.min(), let bestDBB = dbb.min() else { return }
+            let ratios = zip(dbb, raw).map { $0 / $1 }.sorted()
+            let median = ratios[ratios.count / 2]
             print(
-                "  \(label.padding(toLength: 16, withPad: " ", startingAt: 0)) raw \(format(raw))   "
-                    + "DBBSQL \(format(dbb))   ratio \(String(format: "%.2f", ratio))×")
+                "  \(label.padding(toLength: 15, withPad: " ", startingAt: 0)) raw \(format(bestRaw))   "
+                    + "DBBSQL \(format(bestDBB))   ratio \(String(format: "%.2f", bestDBB / bestRaw))× "
+                    + "(median of paired runs \(String(format: "%.2f", median))×)")
         }
-        line("insert", best["insert raw"]!, best["insert dbb"]!)
-        line("typed read", best["read raw"]!, best["read dbb"]!)
-        line("Decodable read", best["read raw"]!, best["decode dbb"]!)
+        line("insert", raw: "insert raw", dbb: "insert dbb")
+        line("typed read", raw: "read raw", dbb: "read dbb")
+        line("Decodable read", raw: "read raw", dbb: "decode dbb")
     }
 
     private static func format(_ duration: Duration) -> String {
