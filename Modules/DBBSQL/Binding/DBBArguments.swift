@@ -20,8 +20,10 @@ public struct DBBArguments: ExpressibleByArrayLiteral, ExpressibleByDictionaryLi
     /// Named arguments; keys may be written with or without the `:`, `@` or `$` prefix.
     public init(named values: [String: (any DBBBindable)?]) { storage = .named(values) }
 
+    /// Positional arguments written as an array literal: `["Ann", 41, nil]`.
     public init(arrayLiteral elements: (any DBBBindable)?...) { storage = .positional(elements) }
 
+    /// Named arguments written as a dictionary literal: `["name": "Ann", "age": 41]`.
     public init(dictionaryLiteral elements: (String, (any DBBBindable)?)...) {
         storage = .named(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }

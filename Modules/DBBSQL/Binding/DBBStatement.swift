@@ -10,7 +10,9 @@ import Foundation
 /// A prepared SQL statement of one connection.
 ///
 /// ``DBBDatabase`` caches statements by SQL text, so preparing the same SQL again is cheap. A statement
-/// belongs to its database and, like it, must not be used from two threads at once.
+/// belongs to its database and, like it, must not be used from two threads at once. Keep it no longer
+/// than the database: after ``DBBDatabase/close()`` running it throws, and using it after the database
+/// object is released is a programming error that traps.
 ///
 /// ```swift
 /// let insert = try db.prepare("INSERT INTO point (x, y) VALUES (?, ?)")
@@ -23,10 +25,10 @@ public final class DBBStatement {
     unowned let database: DBBDatabase
     /// The SQL text the statement was prepared from.
     public let sql: String
-    /// The number of result columns. It can change when SQLite re-prepares the statement after a schema
-    /// change (`SELECT *` after `ALTER TABLE … ADD COLUMN`).
     // Exclusivity checks are skipped on the hot per-row state below: a statement is used by one thread
     // at a time and no access to it overlaps another.
+    /// The number of result columns. It can change when SQLite re-prepares the statement after a schema
+    /// change (`SELECT *` after `ALTER TABLE … ADD COLUMN`).
     @exclusivity(unchecked) public private(set) var columnCount: Int
     /// The number of parameters (`?`, `?NNN`, `:name`, `@name`, `$name`).
     public let parameterCount: Int

@@ -4,9 +4,13 @@ import Foundation
 ///
 /// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_synchronous
 public enum DBBSynchronousMode: Int, Sendable, Hashable, CaseIterable {
+    /// Never wait for the disk: fastest, but a power loss can corrupt the database.
     case off = 0
+    /// Wait at the critical moments; in WAL mode, safe against corruption (the design's default for files).
     case normal = 1
+    /// Wait at every commit (SQLite's default).
     case full = 2
+    /// Like `full`, and also sync the directory after deleting a rollback journal.
     case extra = 3
 }
 
@@ -14,11 +18,17 @@ public enum DBBSynchronousMode: Int, Sendable, Hashable, CaseIterable {
 ///
 /// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_journal_mode
 public enum DBBJournalMode: String, Sendable, Hashable, CaseIterable {
+    /// A rollback journal, deleted at each commit (SQLite's default for files).
     case delete
+    /// A rollback journal, truncated to zero length at each commit.
     case truncate
+    /// A rollback journal whose header is zeroed at each commit.
     case persist
+    /// A rollback journal kept in memory (always the mode of in-memory databases).
     case memory
+    /// A write-ahead log: readers do not block the writer and the writer does not block readers.
     case wal
+    /// No journal: rollback and crash safety are lost.
     case off
 }
 
@@ -26,8 +36,11 @@ public enum DBBJournalMode: String, Sendable, Hashable, CaseIterable {
 ///
 /// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_temp_store
 public enum DBBTempStore: Int, Sendable, Hashable, CaseIterable {
+    /// As SQLite was compiled to do.
     case `default` = 0
+    /// In temporary files.
     case file = 1
+    /// In memory.
     case memory = 2
 }
 
