@@ -49,6 +49,23 @@ struct DBBStatementCacheTests {
         #expect(try statement.cursor().map { try $0[0] as Int } == [1, 2])
     }
 
+    @Test("a statement kept after its connection closed throws instead of running")
+    func statementAfterClose() throws {
+        let directory = try TemporaryDirectory()
+        let db = try DBBDatabase(path: directory.path("closed.sqlite"))
+        try db.execute("CREATE TABLE t (x)")
+        let insert = try db.prepare("INSERT INTO t VALUES (?)")
+        try insert.execute(1)
+        try db.close()
+        #expect(!db.isOpen)
+        let error = expectDBBError { try insert.execute(2) }
+        #expect(error?.resultCode == .misuse)
+        #expect(error?.message == "the database is closed")
+        #expect(expectDBBError { _ = try insert.cursor() }?.resultCode == .misuse)
+        let reopened = try DBBDatabase(path: directory.path("closed.sqlite"), mode: .readOnly)
+        #expect(try reopened.fetchValues(Int.self, "SELECT x FROM t") == [1])
+    }
+
     @Test("the cache survives schema changes: SQLite re-prepares statements transparently")
     func schemaChange() throws {
         let db = try DBBDatabase.inMemory()
