@@ -96,4 +96,24 @@ struct DBBValueRoundTripTests {
         #expect(try db.fetchValue(Data.self, "SELECT ?", Data([0, 1, 0])) == Data([0, 1, 0]))
         #expect(try db.fetchValue(String.self, "SELECT ?", "") == "")
     }
+
+    @Test("DBBValue's accessors convert only where nothing is lost")
+    func accessors() {
+        #expect(DBBValue.integer(7).int64Value == 7)
+        #expect(DBBValue.real(7.0).int64Value == 7)
+        #expect(DBBValue.real(7.5).int64Value == nil)
+        #expect(DBBValue.text("7").int64Value == nil)
+        #expect(DBBValue.integer(2).doubleValue == 2)
+        #expect(DBBValue.null.doubleValue == nil)
+        #expect(DBBValue.text("a").stringValue == "a")
+        #expect(DBBValue.blob(Data([1])).stringValue == nil)
+        #expect(DBBValue.text("é").dataValue == Data([0xC3, 0xA9]))
+        #expect(DBBValue.null.isNull)
+        #expect(!DBBValue.text("").isNull)
+        #expect(
+            [DBBValue.null, .integer(-3), .real(0.5), .text("x"), .blob(Data(count: 3))].map(\.description) == [
+                "NULL", "-3", "0.5", "'x'", "<BLOB 3 bytes>",
+            ])
+        #expect(DBBStorageClass.allCases.map(\.rawValue) == ["null", "integer", "real", "text", "blob"])
+    }
 }

@@ -60,6 +60,21 @@ struct NorthwindReadingTests {
         #expect(row.dictionary["Description"] == .text("Soft drinks, coffees, teas, beers, and ales"))
     }
 
+    @Test("schema helpers: SQLite's own tables are left out, views count as tables for tableExists")
+    func schema() throws {
+        let db = try open()
+        #expect(
+            try db.tableNames() == [
+                "Categories", "CustomerCustomerDemo", "CustomerDemographics", "Customers", "EmployeeTerritories",
+                "Employees", "Order Details", "Orders", "Products", "Regions", "Shippers", "Suppliers", "Territories",
+            ])
+        #expect(try db.fetchValue(Int.self, "SELECT count(*) FROM sqlite_sequence") == 6)
+        #expect(try db.tableExists("Order Details Extended"))  // one of the 17 views
+        #expect(try db.fetchValue(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'view'") == 17)
+        #expect(try db.columnExists("Picture", in: "Categories"))
+        #expect(try db.columns(in: "Categories").map(\.declaredType) == ["INTEGER", "TEXT", "TEXT", "BLOB"])
+    }
+
     @Test("a column holding both INTEGER and REAL keeps each value's storage class")
     func mixedStorage() throws {
         let db = try open()
