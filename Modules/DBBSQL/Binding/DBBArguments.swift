@@ -33,7 +33,7 @@ public struct DBBArguments: ExpressibleByArrayLiteral, ExpressibleByDictionaryLi
 }
 
 extension DBBStatement {
-    /// Binds positional or named arguments, after clearing earlier bindings.
+    /// Binds positional or named arguments; every parameter gets a value, so earlier bindings are replaced.
     ///
     /// - Throws: ``DBBError`` (misuse) when arguments and parameters do not match, or the error of a value
     ///   that cannot be bound.

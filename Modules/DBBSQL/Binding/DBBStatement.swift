@@ -173,7 +173,7 @@ public final class DBBStatement {
 
     // MARK: Binding
 
-    /// Binds positional arguments, after clearing earlier bindings.
+    /// Binds positional arguments, one per parameter, so every earlier binding is replaced.
     ///
     /// - Throws: ``DBBError`` (misuse) when the count differs from ``parameterCount``, or the error of a
     ///   value that cannot be bound.
