@@ -92,6 +92,6 @@ final class SQLRecorder {
     private(set) var statements: [String] = []
 
     init(_ database: DBBDatabase) {
-        database.setTrace { [unowned self] sql, _ in self.statements.append(sql) }
+        database.setTrace { [weak self] sql, _ in self?.statements.append(sql) }
     }
 }
