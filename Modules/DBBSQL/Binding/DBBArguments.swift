@@ -20,8 +20,10 @@ public struct DBBArguments: ExpressibleByArrayLiteral, ExpressibleByDictionaryLi
     /// Named arguments; keys may be written with or without the `:`, `@` or `$` prefix.
     public init(named values: [String: (any DBBBindable)?]) { storage = .named(values) }
 
+    /// Positional arguments written as an array literal: `["Ann", 41, nil]`.
     public init(arrayLiteral elements: (any DBBBindable)?...) { storage = .positional(elements) }
 
+    /// Named arguments written as a dictionary literal: `["name": "Ann", "age": 41]`.
     public init(dictionaryLiteral elements: (String, (any DBBBindable)?)...) {
         storage = .named(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
@@ -31,7 +33,7 @@ public struct DBBArguments: ExpressibleByArrayLiteral, ExpressibleByDictionaryLi
 }
 
 extension DBBStatement {
-    /// Binds positional or named arguments, after clearing earlier bindings.
+    /// Binds positional or named arguments; every parameter gets a value, so earlier bindings are replaced.
     ///
     /// - Throws: ``DBBError`` (misuse) when arguments and parameters do not match, or the error of a value
     ///   that cannot be bound.

@@ -12,6 +12,24 @@ public protocol DBBBindable {
     /// - Throws: ``DBBError`` with ``DBBError/ResultCode/mismatch`` when the value cannot be stored
     ///   (a `UInt64` above `Int64.max`, an array that is not valid JSON).
     func dbbValue(options: DBBCodingOptions) throws -> DBBValue
+
+    /// Binds `self` to a parameter of a statement.
+    ///
+    /// You rarely call or implement this: the default implementation binds ``dbbValue(options:)``, and the
+    /// library's own types bind natively, without building a ``DBBValue`` first.
+    ///
+    /// - Parameters:
+    ///   - statement: the statement.
+    ///   - index: the 1-based parameter index.
+    ///   - options: the connection's date strategy and JSON options.
+    /// - Throws: ``DBBError`` when the value cannot be stored or SQLite refuses the bind.
+    func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws
+}
+
+extension DBBBindable {
+    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
+        try statement.bind(dbbValue(options: options), at: index)
+    }
 }
 
 extension DBBValue: DBBBindable {
@@ -25,10 +43,20 @@ extension Optional: DBBBindable where Wrapped: DBBBindable {
         case .some(let wrapped): try wrapped.dbbValue(options: options)
         }
     }
+
+    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
+        switch self {
+        case .none: try statement.bindNull(at: index)
+        case .some(let wrapped): try wrapped.bind(to: statement, at: index, options: options)
+        }
+    }
 }
 
 extension String: DBBBindable {
     public func dbbValue(options: DBBCodingOptions) -> DBBValue { .text(self) }
+    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
+        try statement.bindText(self, at: index)
+    }
 }
 
 extension Substring: DBBBindable {
@@ -37,18 +65,30 @@ extension Substring: DBBBindable {
 
 extension Bool: DBBBindable {
     public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(self ? 1 : 0) }
+    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
+        try statement.bindInt64(self ? 1 : 0, at: index)
+    }
 }
 
 extension Double: DBBBindable {
     public func dbbValue(options: DBBCodingOptions) -> DBBValue { .real(self) }
+    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
+        try statement.bindDouble(self, at: index)
+    }
 }
 
 extension Float: DBBBindable {
     public func dbbValue(options: DBBCodingOptions) -> DBBValue { .real(Double(self)) }
+    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
+        try statement.bindDouble(Double(self), at: index)
+    }
 }
 
 extension Data: DBBBindable {
     public func dbbValue(options: DBBCodingOptions) -> DBBValue { .blob(self) }
+    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
+        try statement.bindBlob(self, at: index)
+    }
 }
 
 extension URL: DBBBindable {
@@ -69,27 +109,51 @@ extension Date: DBBBindable {
 
 extension Int: DBBBindable {
     public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
+    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
+        try statement.bindInt64(Int64(self), at: index)
+    }
 }
 extension Int8: DBBBindable {
     public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
+    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
+        try statement.bindInt64(Int64(self), at: index)
+    }
 }
 extension Int16: DBBBindable {
     public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
+    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
+        try statement.bindInt64(Int64(self), at: index)
+    }
 }
 extension Int32: DBBBindable {
     public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
+    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
+        try statement.bindInt64(Int64(self), at: index)
+    }
 }
 extension Int64: DBBBindable {
     public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(self) }
+    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
+        try statement.bindInt64(self, at: index)
+    }
 }
 extension UInt8: DBBBindable {
     public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
+    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
+        try statement.bindInt64(Int64(self), at: index)
+    }
 }
 extension UInt16: DBBBindable {
     public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
+    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
+        try statement.bindInt64(Int64(self), at: index)
+    }
 }
 extension UInt32: DBBBindable {
     public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
+    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
+        try statement.bindInt64(Int64(self), at: index)
+    }
 }
 extension UInt: DBBBindable {
     /// - Throws: ``DBBError`` (mismatch) for values above `Int64.max`, which SQLite cannot store.
@@ -150,11 +214,11 @@ enum DBBJSON {
     static func object(from value: DBBValue, options: DBBCodingOptions) throws -> Any? {
         guard let data = value.dataValue else {
             if value.isNull { return nil }
-            throw DBBError(.mismatch, message: "a \(value.storageClass) value is not JSON text", context: "reading JSON")
+            throw DBBError(
+                .mismatch, message: "a \(value.storageClass) value is not JSON text", context: "reading JSON")
         }
         do {
-            return try JSONSerialization.jsonObject(
-                with: data, options: options.jsonReadingOptions.union(.fragmentsAllowed))
+            return try JSONSerialization.jsonObject(with: data, options: options.jsonReadingOptions)
         } catch {
             throw DBBError(.mismatch, message: "the column does not hold valid JSON: \(error)", context: "reading JSON")
         }
@@ -164,17 +228,23 @@ enum DBBJSON {
 /// Date text formats shared by binding and reading.
 enum DBBDateFormatting {
     static func iso8601String(from date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        date.formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 
     /// Parses ISO 8601 (with or without fractional seconds) and SQLite's own `YYYY-MM-DD HH:MM:SS[.SSS]` (UTC).
     static func date(from text: String) -> Date? {
-        let normalized = text.count >= 19 && text.dropFirst(10).first == " " ? text.replacingCharacters(
-            in: text.index(text.startIndex, offsetBy: 10)..<text.index(text.startIndex, offsetBy: 11), with: "T")
+        let normalized =
+            text.count >= 19 && text.dropFirst(10).first == " "
+            ? text.replacingCharacters(
+                in: text.index(text.startIndex, offsetBy: 10)..<text.index(text.startIndex, offsetBy: 11), with: "T")
             : text
-        let withZone = normalized.hasSuffix("Z") || normalized.range(of: #"[+-]\d\d:?\d\d$"#, options: .regularExpression) != nil
+        let withZone =
+            normalized.hasSuffix("Z") || normalized.range(of: #"[+-]\d\d:?\d\d$"#, options: .regularExpression) != nil
             ? normalized : normalized + "Z"
-        if let date = try? Date(withZone, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)) {
+        if let date = try? Date(
+            withZone, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))
+        {
             return date
         }
         if let date = try? Date(withZone, strategy: .iso8601) { return date }

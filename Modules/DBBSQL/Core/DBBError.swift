@@ -24,30 +24,52 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Creates a result code from SQLite's numeric value. Extended codes are reduced to their primary code.
         public init(rawValue: Int32) { self.rawValue = rawValue & 0xFF }
 
+        /// Success (`SQLITE_OK`).
         public static let ok = ResultCode(rawValue: SQLITE_OK)
+        /// A generic error, such as an SQL syntax error or a missing table (`SQLITE_ERROR`).
         public static let error = ResultCode(rawValue: SQLITE_ERROR)
+        /// An internal malfunction of SQLite (`SQLITE_INTERNAL`).
         public static let `internal` = ResultCode(rawValue: SQLITE_INTERNAL)
+        /// The access mode needed is not available (`SQLITE_PERM`).
         public static let permission = ResultCode(rawValue: SQLITE_PERM)
+        /// An operation was aborted, for example by a rollback (`SQLITE_ABORT`).
         public static let abort = ResultCode(rawValue: SQLITE_ABORT)
+        /// Another connection holds a lock on the database file (`SQLITE_BUSY`).
         public static let busy = ResultCode(rawValue: SQLITE_BUSY)
+        /// A conflict inside this connection or a shared cache (`SQLITE_LOCKED`).
         public static let locked = ResultCode(rawValue: SQLITE_LOCKED)
+        /// SQLite could not allocate memory (`SQLITE_NOMEM`).
         public static let noMemory = ResultCode(rawValue: SQLITE_NOMEM)
+        /// A write to a read-only database (`SQLITE_READONLY`).
         public static let readOnly = ResultCode(rawValue: SQLITE_READONLY)
+        /// The operation was interrupted (`SQLITE_INTERRUPT`).
         public static let interrupt = ResultCode(rawValue: SQLITE_INTERRUPT)
+        /// The operating system reported an I/O error (`SQLITE_IOERR`).
         public static let ioError = ResultCode(rawValue: SQLITE_IOERR)
+        /// The database file is damaged (`SQLITE_CORRUPT`).
         public static let corrupt = ResultCode(rawValue: SQLITE_CORRUPT)
+        /// An unknown file-control operation (`SQLITE_NOTFOUND`).
         public static let notFound = ResultCode(rawValue: SQLITE_NOTFOUND)
+        /// The disk or the database is full (`SQLITE_FULL`).
         public static let full = ResultCode(rawValue: SQLITE_FULL)
+        /// The file cannot be opened (`SQLITE_CANTOPEN`).
         public static let cannotOpen = ResultCode(rawValue: SQLITE_CANTOPEN)
+        /// The schema changed under a statement (`SQLITE_SCHEMA`).
         public static let schema = ResultCode(rawValue: SQLITE_SCHEMA)
+        /// A string or BLOB exceeds the size limit (`SQLITE_TOOBIG`).
         public static let tooBig = ResultCode(rawValue: SQLITE_TOOBIG)
+        /// A constraint was violated: UNIQUE, NOT NULL, CHECK, FOREIGN KEY… (`SQLITE_CONSTRAINT`).
         public static let constraint = ResultCode(rawValue: SQLITE_CONSTRAINT)
+        /// A value does not fit: a datatype mismatch, or a Swift value that cannot be stored or read (`SQLITE_MISMATCH`).
         public static let mismatch = ResultCode(rawValue: SQLITE_MISMATCH)
+        /// The library was used incorrectly, for example with the wrong number of arguments (`SQLITE_MISUSE`).
         public static let misuse = ResultCode(rawValue: SQLITE_MISUSE)
+        /// A parameter or column index, or a setting, is out of range (`SQLITE_RANGE`).
         public static let range = ResultCode(rawValue: SQLITE_RANGE)
+        /// The file is not an SQLite database (`SQLITE_NOTADB`).
         public static let notADatabase = ResultCode(rawValue: SQLITE_NOTADB)
 
-        /// SQLite's English description of the code.
+        /// SQLite's English description of the code, for example `"database is locked"`.
         public var description: String { String(cString: sqlite3_errstr(rawValue)) }
     }
 
@@ -82,6 +104,7 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
         self.init(extendedCode: code.rawValue, message: message, sql: sql, context: context)
     }
 
+    /// A one-line summary: codes, message, what the library was doing, and the SQL.
     public var description: String {
         var text = "SQLite error \(resultCode.rawValue)"
         if extendedCode != resultCode.rawValue { text += " (extended \(extendedCode))" }

@@ -65,6 +65,7 @@ public enum DBBValue: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The value as SQL-like text for logs: `NULL`, `42`, `'text'`, `<BLOB 3 bytes>`.
     public var description: String {
         switch self {
         case .null: "NULL"
@@ -77,11 +78,18 @@ public enum DBBValue: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// SQLite's storage classes.
+///
+/// The raw values are the names SQLite's `typeof()` returns.
 public enum DBBStorageClass: String, Hashable, Sendable, CaseIterable {
+    /// NULL.
     case null = "null"
+    /// A signed integer of up to 8 bytes.
     case integer = "integer"
+    /// An 8-byte IEEE floating point number.
     case real = "real"
+    /// A text string in the database encoding (UTF-8 here).
     case text = "text"
+    /// Bytes, stored exactly as given.
     case blob = "blob"
 }
 
@@ -103,7 +111,9 @@ public struct DBBCodingOptions: @unchecked Sendable {
     public var dateStrategy: DBBDateStrategy = .secondsSince1970
     /// Options for writing arrays and dictionaries as JSON text. Default: sorted keys.
     public var jsonWritingOptions: JSONSerialization.WritingOptions = [.sortedKeys]
-    /// Options for reading JSON text back into arrays and dictionaries.
+    /// Options for reading JSON text back into arrays and dictionaries. Default: none, so a column must
+    /// hold an array or an object; add `.fragmentsAllowed` to read bare strings and numbers with
+    /// ``DBBRow/jsonValue(at:)``.
     public var jsonReadingOptions: JSONSerialization.ReadingOptions = []
 
     /// Creates the default options.

@@ -48,7 +48,8 @@ extension DBBDatabase {
     /// ```
     ///
     /// - Throws: ``DBBError`` for a syntax error, or (mismatch) naming the column that does not decode.
-    public func fetchAll<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: (any DBBBindable)?...) throws -> [T] {
+    public func fetchAll<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: (any DBBBindable)?...) throws -> [T]
+    {
         try fetchAll(type, sql, arguments: DBBArguments(arguments))
     }
 

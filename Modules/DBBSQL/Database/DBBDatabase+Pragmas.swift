@@ -4,9 +4,13 @@ import Foundation
 ///
 /// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_synchronous
 public enum DBBSynchronousMode: Int, Sendable, Hashable, CaseIterable {
+    /// Never wait for the disk: fastest, but a power loss can corrupt the database.
     case off = 0
+    /// Wait at the critical moments; in WAL mode, safe against corruption (the design's default for files).
     case normal = 1
+    /// Wait at every commit (SQLite's default).
     case full = 2
+    /// Like `full`, and also sync the directory after deleting a rollback journal.
     case extra = 3
 }
 
@@ -14,11 +18,17 @@ public enum DBBSynchronousMode: Int, Sendable, Hashable, CaseIterable {
 ///
 /// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_journal_mode
 public enum DBBJournalMode: String, Sendable, Hashable, CaseIterable {
+    /// A rollback journal, deleted at each commit (SQLite's default for files).
     case delete
+    /// A rollback journal, truncated to zero length at each commit.
     case truncate
+    /// A rollback journal whose header is zeroed at each commit.
     case persist
+    /// A rollback journal kept in memory (always the mode of in-memory databases).
     case memory
+    /// A write-ahead log: readers do not block the writer and the writer does not block readers.
     case wal
+    /// No journal: rollback and crash safety are lost.
     case off
 }
 
@@ -26,8 +36,11 @@ public enum DBBJournalMode: String, Sendable, Hashable, CaseIterable {
 ///
 /// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_temp_store
 public enum DBBTempStore: Int, Sendable, Hashable, CaseIterable {
+    /// As SQLite was compiled to do.
     case `default` = 0
+    /// In temporary files.
     case file = 1
+    /// In memory.
     case memory = 2
 }
 
@@ -42,11 +55,19 @@ extension DBBDatabase {
         Double(try fetchValue(Int64.self, "PRAGMA busy_timeout") ?? 0) / 1000
     }
 
-    /// Sets the busy timeout (rounded to milliseconds).
+    /// Sets the busy timeout (rounded to milliseconds); 0 turns waiting off.
     ///
-    /// - Throws: ``DBBError`` if the pragma cannot be set.
+    /// - Parameter seconds: from 0 to 2,147,483.647 (SQLite keeps milliseconds in a 32-bit integer).
+    /// - Throws: ``DBBError`` (range) for a negative, infinite, NaN or too large value, which changes nothing;
+    ///   or if the pragma cannot be set.
     public func setBusyTimeout(_ seconds: TimeInterval) throws {
-        try executeStatements("PRAGMA busy_timeout = \(Int64((max(seconds, 0) * 1000).rounded()))")
+        let milliseconds = (seconds * 1000).rounded()
+        guard milliseconds >= 0, milliseconds <= Double(Int32.max) else {
+            throw DBBError(
+                .range, message: "a busy timeout must be between 0 and 2147483.647 seconds, not \(seconds)",
+                context: "setting the busy timeout")
+        }
+        try executeStatements("PRAGMA busy_timeout = \(Int64(milliseconds))")
     }
 
     /// Whether foreign key constraints are enforced.
@@ -56,11 +77,19 @@ extension DBBDatabase {
         try fetchValue(Bool.self, "PRAGMA foreign_keys") ?? false
     }
 
-    /// Turns foreign key enforcement on or off. SQLite ignores the change inside a transaction.
+    /// Turns foreign key enforcement on or off.
     ///
-    /// - Throws: ``DBBError`` if the pragma cannot be set.
+    /// SQLite silently ignores this pragma inside a transaction; this method reads the setting back and
+    /// throws instead, so a caller never believes a change happened that did not.
+    ///
+    /// - Throws: ``DBBError`` (misuse) inside a transaction, or if the pragma cannot be set.
     public func setForeignKeysEnabled(_ enabled: Bool) throws {
         try executeStatements("PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")")
+        guard try foreignKeysEnabled() == enabled else {
+            throw DBBError(
+                .misuse, message: "foreign key enforcement cannot change inside a transaction",
+                sql: "PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")", context: "setting a pragma")
+        }
     }
 
     /// Whether `LIKE` is case-sensitive. SQLite has no way to read this pragma, so it is observed:

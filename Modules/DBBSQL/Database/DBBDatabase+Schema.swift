@@ -13,6 +13,24 @@ public struct DBBColumnInfo: Hashable, Sendable {
 
     /// Whether the column belongs to the primary key.
     public var isPrimaryKey: Bool { primaryKeyIndex > 0 }
+
+    /// Creates a column description (``DBBDatabase/columns(in:)`` reads them from a table).
+    ///
+    /// - Parameters:
+    ///   - name: the column's name.
+    ///   - declaredType: the declared type, or an empty string.
+    ///   - isNotNull: whether the column is `NOT NULL`.
+    ///   - defaultValueSQL: the default value's SQL text, or `nil`.
+    ///   - primaryKeyIndex: the 1-based position in the primary key, or 0.
+    public init(
+        name: String, declaredType: String, isNotNull: Bool, defaultValueSQL: String?, primaryKeyIndex: Int
+    ) {
+        self.name = name
+        self.declaredType = declaredType
+        self.isNotNull = isNotNull
+        self.defaultValueSQL = defaultValueSQL
+        self.primaryKeyIndex = primaryKeyIndex
+    }
 }
 
 extension DBBDatabase {
@@ -53,7 +71,9 @@ extension DBBDatabase {
     /// - Throws: ``DBBError`` if the schema cannot be read.
     public func tableNames() throws -> [String] {
         try fetchValues(
-            String.self, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+            String.self,
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
+        )
     }
 
     /// The names of the indexes of a table (automatic ones included), sorted.
@@ -74,8 +94,21 @@ extension DBBDatabase {
     ///   - table: the table to index.
     ///   - columns: the indexed columns, in order.
     ///   - unique: whether the index enforces uniqueness.
-    /// - Throws: ``DBBError`` for an unknown table or column, or (constraint) when `unique` meets duplicates.
+    /// - Throws: ``DBBError`` (error) for an unknown table or column or an empty column list, checked before
+    ///   anything is created; (constraint) when `unique` meets duplicates.
     public func createIndex(_ name: String, on table: String, columns: [String], unique: Bool = false) throws {
+        // SQLite would read an unknown "column" as a string literal and index a constant; refuse instead.
+        let known = try self.columns(in: table)
+        let context = "creating index \(name)"
+        guard !known.isEmpty else {
+            throw DBBError(.error, message: "no such table: \(table)", context: context)
+        }
+        guard !columns.isEmpty else {
+            throw DBBError(.error, message: "an index needs at least one column", context: context)
+        }
+        for column in columns where !known.contains(where: { $0.name.caseInsensitiveCompare(column) == .orderedSame }) {
+            throw DBBError(.error, message: "no such column: \(column) in table \(table)", context: context)
+        }
         let columnList = columns.map(Self.quoteIdentifier).joined(separator: ", ")
         try execute(
             "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(Self.quoteIdentifier(name)) "

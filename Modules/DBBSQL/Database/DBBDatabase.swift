@@ -30,12 +30,14 @@ public final class DBBDatabase {
     /// The mode the connection was opened with.
     public let mode: OpenMode
     /// The date strategy and JSON options used when binding and reading values.
-    public var codingOptions = DBBCodingOptions()
+    @exclusivity(unchecked) public var codingOptions = DBBCodingOptions()
 
     private(set) var handle: OpaquePointer?
     private var statementCache: [String: DBBStatement] = [:]
     var traceBox: DBBTraceBox?
     var savepointDepth = 0
+    /// The number of cursors that are stepping a statement of this connection.
+    @exclusivity(unchecked) var activeCursorCount = 0
 
     /// Opens (and by default creates) a database file.
     ///
@@ -67,7 +69,10 @@ public final class DBBDatabase {
         sqlite3_extended_result_codes(connection, 1)
         do {
             // Opening is lazy in SQLite: reading the schema is what proves the file is a database.
-            try execute("SELECT count(*) FROM sqlite_master")
+            // Reading takes no write lock, so the file is never changed by this check.
+            try executeStatements("SELECT count(*) FROM sqlite_master")
+        } catch let error as DBBError where error.resultCode == .busy || error.resultCode == .locked {
+            // Another connection holds a lock, which only a database can have: the file is one.
         } catch var error as DBBError {
             error.context = "opening \(path)"
             if error.resultCode == .notADatabase {
@@ -107,16 +112,26 @@ public final class DBBDatabase {
     /// - Throws: ``DBBError`` (busy) while a cursor of this connection is still open.
     public func close() throws {
         guard let handle else { return }
-        if statementCache.values.contains(where: \.isInUse) {
-            throw DBBError(.busy, message: "a cursor of this connection is still open", context: "closing \(path)")
+        if activeCursorCount > 0 {
+            throw DBBError(
+                .busy, message: "\(activeCursorCount) cursor(s) of this connection are still stepping",
+                context: "closing \(path)")
         }
         statementCache.removeAll()
-        let code = sqlite3_close(handle)
+        if traceBox != nil { sqlite3_trace_v2(handle, 0, nil, nil) }
+        // close_v2 defers the final release until statements still referenced from Swift are finalized;
+        // they can no longer run, since every run checks that the connection is open.
+        let code = sqlite3_close_v2(handle)
         guard code == SQLITE_OK else {
             throw DBBError.fromConnection(handle, code: code, context: "closing \(path)")
         }
         self.handle = nil
         traceBox = nil
+    }
+
+    @inline(__always)
+    func checkOpen(_ sql: String) throws {
+        if handle == nil { _ = try openHandle(sql) }
     }
 
     func openHandle(_ sql: String? = nil) throws -> OpaquePointer {
@@ -190,13 +205,17 @@ public final class DBBDatabase {
         let handle = try openHandle(sql)
         try sql.withCString { start in
             var current: UnsafePointer<CChar>? = start
-            while let position = current, position.pointee != 0 {
+            while var position = current, position.pointee != 0 {
+                // Leading white space is skipped, so traces and errors show each statement as written.
+                while position.pointee == 0x20 || (0x09...0x0D).contains(position.pointee) { position += 1 }
+                if position.pointee == 0 { break }
                 var statement: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
                 let code = sqlite3_prepare_v2(handle, position, -1, &statement, &tail)
                 guard code == SQLITE_OK else {
-                    throw DBBError.fromConnection(handle, code: code, sql: String(cString: position),
-                        context: "preparing one of several statements")
+                    let rest = String(cString: position)
+                    throw DBBError.fromConnection(
+                        handle, code: code, sql: rest, context: "preparing one of several statements")
                 }
                 defer { sqlite3_finalize(statement) }
                 current = tail
@@ -204,7 +223,8 @@ public final class DBBDatabase {
                 var stepCode = sqlite3_step(statement)
                 while stepCode == SQLITE_ROW { stepCode = sqlite3_step(statement) }
                 guard stepCode == SQLITE_DONE else {
-                    throw DBBError.fromConnection(handle, code: stepCode, sql: String(cString: sqlite3_sql(statement)),
+                    throw DBBError.fromConnection(
+                        handle, code: stepCode, sql: String(cString: sqlite3_sql(statement)),
                         context: "running one of several statements")
                 }
             }

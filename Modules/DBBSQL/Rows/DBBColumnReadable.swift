@@ -14,6 +14,7 @@ public protocol DBBColumnReadable {
 }
 
 extension Optional: DBBColumnReadable where Wrapped: DBBColumnReadable {
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Wrapped? {
         row.columnType(column) == SQLITE_NULL ? nil : try Wrapped.read(from: row, at: column)
     }
@@ -25,15 +26,17 @@ extension DBBValue: DBBColumnReadable {
 
 extension String: DBBColumnReadable {
     /// Reads TEXT; INTEGER and REAL are read as SQLite writes them as text, BLOB as UTF-8.
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> String {
-        guard row.columnType(column) != SQLITE_NULL else { throw row.mismatch(column, expected: "text") }
-        return row.text(at: column)
+        // sqlite3_column_text gives no pointer exactly for NULL (or when out of memory): no type check needed.
+        guard let text = row.textIfPresent(at: column) else { throw row.mismatch(column, expected: "text") }
+        return text
     }
 }
 
 extension Int64: DBBColumnReadable {
     /// Reads INTEGER, or REAL holding a whole number.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func read(from row: DBBRow, at column: Int32) throws -> Int64 {
         switch row.columnType(column) {
         case SQLITE_INTEGER:
@@ -49,6 +52,7 @@ extension Int64: DBBColumnReadable {
 
 extension FixedWidthInteger where Self: DBBColumnReadable {
     /// Reads an integer and checks that it fits the type.
+    @inlinable
     static func readInteger(from row: DBBRow, at column: Int32) throws -> Self {
         let value = try Int64.read(from: row, at: column)
         guard let result = Self(exactly: value) else { throw row.mismatch(column, expected: "a \(Self.self)") }
@@ -57,34 +61,53 @@ extension FixedWidthInteger where Self: DBBColumnReadable {
 }
 
 extension Int: DBBColumnReadable {
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Int { try readInteger(from: row, at: column) }
 }
 extension Int8: DBBColumnReadable {
-    public static func read(from row: DBBRow, at column: Int32) throws -> Int8 { try readInteger(from: row, at: column) }
+    @inlinable
+    public static func read(from row: DBBRow, at column: Int32) throws -> Int8 {
+        try readInteger(from: row, at: column)
+    }
 }
 extension Int16: DBBColumnReadable {
-    public static func read(from row: DBBRow, at column: Int32) throws -> Int16 { try readInteger(from: row, at: column) }
+    @inlinable
+    public static func read(from row: DBBRow, at column: Int32) throws -> Int16 {
+        try readInteger(from: row, at: column)
+    }
 }
 extension Int32: DBBColumnReadable {
-    public static func read(from row: DBBRow, at column: Int32) throws -> Int32 { try readInteger(from: row, at: column) }
+    @inlinable
+    public static func read(from row: DBBRow, at column: Int32) throws -> Int32 {
+        try readInteger(from: row, at: column)
+    }
 }
 extension UInt: DBBColumnReadable {
-    public static func read(from row: DBBRow, at column: Int32) throws -> UInt { try readInteger(from: row, at: column) }
+    @inlinable
+    public static func read(from row: DBBRow, at column: Int32) throws -> UInt {
+        try readInteger(from: row, at: column)
+    }
 }
 extension UInt8: DBBColumnReadable {
-    public static func read(from row: DBBRow, at column: Int32) throws -> UInt8 { try readInteger(from: row, at: column) }
+    @inlinable
+    public static func read(from row: DBBRow, at column: Int32) throws -> UInt8 {
+        try readInteger(from: row, at: column)
+    }
 }
 extension UInt16: DBBColumnReadable {
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> UInt16 {
         try readInteger(from: row, at: column)
     }
 }
 extension UInt32: DBBColumnReadable {
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> UInt32 {
         try readInteger(from: row, at: column)
     }
 }
 extension UInt64: DBBColumnReadable {
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> UInt64 {
         try readInteger(from: row, at: column)
     }
@@ -93,20 +116,19 @@ extension UInt64: DBBColumnReadable {
 extension Double: DBBColumnReadable {
     /// Reads REAL or INTEGER; TEXT only when it is a number.
     @inline(__always)
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Double {
         switch row.columnType(column) {
         case SQLITE_FLOAT, SQLITE_INTEGER:
             return row.double(at: column)
-        case SQLITE_TEXT:
-            if let value = Double(row.text(at: column)) { return value }
-            throw row.mismatch(column, expected: "a number")
         default:
-            throw row.mismatch(column, expected: "a number")
+            return try row.doubleFromText(at: column)
         }
     }
 }
 
 extension Float: DBBColumnReadable {
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Float {
         Float(try Double.read(from: row, at: column))
     }
@@ -114,6 +136,7 @@ extension Float: DBBColumnReadable {
 
 extension Bool: DBBColumnReadable {
     /// Reads INTEGER or REAL: zero is `false`, anything else `true`.
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Bool {
         switch row.columnType(column) {
         case SQLITE_INTEGER: return row.int64(at: column) != 0
@@ -125,6 +148,7 @@ extension Bool: DBBColumnReadable {
 
 extension Data: DBBColumnReadable {
     /// Reads BLOB (a zero-length BLOB is empty data), or TEXT as its UTF-8 bytes.
+    @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Data {
         switch row.columnType(column) {
         case SQLITE_BLOB: return row.blob(at: column)
@@ -163,6 +187,14 @@ extension Date: DBBColumnReadable {
 }
 
 extension DBBRow {
+    /// Reads a column holding JSON text, with the connection's JSON reading options.
+    ///
+    /// - Returns: the array, dictionary, or (with `.fragmentsAllowed`) bare value; `nil` when the value is NULL.
+    /// - Throws: ``DBBError`` (mismatch) when the text is not JSON the options accept.
+    public func jsonValue(at index: Int) throws -> Any? {
+        try DBBJSON.object(from: value(at: index), options: codingOptions)
+    }
+
     /// Reads a column holding a JSON array, with the connection's JSON reading options.
     ///
     /// - Returns: the array, or `nil` when the value is NULL.
@@ -183,5 +215,15 @@ extension DBBRow {
             throw mismatch(Int32(index), expected: "a JSON object")
         }
         return dictionary
+    }
+}
+
+extension DBBRow {
+    /// The rare case of ``Double/read(from:at:)``, kept out of line so the common case inlines small:
+    /// TEXT holding a number reads as that number; anything else is a mismatch.
+    @usableFromInline
+    func doubleFromText(at column: Int32) throws -> Double {
+        if columnType(column) == SQLITE_TEXT, let value = Double(text(at: column)) { return value }
+        throw mismatch(column, expected: "a number")
     }
 }

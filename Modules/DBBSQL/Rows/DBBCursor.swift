@@ -11,11 +11,17 @@
 /// ```
 public final class DBBCursor {
     let statement: DBBStatement
-    private var finished = false
+    // Held strongly so that a cursor (and the rows that keep it alive) never outlives its connection.
+    let database: DBBDatabase
+    // A cursor is used by one thread at a time: its state needs no exclusivity checks.
+    @exclusivity(unchecked) private var finished = false
+    @exclusivity(unchecked) private var started = false
 
     init(statement: DBBStatement) {
         self.statement = statement
+        self.database = statement.database
         statement.isInUse = true
+        database.activeCursorCount += 1
     }
 
     deinit { finish() }
@@ -31,7 +37,14 @@ public final class DBBCursor {
     public func next() throws -> DBBRow? {
         if finished { return nil }
         do {
-            if try statement.step() { return DBBRow(statement: statement) }
+            if try statement.step() {
+                if !started {
+                    // The first step is where SQLite re-prepares a statement whose schema changed.
+                    started = true
+                    statement.refreshColumnsIfReprepared()
+                }
+                return DBBRow(cursor: self, statement: statement)
+            }
         } catch {
             finish()
             throw error
@@ -61,6 +74,7 @@ public final class DBBCursor {
         finished = true
         statement.reset()
         statement.isInUse = false
+        database.activeCursorCount -= 1
     }
 }
 

@@ -3,8 +3,9 @@ import Foundation
 
 /// The current row of a running statement.
 ///
-/// A row is a view onto its statement: it is valid until the cursor advances. Copy what you need
-/// (``dictionary``, ``values``, or typed reads) before moving on.
+/// A row is a view onto its statement: it reads the current row until the cursor advances. Copy what
+/// you need (``dictionary``, ``values``, or typed reads) before moving on. A row keeps its cursor alive,
+/// so `try db.fetchCursor(sql).next()` can be read safely.
 ///
 /// ```swift
 /// let cursor = try db.fetchCursor("SELECT Name, Milliseconds FROM Track")
@@ -14,20 +15,28 @@ import Foundation
 /// }
 /// ```
 public struct DBBRow {
-    let statement: DBBStatement
+    // The cursor is kept alive so the statement is not reset under the row. The handle and column count
+    // are copied in, so typed reads (inlined into the caller) touch no class state.
+    @usableFromInline let cursor: DBBCursor
+    @usableFromInline let handle: OpaquePointer
+    @usableFromInline let columnCount: Int
 
-    init(statement: DBBStatement) { self.statement = statement }
+    init(cursor: DBBCursor, statement: DBBStatement) {
+        self.cursor = cursor
+        self.handle = statement.handle
+        self.columnCount = statement.columnCount
+    }
 
-    @inline(__always) var handle: OpaquePointer { statement.handle }
+    @inline(__always) var statement: DBBStatement { cursor.statement }
 
     /// The number of columns.
-    public var count: Int { statement.columnCount }
+    @inlinable public var count: Int { columnCount }
 
     /// The column names, in order.
     public var columnNames: [String] { statement.columnNames }
 
     /// The coding options of the connection (date strategy, JSON options).
-    public var codingOptions: DBBCodingOptions { statement.database.codingOptions }
+    public var codingOptions: DBBCodingOptions { cursor.database.codingOptions }
 
     /// The index of a column by name, or `nil` when the row has no such column.
     public func index(ofColumn name: String) -> Int? { statement.columnIndex(named: name) }
@@ -69,9 +78,10 @@ public struct DBBRow {
     ///
     /// - Throws: ``DBBError`` (mismatch) when the value is NULL for a non-optional type or cannot be
     ///   converted; (range) for an index out of bounds.
+    @inlinable
     public subscript<T: DBBColumnReadable>(index: Int) -> T {
         get throws {
-            guard index >= 0 && index < count else { throw outOfRange(index) }
+            guard index >= 0 && index < columnCount else { throw outOfRange(index) }
             return try T.read(from: self, at: Int32(index))
         }
     }
@@ -115,22 +125,30 @@ public struct DBBRow {
 
     // MARK: Raw readers
 
-    @inline(__always) func text(at column: Int32) -> String {
+    @inlinable @inline(__always) func text(at column: Int32) -> String {
         guard let pointer = sqlite3_column_text(handle, column) else { return "" }
         let length = Int(sqlite3_column_bytes(handle, column))
         // Decoding with an explicit length keeps NUL characters inside the text.
         return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF8.self)
     }
 
-    @inline(__always) func blob(at column: Int32) -> Data {
+    @inlinable @inline(__always) func textIfPresent(at column: Int32) -> String? {
+        guard let pointer = sqlite3_column_text(handle, column) else { return nil }
         let length = Int(sqlite3_column_bytes(handle, column))
-        guard length > 0, let pointer = sqlite3_column_blob(handle, column) else { return Data() }
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF8.self)
+    }
+
+    @inlinable @inline(__always) func blob(at column: Int32) -> Data {
+        // SQLite's advice: ask for the pointer first, then the length.
+        let pointer = sqlite3_column_blob(handle, column)
+        let length = Int(sqlite3_column_bytes(handle, column))
+        guard length > 0, let pointer else { return Data() }
         return Data(bytes: pointer, count: length)
     }
 
-    @inline(__always) func columnType(_ column: Int32) -> Int32 { sqlite3_column_type(handle, column) }
-    @inline(__always) func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
-    @inline(__always) func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    @inlinable @inline(__always) func columnType(_ column: Int32) -> Int32 { sqlite3_column_type(handle, column) }
+    @inlinable @inline(__always) func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    @inlinable @inline(__always) func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
 
     func requireIndex(_ name: String) throws -> Int {
         guard let index = statement.columnIndex(named: name) else {
@@ -140,13 +158,13 @@ public struct DBBRow {
         return index
     }
 
-    func outOfRange(_ index: Int) -> DBBError {
+    @usableFromInline func outOfRange(_ index: Int) -> DBBError {
         DBBError(
             .range, message: "column index \(index) is out of range (the row has \(count) columns)",
             sql: statement.sql, context: "reading a row")
     }
 
-    func mismatch(_ column: Int32, expected: String) -> DBBError {
+    @usableFromInline func mismatch(_ column: Int32, expected: String) -> DBBError {
         let name = column < statement.columnCount ? statement.columnNames[Int(column)] : "#\(column)"
         return DBBError(
             .mismatch, message: "column \(name) holds \(storageClass(at: Int(column)).rawValue), not \(expected)",

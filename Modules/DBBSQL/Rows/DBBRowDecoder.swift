@@ -7,6 +7,7 @@ struct DBBRowDecoder: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     static func decode<T: Decodable>(_ type: T.Type, from row: DBBRow) throws -> T {
+        row.statement.decodingPosition = 0
         do {
             return try T(from: DBBRowDecoder(row: row))
         } catch let error as DBBError {
@@ -47,10 +48,10 @@ struct DBBRowDecoder: Decoder {
 
         var allKeys: [Key] { row.columnNames.compactMap { Key(stringValue: $0) } }
 
-        func contains(_ key: Key) -> Bool { row.index(ofColumn: key.stringValue) != nil }
+        func contains(_ key: Key) -> Bool { row.statement.decodingIndex(of: key.stringValue) != nil }
 
         private func column(_ key: Key) throws -> Int32 {
-            guard let index = row.index(ofColumn: key.stringValue) else {
+            guard let index = row.statement.decodingIndex(of: key.stringValue) else {
                 throw DecodingError.keyNotFound(
                     key, .init(codingPath: codingPath, debugDescription: "no column named \(key.stringValue)"))
             }
@@ -78,6 +79,11 @@ struct DBBRowDecoder: Decoder {
         func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(type, key) }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+            // The common column types first: comparing metatypes is much cheaper than a dynamic cast, and
+            // once T is known to be the type, reinterpreting the value is exact.
+            if T.self == Data.self { return unsafeBitCast(try read(Data.self, key), to: T.self) }
+            if T.self == Date.self { return unsafeBitCast(try read(Date.self, key), to: T.self) }
+            if T.self == URL.self { return unsafeBitCast(try read(URL.self, key), to: T.self) }
             if let readable = type as? any DBBColumnReadable.Type {
                 // swift-format-ignore: NeverForceUnwrap
                 return try readable.read(from: row, at: column(key)) as! T
@@ -89,13 +95,22 @@ struct DBBRowDecoder: Decoder {
                     type,
                     .init(
                         codingPath: codingPath + [key],
-                        debugDescription: "column \(key.stringValue) holds \(value.storageClass.rawValue), not JSON text"
+                        debugDescription:
+                            "column \(key.stringValue) holds \(value.storageClass.rawValue), not JSON text"
                     ))
             }
             let decoder = JSONDecoder()
             if row.codingOptions.dateStrategy == .secondsSince1970 { decoder.dateDecodingStrategy = .secondsSince1970 }
             if row.codingOptions.dateStrategy == .iso8601 { decoder.dateDecodingStrategy = .iso8601 }
-            return try decoder.decode(type, from: data)
+            do {
+                return try decoder.decode(type, from: data)
+            } catch {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: codingPath + [key],
+                        debugDescription: "column \(key.stringValue) does not hold JSON text for \(T.self)",
+                        underlyingError: error))
+            }
         }
 
         func nestedContainer<NestedKey: CodingKey>(
