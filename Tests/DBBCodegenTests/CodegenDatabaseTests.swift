@@ -74,13 +74,16 @@ import Testing
                 dbManager.addPersistenceMapping(
                     [
                         "order": .init(\OrderItems.order, columnName: "order_id", foreignKey: true),
-                        "productName": .init(\OrderItems.productName, columnName: "product_name"),
-                        "unitPrice": .init(\OrderItems.unitPrice, columnName: "unit_price"),
-                        "quantity": .init(\OrderItems.quantity),
-                        "weight": .init(\OrderItems.weight),
-                        "isGift": .init(\OrderItems.isGift, columnName: "is_gift"),
-                        "notes": .init(\OrderItems.notes),
-                        "default": .init(\OrderItems.`default`),
+                        "productName": .init(
+                            \OrderItems.productName, columnName: "product_name", get: { $0.productName },
+                            set: { $0.productName = $1 }),
+                        "unitPrice": .init(
+                            \OrderItems.unitPrice, columnName: "unit_price", get: { $0.unitPrice }, set: { $0.unitPrice = $1 }),
+                        "quantity": .init(\OrderItems.quantity, get: { $0.quantity }, set: { $0.quantity = $1 }),
+                        "weight": .init(\OrderItems.weight, get: { $0.weight }, set: { $0.weight = $1 }),
+                        "isGift": .init(\OrderItems.isGift, columnName: "is_gift", get: { $0.isGift }, set: { $0.isGift = $1 }),
+                        "notes": .init(\OrderItems.notes, get: { $0.notes }, set: { $0.notes = $1 }),
+                        "default": .init(\OrderItems.`default`, get: { $0.`default` }, set: { $0.`default` = $1 }),
                     ], for: self)
             }
         }
@@ -98,9 +101,11 @@ import Testing
                 super.init(dbManager: dbManager)
                 dbManager.addPersistenceMapping(
                     [
-                        "placed": .init(\Orders.placed),
-                        "customerName": .init(\Orders.customerName, columnName: "customer_name"),
-                        "status": .init(\Orders.status),
+                        "placed": .init(\Orders.placed, get: { $0.placed }, set: { $0.placed = $1 }),
+                        "customerName": .init(
+                            \Orders.customerName, columnName: "customer_name", get: { $0.customerName },
+                            set: { $0.customerName = $1 }),
+                        "status": .init(\Orders.status, get: { $0.status }, set: { $0.status = $1 }),
                     ], for: self)
             }
         }
@@ -134,7 +139,12 @@ import Testing
         let run = try Codegen.run(["--database", shop.path, "--table", "order_items", "--class-name", "OrderItem"])
         #expect(run.exitCode == 0)
         #expect(run.standardOutput.contains("final class OrderItem: DBBTableObject {\n    var orderId = 0\n"))
-        #expect(run.standardOutput.contains(#""orderId": .init(\OrderItem.orderId, columnName: "order_id"),"#))
+        #expect(
+            run.standardOutput.contains(
+                #"""
+                                "orderId": .init(
+                                    \OrderItem.orderId, columnName: "order_id", get: { $0.orderId }, set: { $0.orderId = $1 }),
+                """#))
         #expect(run.standardOutput.contains(#"override class var tableName: String { "order_items" }"#))
         #expect(!run.standardOutput.contains("final class Orders"))
         #expect(!run.standardOutput.contains("foreignKey"))
@@ -242,7 +252,9 @@ import Testing
             "final class LineItems: DBBTableObject {", "final class LineItems2: DBBTableObject {",
             // Columns named like DBBTableObject's members; one timestamp column alone is a plain column.
             "    var isDirtyValue: Int?", "    var createdTimeValue: Double?", "    var saveValue: String?",
-            #"                "createdTimeValue": .init(\LineItems2.createdTimeValue, columnName: "createdTime"),"#,
+            #"                "createdTimeValue": .init("#,
+            #"                    \LineItems2.createdTimeValue, columnName: "createdTime", get: { $0.createdTimeValue },"#,
+            #"                    set: { $0.createdTimeValue = $1 }),"#,
             // A foreign key to a non-id column and a composite one stay plain; one to the id is a reference.
             "    var itemCode: String?", "    var a: Int?", "    var b: Int?", "    var item: LineItems2?",
             #"                "item": .init(\Links.item, foreignKey: true),"#,
@@ -298,8 +310,9 @@ import Testing
                         super.init(dbManager: dbManager)
                         dbManager.addPersistenceMapping(
                             [
-                                "title": .init(\\Album.title, columnName: "Title"),
-                                "artistId": .init(\\Album.artistId, columnName: "ArtistId"),
+                                "title": .init(\\Album.title, columnName: "Title", get: { $0.title }, set: { $0.title = $1 }),
+                                "artistId": .init(
+                                    \\Album.artistId, columnName: "ArtistId", get: { $0.artistId }, set: { $0.artistId = $1 }),
                             ], for: self)
                     }
                 }

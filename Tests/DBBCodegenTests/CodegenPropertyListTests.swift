@@ -47,7 +47,11 @@ import Testing
                 == "dbb-codegen: note: property 'projectLead' is generated as Person?: a reference has no default object\n"
         )
         #expect(run.standardOutput.contains("    /// Declared `Person`; generated optional"))
-        #expect(run.standardOutput.contains(#""name": .init(\Project.name, columnName: "itemName"),"#))
+        #expect(
+            run.standardOutput.contains(
+                #""name": .init(\Project.name, columnName: "itemName", get: { $0.name }, set: { $0.name = $1 }),"#))
+        #expect(run.standardOutput.contains(#""tags": .init(\Project.tags),"#))
+        #expect(run.standardOutput.contains(#""projectLead": .init(\Project.projectLead),"#))
         #expect(run.standardOutput.contains(#"indexer: DBBIndexer(columnsToIndex: ["name", "code"]))"#))
     }
 

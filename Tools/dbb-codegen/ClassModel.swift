@@ -138,11 +138,20 @@ enum ClassRenderer {
             ? "var \(name): \(scalar.rawValue) = \(value.literal)" : "var \(name) = \(value.literal)"
     }
 
-    /// `"name": .init(\Project.name, columnName: "itemName"),` — wrapped after `.init(` when too long.
+    /// `"name": .init(\Project.name, columnName: "itemName", get: { $0.name }, set: { $0.name = $1 }),` —
+    /// wrapped after `.init(` when too long.
+    ///
+    /// A scalar property (not an array, not a reference) also gets `get:` and `set:` closures: they read and
+    /// write it directly, where the key path alone would be applied at run time on every row, which is
+    /// several times slower. References and arrays keep the key-path-only form.
     static func entry(for property: GeneratedProperty, in className: String) -> [String] {
-        var arguments = ["\\\(className).\(Naming.escaped(property.name))"]
+        let name = Naming.escaped(property.name)
+        var arguments = ["\\\(className).\(name)"]
         if let column = property.columnName { arguments.append("columnName: \(Naming.stringLiteral(column))") }
         if property.isForeignKey { arguments.append("foreignKey: true") }
+        if case .scalar = property.type.base, !property.type.isArray {
+            arguments += ["get: { $0.\(name) }", "set: { $0.\(name) = $1 }"]
+        }
         let key = Naming.stringLiteral(property.name)
         let line = "                \(key): .init(\(arguments.joined(separator: ", "))),"
         if line.count <= lineLength { return [line] }

@@ -16,7 +16,7 @@ final class Album: DBBTableObject {
         super.init(dbManager: dbManager)
         dbManager.addPersistenceMapping(
             [
-                "title": .init(\Album.title, columnName: "Title"),
+                "title": .init(\Album.title, columnName: "Title", get: { $0.title }, set: { $0.title = $1 }),
                 "artist": .init(\Album.artist, columnName: "ArtistId", foreignKey: true),
             ], for: self)
     }
@@ -32,7 +32,7 @@ final class Artist: DBBTableObject {
         super.init(dbManager: dbManager)
         dbManager.addPersistenceMapping(
             [
-                "name": .init(\Artist.name, columnName: "Name")
+                "name": .init(\Artist.name, columnName: "Name", get: { $0.name }, set: { $0.name = $1 })
             ], for: self)
     }
 }
@@ -58,17 +58,24 @@ final class Customer: DBBTableObject {
         super.init(dbManager: dbManager)
         dbManager.addPersistenceMapping(
             [
-                "firstName": .init(\Customer.firstName, columnName: "FirstName"),
-                "lastName": .init(\Customer.lastName, columnName: "LastName"),
-                "company": .init(\Customer.company, columnName: "Company"),
-                "address": .init(\Customer.address, columnName: "Address"),
-                "city": .init(\Customer.city, columnName: "City"),
-                "state": .init(\Customer.state, columnName: "State"),
-                "country": .init(\Customer.country, columnName: "Country"),
-                "postalCode": .init(\Customer.postalCode, columnName: "PostalCode"),
-                "phone": .init(\Customer.phone, columnName: "Phone"),
-                "fax": .init(\Customer.fax, columnName: "Fax"),
-                "email": .init(\Customer.email, columnName: "Email"),
+                "firstName": .init(
+                    \Customer.firstName, columnName: "FirstName", get: { $0.firstName }, set: { $0.firstName = $1 }),
+                "lastName": .init(
+                    \Customer.lastName, columnName: "LastName", get: { $0.lastName }, set: { $0.lastName = $1 }),
+                "company": .init(
+                    \Customer.company, columnName: "Company", get: { $0.company }, set: { $0.company = $1 }),
+                "address": .init(
+                    \Customer.address, columnName: "Address", get: { $0.address }, set: { $0.address = $1 }),
+                "city": .init(\Customer.city, columnName: "City", get: { $0.city }, set: { $0.city = $1 }),
+                "state": .init(\Customer.state, columnName: "State", get: { $0.state }, set: { $0.state = $1 }),
+                "country": .init(
+                    \Customer.country, columnName: "Country", get: { $0.country }, set: { $0.country = $1 }),
+                "postalCode": .init(
+                    \Customer.postalCode, columnName: "PostalCode", get: { $0.postalCode },
+                    set: { $0.postalCode = $1 }),
+                "phone": .init(\Customer.phone, columnName: "Phone", get: { $0.phone }, set: { $0.phone = $1 }),
+                "fax": .init(\Customer.fax, columnName: "Fax", get: { $0.fax }, set: { $0.fax = $1 }),
+                "email": .init(\Customer.email, columnName: "Email", get: { $0.email }, set: { $0.email = $1 }),
                 "supportRep": .init(\Customer.supportRep, columnName: "SupportRepId", foreignKey: true),
             ], for: self)
     }
@@ -99,20 +106,28 @@ final class Employee: DBBTableObject {
         super.init(dbManager: dbManager)
         dbManager.addPersistenceMapping(
             [
-                "lastName": .init(\Employee.lastName, columnName: "LastName"),
-                "firstName": .init(\Employee.firstName, columnName: "FirstName"),
-                "title": .init(\Employee.title, columnName: "Title"),
+                "lastName": .init(
+                    \Employee.lastName, columnName: "LastName", get: { $0.lastName }, set: { $0.lastName = $1 }),
+                "firstName": .init(
+                    \Employee.firstName, columnName: "FirstName", get: { $0.firstName }, set: { $0.firstName = $1 }),
+                "title": .init(\Employee.title, columnName: "Title", get: { $0.title }, set: { $0.title = $1 }),
                 "reportsTo": .init(\Employee.reportsTo, columnName: "ReportsTo", foreignKey: true),
-                "birthDate": .init(\Employee.birthDate, columnName: "BirthDate"),
-                "hireDate": .init(\Employee.hireDate, columnName: "HireDate"),
-                "address": .init(\Employee.address, columnName: "Address"),
-                "city": .init(\Employee.city, columnName: "City"),
-                "state": .init(\Employee.state, columnName: "State"),
-                "country": .init(\Employee.country, columnName: "Country"),
-                "postalCode": .init(\Employee.postalCode, columnName: "PostalCode"),
-                "phone": .init(\Employee.phone, columnName: "Phone"),
-                "fax": .init(\Employee.fax, columnName: "Fax"),
-                "email": .init(\Employee.email, columnName: "Email"),
+                "birthDate": .init(
+                    \Employee.birthDate, columnName: "BirthDate", get: { $0.birthDate }, set: { $0.birthDate = $1 }),
+                "hireDate": .init(
+                    \Employee.hireDate, columnName: "HireDate", get: { $0.hireDate }, set: { $0.hireDate = $1 }),
+                "address": .init(
+                    \Employee.address, columnName: "Address", get: { $0.address }, set: { $0.address = $1 }),
+                "city": .init(\Employee.city, columnName: "City", get: { $0.city }, set: { $0.city = $1 }),
+                "state": .init(\Employee.state, columnName: "State", get: { $0.state }, set: { $0.state = $1 }),
+                "country": .init(
+                    \Employee.country, columnName: "Country", get: { $0.country }, set: { $0.country = $1 }),
+                "postalCode": .init(
+                    \Employee.postalCode, columnName: "PostalCode", get: { $0.postalCode },
+                    set: { $0.postalCode = $1 }),
+                "phone": .init(\Employee.phone, columnName: "Phone", get: { $0.phone }, set: { $0.phone = $1 }),
+                "fax": .init(\Employee.fax, columnName: "Fax", get: { $0.fax }, set: { $0.fax = $1 }),
+                "email": .init(\Employee.email, columnName: "Email", get: { $0.email }, set: { $0.email = $1 }),
             ], for: self)
     }
 }
@@ -127,7 +142,7 @@ final class Genre: DBBTableObject {
         super.init(dbManager: dbManager)
         dbManager.addPersistenceMapping(
             [
-                "name": .init(\Genre.name, columnName: "Name")
+                "name": .init(\Genre.name, columnName: "Name", get: { $0.name }, set: { $0.name = $1 })
             ], for: self)
     }
 }
@@ -152,13 +167,25 @@ final class Invoice: DBBTableObject {
         dbManager.addPersistenceMapping(
             [
                 "customer": .init(\Invoice.customer, columnName: "CustomerId", foreignKey: true),
-                "invoiceDate": .init(\Invoice.invoiceDate, columnName: "InvoiceDate"),
-                "billingAddress": .init(\Invoice.billingAddress, columnName: "BillingAddress"),
-                "billingCity": .init(\Invoice.billingCity, columnName: "BillingCity"),
-                "billingState": .init(\Invoice.billingState, columnName: "BillingState"),
-                "billingCountry": .init(\Invoice.billingCountry, columnName: "BillingCountry"),
-                "billingPostalCode": .init(\Invoice.billingPostalCode, columnName: "BillingPostalCode"),
-                "total": .init(\Invoice.total, columnName: "Total"),
+                "invoiceDate": .init(
+                    \Invoice.invoiceDate, columnName: "InvoiceDate", get: { $0.invoiceDate },
+                    set: { $0.invoiceDate = $1 }),
+                "billingAddress": .init(
+                    \Invoice.billingAddress, columnName: "BillingAddress", get: { $0.billingAddress },
+                    set: { $0.billingAddress = $1 }),
+                "billingCity": .init(
+                    \Invoice.billingCity, columnName: "BillingCity", get: { $0.billingCity },
+                    set: { $0.billingCity = $1 }),
+                "billingState": .init(
+                    \Invoice.billingState, columnName: "BillingState", get: { $0.billingState },
+                    set: { $0.billingState = $1 }),
+                "billingCountry": .init(
+                    \Invoice.billingCountry, columnName: "BillingCountry", get: { $0.billingCountry },
+                    set: { $0.billingCountry = $1 }),
+                "billingPostalCode": .init(
+                    \Invoice.billingPostalCode, columnName: "BillingPostalCode", get: { $0.billingPostalCode },
+                    set: { $0.billingPostalCode = $1 }),
+                "total": .init(\Invoice.total, columnName: "Total", get: { $0.total }, set: { $0.total = $1 }),
             ], for: self)
     }
 }
@@ -180,8 +207,10 @@ final class InvoiceLine: DBBTableObject {
             [
                 "invoice": .init(\InvoiceLine.invoice, columnName: "InvoiceId", foreignKey: true),
                 "track": .init(\InvoiceLine.track, columnName: "TrackId", foreignKey: true),
-                "unitPrice": .init(\InvoiceLine.unitPrice, columnName: "UnitPrice"),
-                "quantity": .init(\InvoiceLine.quantity, columnName: "Quantity"),
+                "unitPrice": .init(
+                    \InvoiceLine.unitPrice, columnName: "UnitPrice", get: { $0.unitPrice }, set: { $0.unitPrice = $1 }),
+                "quantity": .init(
+                    \InvoiceLine.quantity, columnName: "Quantity", get: { $0.quantity }, set: { $0.quantity = $1 }),
             ], for: self)
     }
 }
@@ -196,7 +225,7 @@ final class MediaType: DBBTableObject {
         super.init(dbManager: dbManager)
         dbManager.addPersistenceMapping(
             [
-                "name": .init(\MediaType.name, columnName: "Name")
+                "name": .init(\MediaType.name, columnName: "Name", get: { $0.name }, set: { $0.name = $1 })
             ], for: self)
     }
 }
@@ -211,7 +240,7 @@ final class Playlist: DBBTableObject {
         super.init(dbManager: dbManager)
         dbManager.addPersistenceMapping(
             [
-                "name": .init(\Playlist.name, columnName: "Name")
+                "name": .init(\Playlist.name, columnName: "Name", get: { $0.name }, set: { $0.name = $1 })
             ], for: self)
     }
 }
@@ -234,14 +263,18 @@ final class Track: DBBTableObject {
         super.init(dbManager: dbManager)
         dbManager.addPersistenceMapping(
             [
-                "name": .init(\Track.name, columnName: "Name"),
+                "name": .init(\Track.name, columnName: "Name", get: { $0.name }, set: { $0.name = $1 }),
                 "album": .init(\Track.album, columnName: "AlbumId", foreignKey: true),
                 "mediaType": .init(\Track.mediaType, columnName: "MediaTypeId", foreignKey: true),
                 "genre": .init(\Track.genre, columnName: "GenreId", foreignKey: true),
-                "composer": .init(\Track.composer, columnName: "Composer"),
-                "milliseconds": .init(\Track.milliseconds, columnName: "Milliseconds"),
-                "bytes": .init(\Track.bytes, columnName: "Bytes"),
-                "unitPrice": .init(\Track.unitPrice, columnName: "UnitPrice"),
+                "composer": .init(
+                    \Track.composer, columnName: "Composer", get: { $0.composer }, set: { $0.composer = $1 }),
+                "milliseconds": .init(
+                    \Track.milliseconds, columnName: "Milliseconds", get: { $0.milliseconds },
+                    set: { $0.milliseconds = $1 }),
+                "bytes": .init(\Track.bytes, columnName: "Bytes", get: { $0.bytes }, set: { $0.bytes = $1 }),
+                "unitPrice": .init(
+                    \Track.unitPrice, columnName: "UnitPrice", get: { $0.unitPrice }, set: { $0.unitPrice = $1 }),
             ], for: self)
     }
 }

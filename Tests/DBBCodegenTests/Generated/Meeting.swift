@@ -14,11 +14,11 @@ final class Meeting: DBBTableObject {
         super.init(dbManager: dbManager)
         dbManager.addPersistenceMapping(
             [
-                "purpose": .init(\Meeting.purpose),
-                "startTime": .init(\Meeting.startTime),
+                "purpose": .init(\Meeting.purpose, get: { $0.purpose }, set: { $0.purpose = $1 }),
+                "startTime": .init(\Meeting.startTime, get: { $0.startTime }, set: { $0.startTime = $1 }),
                 "participants": .init(\Meeting.participants),
                 "project": .init(\Meeting.project),
-                "minutes": .init(\Meeting.minutes),
+                "minutes": .init(\Meeting.minutes, get: { $0.minutes }, set: { $0.minutes = $1 }),
             ], for: self)
     }
 }

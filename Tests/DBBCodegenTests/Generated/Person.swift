@@ -17,14 +17,14 @@ final class Person: DBBTableObject {
         super.init(dbManager: dbManager)
         dbManager.addPersistenceMapping(
             [
-                "firstName": .init(\Person.firstName),
-                "lastName": .init(\Person.lastName),
-                "email": .init(\Person.email, columnName: "emailAddress"),
-                "age": .init(\Person.age),
-                "birthday": .init(\Person.birthday),
+                "firstName": .init(\Person.firstName, get: { $0.firstName }, set: { $0.firstName = $1 }),
+                "lastName": .init(\Person.lastName, get: { $0.lastName }, set: { $0.lastName = $1 }),
+                "email": .init(\Person.email, columnName: "emailAddress", get: { $0.email }, set: { $0.email = $1 }),
+                "age": .init(\Person.age, get: { $0.age }, set: { $0.age = $1 }),
+                "birthday": .init(\Person.birthday, get: { $0.birthday }, set: { $0.birthday = $1 }),
                 "spouse": .init(\Person.spouse),
                 "nicknames": .init(\Person.nicknames),
-                "photo": .init(\Person.photo),
+                "photo": .init(\Person.photo, get: { $0.photo }, set: { $0.photo = $1 }),
             ], for: self, indexer: DBBIndexer(columnsToIndex: ["lastName", "firstName"]))
     }
 }

@@ -18,10 +18,10 @@ final class Project: DBBTableObject {
         super.init(dbManager: dbManager)
         dbManager.addPersistenceMapping(
             [
-                "name": .init(\Project.name, columnName: "itemName"),
-                "code": .init(\Project.code),
-                "startDate": .init(\Project.startDate),
-                "budget": .init(\Project.budget),
+                "name": .init(\Project.name, columnName: "itemName", get: { $0.name }, set: { $0.name = $1 }),
+                "code": .init(\Project.code, get: { $0.code }, set: { $0.code = $1 }),
+                "startDate": .init(\Project.startDate, get: { $0.startDate }, set: { $0.startDate = $1 }),
+                "budget": .init(\Project.budget, get: { $0.budget }, set: { $0.budget = $1 }),
                 "meetings": .init(\Project.meetings),
                 "tags": .init(\Project.tags),
                 "subProject": .init(\Project.subProject),
