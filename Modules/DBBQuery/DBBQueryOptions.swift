@@ -17,7 +17,7 @@ public struct DBBQueryOptions: @unchecked Sendable {
     public var conditions: [String]?
     /// The properties to load; the others keep their defaults (and a later save leaves them alone).
     public var propertyNames: [String]?
-    /// Property names to sort by, in priority order. An item ``DBBSchema/ColumnSorting/descending`` makes
+    /// Property names to sort by, in priority order. An item `ColumnSorting.descending` makes
     /// every column descending; an item `"name DESC"` sets one column's direction.
     public var sorting: [String]?
     /// The array, reference and binary properties to load (`nil`: all of them).

@@ -23,7 +23,7 @@ public struct DBBQueryPlan: Sendable {
     /// - Parameters:
     ///   - options: the query options.
     ///   - table: the table of the class being fetched.
-    /// - Throws: ``DBBSQL/DBBError`` (misuse) naming the problem: an unknown property in `propertyNames`,
+    /// - Throws: `DBBError` (misuse) naming the problem: an unknown property in `propertyNames`,
     ///   `sorting` or `joinPropertiesToPopulate`, a sort on an array or reference property, a condition
     ///   naming two array or reference properties, or an argument count that does not match the
     ///   placeholders; (mismatch) for a value that cannot be bound.

@@ -29,7 +29,7 @@ public final class DBBManager: @unchecked Sendable {
     /// Opens (or creates) a database file. File databases use WAL journaling with `synchronous = NORMAL`.
     ///
     /// - Parameter databaseURL: a file URL (not a directory).
-    /// - Throws: ``DBBSQL/DBBError`` when the file cannot be opened or is not an SQLite database.
+    /// - Throws: `DBBError` when the file cannot be opened or is not an SQLite database.
     public init(databaseURL: URL) throws {
         self.databaseURL = databaseURL
         let database = try DBBDatabase(url: databaseURL)
@@ -47,7 +47,7 @@ public final class DBBManager: @unchecked Sendable {
 
     /// A manager of a private in-memory database, with every feature of a file manager.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` if SQLite cannot allocate the database.
+    /// - Throws: `DBBError` if SQLite cannot allocate the database.
     public static func inMemory() throws -> DBBManager {
         try DBBManager(inMemory: try DBBDatabase.inMemory())
     }
@@ -117,7 +117,7 @@ public final class DBBManager: @unchecked Sendable {
     /// indexes, and adds columns for new properties. Nothing is ever dropped.
     ///
     /// - Parameter tableClasses: the classes this manager persists.
-    /// - Throws: ``DBBSQL/DBBError`` when a mapping is invalid (a declared type that differs from the
+    /// - Throws: `DBBError` when a mapping is invalid (a declared type that differs from the
     ///   property's, an index on an unknown property), when an existing column's type conflicts with the
     ///   mapping, or when SQLite refuses the DDL. A class that fails is not registered; nothing of it is
     ///   written (its DDL runs in one transaction).
@@ -142,7 +142,7 @@ public final class DBBManager: @unchecked Sendable {
 
     // MARK: Errors
 
-    /// Remembers a failure for ``errorMessage()`` and returns it as a ``DBBSQL/DBBError``.
+    /// Remembers a failure for ``errorMessage()`` and returns it as a `DBBError`.
     @discardableResult
     func record(_ error: any Error) -> DBBError {
         let dbbError =

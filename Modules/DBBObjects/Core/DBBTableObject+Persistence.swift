@@ -19,13 +19,13 @@ extension DBBTableObject {
     /// Saves the object (insert or update), its join rows, and every unsaved object it references, in one
     /// transaction. On success the object gets its id and timestamps and is clean.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or SQLite fails; nothing is written
+    /// - Throws: `DBBError` when the class is not registered or SQLite fails; nothing is written
     ///   then, and the objects keep their ids.
     public func save() throws {
         try DBBObjectWriter(manager: dbManager).save([self])
     }
 
-    /// Saves the object; the Bool form of ``save()``.
+    /// Saves the object; the Bool form of `save()`.
     ///
     /// - Returns: whether the save succeeded; on failure the reason is in the manager's `errorMessage()`.
     @discardableResult
@@ -39,7 +39,7 @@ extension DBBTableObject {
     /// - Parameters:
     ///   - objects: instances of exactly this class.
     ///   - manager: the manager to save through.
-    /// - Throws: ``DBBSQL/DBBError`` (misuse) when an object is of another class, or when SQLite fails;
+    /// - Throws: `DBBError` (misuse) when an object is of another class, or when SQLite fails;
     ///   nothing is written then.
     public static func save(_ objects: [DBBTableObject], manager: DBBManager) throws {
         try requireOnlyInstances(objects, manager: manager, action: "saving")
@@ -74,7 +74,7 @@ extension DBBTableObject {
 
     /// Every instance of the class, fully populated, in id order.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or a row does not fit the mapping.
+    /// - Throws: `DBBError` when the class is not registered or a row does not fit the mapping.
     public static func fetchAll(manager: DBBManager) throws -> [DBBTableObject] {
         let map = try manager.map(for: self)
         var request = DBBFetchRequest()
@@ -84,7 +84,7 @@ extension DBBTableObject {
 
     /// The ids of every instance, ascending.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered.
+    /// - Throws: `DBBError` when the class is not registered.
     public static func fetchAllIDs(manager: DBBManager) throws -> [Int64] {
         let map = try manager.map(for: self)
         let id = DBBIdentifier.sql(map.idColumn)
@@ -113,7 +113,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     ///   - id: the id.
     ///   - manager: the manager to read through.
     ///   - sparsePopulation: load only id and timestamps. Default: `false`.
-    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or the row does not fit the mapping.
+    /// - Throws: `DBBError` when the class is not registered or the row does not fit the mapping.
     public static func fetchOne(id: Int64, manager: DBBManager, sparsePopulation: Bool = false) throws -> Self? {
         let map = try manager.map(for: self)
         return try fetch(idRequest([id], map: map, sparse: sparsePopulation), manager: manager).first as? Self
@@ -126,7 +126,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// The instances with these ids, in the order of the ids; missing ids are skipped.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or a row does not fit the mapping.
+    /// - Throws: `DBBError` when the class is not registered or a row does not fit the mapping.
     public static func fetch(ids: [Int64], manager: DBBManager, sparsePopulation: Bool = false) throws -> [Self] {
         let map = try manager.map(for: self)
         let objects = try fetch(idRequest(ids, map: map, sparse: sparsePopulation), manager: manager)
@@ -146,7 +146,7 @@ extension DBBTableObject {
     /// Deletes objects of this class in one transaction, with their join rows, the join rows of other
     /// classes that point at them, and cascading arrays' objects. Deleted objects get `idNum` 0.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` (misuse) for an object of another class, or when SQLite fails;
+    /// - Throws: `DBBError` (misuse) for an object of another class, or when SQLite fails;
     ///   nothing is deleted then.
     public static func delete(_ instances: [DBBTableObject], manager: DBBManager) throws {
         try requireOnlyInstances(instances, manager: manager, action: "deleting")
@@ -156,7 +156,7 @@ extension DBBTableObject {
 
     /// Deletes the rows with these ids, as ``delete(_:manager:)`` does.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or SQLite fails.
+    /// - Throws: `DBBError` when the class is not registered or SQLite fails.
     public static func delete(ids: [Int64], manager: DBBManager) throws {
         let map = try manager.map(for: self)
         guard !ids.isEmpty else { return }
@@ -170,7 +170,7 @@ extension DBBTableObject {
 
     /// Deletes every instance of this class, as ``delete(_:manager:)`` does.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or SQLite fails.
+    /// - Throws: `DBBError` when the class is not registered or SQLite fails.
     public static func deleteAll(manager: DBBManager) throws {
         try delete(ids: try fetchAllIDs(manager: manager), manager: manager)
     }
@@ -200,7 +200,7 @@ extension DBBTableObject {
     /// Creates an instance with property values taken from a dictionary keyed by property name
     /// (DBBuilder's `initWithDictionary:manager:`). Unknown keys are ignored; references take objects.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` (mismatch) naming the property when a value has the wrong type, or
+    /// - Throws: `DBBError` (mismatch) naming the property when a value has the wrong type, or
     ///   (misuse) when the class is not registered.
     public convenience init(dictionary: [String: Any], manager: DBBManager) throws {
         self.init(dbManager: manager)
@@ -250,7 +250,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     /// Creates an instance from a dictionary and saves it (DBBuilder's `savedInstanceWithValues:manager:`).
     ///
     /// - Returns: the saved instance, with its id.
-    /// - Throws: what ``init(dictionary:manager:)`` and ``save()`` throw.
+    /// - Throws: what `init(dictionary:manager:)` and `save()` throw.
     public static func savedInstance(values: [String: Any], manager: DBBManager) throws -> Self {
         let object = self.init(dbManager: manager)
         try object.populate(from: values)

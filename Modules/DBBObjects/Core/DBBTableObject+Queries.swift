@@ -52,7 +52,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     ///   - options: conditions, sorting, properties to load, distinctness, paging.
     ///   - manager: the manager to read through.
     ///   - sparsePopulation: load only id and timestamps. Default: `false`.
-    /// - Throws: ``DBBSQL/DBBError`` when the options are invalid (an unknown property, a syntax error in a
+    /// - Throws: `DBBError` when the options are invalid (an unknown property, a syntax error in a
     ///   condition, a wrong number of bound values) or the class is not registered.
     public static func fetch(options: DBBQueryOptions, manager: DBBManager, sparsePopulation: Bool = false) throws
         -> [Self]
@@ -113,7 +113,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// Every instance, fully populated, in id order.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or a row does not fit the mapping.
+    /// - Throws: `DBBError` when the class is not registered or a row does not fit the mapping.
     public static func fetchAll(manager: DBBManager) async throws -> sending [Self] {
         try await fetchAsync(manager: manager) { map in
             var request = DBBFetchRequest()
@@ -124,7 +124,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// The objects that match query options.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` as ``fetch(options:manager:sparsePopulation:)``.
+    /// - Throws: `DBBError` as ``fetch(options:manager:sparsePopulation:)``.
     public static func fetch(options: DBBQueryOptions, manager: DBBManager, sparsePopulation: Bool = false)
         async throws -> sending [Self]
     {
@@ -133,7 +133,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// The instance with an id, or `nil`.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or the row does not fit the mapping.
+    /// - Throws: `DBBError` when the class is not registered or the row does not fit the mapping.
     public static func fetchOne(id: Int64, manager: DBBManager, sparsePopulation: Bool = false) async throws
         -> sending Self?
     {
@@ -144,7 +144,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// The instances with these ids, in the order of the ids.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or a row does not fit the mapping.
+    /// - Throws: `DBBError` when the class is not registered or a row does not fit the mapping.
     public static func fetch(ids: [Int64], manager: DBBManager, sparsePopulation: Bool = false) async throws
         -> sending [Self]
     {
@@ -157,7 +157,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// The ids of every instance, ascending.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered.
+    /// - Throws: `DBBError` when the class is not registered.
     public static func fetchAllIDs(manager: DBBManager) async throws -> [Int64] {
         do {
             let map = try manager.map(for: self)
@@ -171,7 +171,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// Saves objects of this class in one transaction without blocking the calling task.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` as ``DBBTableObject/save(_:manager:)``.
+    /// - Throws: `DBBError` as ``DBBTableObject/save(_:manager:)``.
     public static func save(_ objects: [Self], manager: DBBManager) async throws {
         try requireOnlyInstances(objects, manager: manager, action: "saving")
         try await DBBObjectWriter(manager: manager).save(objects)
@@ -179,7 +179,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// Deletes the rows with these ids without blocking the calling task.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or SQLite fails.
+    /// - Throws: `DBBError` when the class is not registered or SQLite fails.
     public static func delete(ids: [Int64], manager: DBBManager) async throws {
         do {
             let map = try manager.map(for: self)
@@ -197,7 +197,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// Deletes objects of this class without blocking the calling task; they get `idNum` 0.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or SQLite fails.
+    /// - Throws: `DBBError` when the class is not registered or SQLite fails.
     public static func delete(_ instances: [Self], manager: DBBManager) async throws {
         try requireOnlyInstances(instances, manager: manager, action: "deleting")
         try await delete(ids: instances.map(\.idNum).filter { $0 != 0 }, manager: manager)
@@ -206,7 +206,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// Deletes every instance without blocking the calling task.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` when the class is not registered or SQLite fails.
+    /// - Throws: `DBBError` when the class is not registered or SQLite fails.
     public static func deleteAll(manager: DBBManager) async throws {
         try await delete(ids: try await fetchAllIDs(manager: manager), manager: manager)
     }
@@ -215,7 +215,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 extension DBBTableObject {
     /// Saves the object (and the unsaved objects it references) without blocking the calling task.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` as ``save()``.
+    /// - Throws: `DBBError` as `save()`.
     public func save() async throws {
         try await DBBObjectWriter(manager: dbManager).save([self])
     }

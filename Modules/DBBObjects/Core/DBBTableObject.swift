@@ -27,8 +27,8 @@ open class DBBTableObject: DBBTableRepresentable {
     public var modifiedTime: Date?
     /// Whether the object has changes to save. A successful save clears it.
     public var isDirty = false
-    /// Attributes for columns, keyed by property name: ``ColumnAttribute/notNull``,
-    /// ``ColumnAttribute/unique``, or ``ColumnAttribute/cascadingDeletion`` on an array of objects.
+    /// Attributes for columns, keyed by property name: `ColumnAttribute.notNull`,
+    /// `ColumnAttribute.unique`, or `ColumnAttribute.cascadingDeletion` on an array of objects.
     /// Set it in `init(dbManager:)`; it is read when the class is registered.
     open var attributesDictionary: [String: String]?
     /// The manager the object is persisted through.

@@ -1,6 +1,6 @@
 /// Deletes rows of a registered class with everything that belongs to them: their join rows, the join
 /// rows of other classes that point at them, and, for arrays marked with
-/// ``DBBSchema/ColumnAttribute/cascadingDeletion``, the referenced objects themselves.
+/// `ColumnAttribute.cascadingDeletion`, the referenced objects themselves.
 struct DBBObjectDeleter {
     let manager: DBBManager
     let db: DBBDatabase

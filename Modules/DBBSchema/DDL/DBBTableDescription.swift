@@ -64,7 +64,7 @@ public struct DBBTableDescription: Sendable {
     ///   - properties: the mapping, keyed by property name.
     ///   - attributes: the class's `attributesDictionary` (property name → attribute).
     ///   - indexer: the properties to index.
-    /// - Throws: ``DBBSQL/DBBError`` (mismatch) when a declared `type:` differs from the property's type,
+    /// - Throws: `DBBError` (mismatch) when a declared `type:` differs from the property's type,
     ///   (misuse) when an indexed name is not a mapped scalar property or two properties share a column.
     public init(
         tableName: String, idColumn: String = "id", includesTimestamps: Bool = true,
@@ -171,7 +171,7 @@ public struct DBBTableDescription: Sendable {
     /// Nothing is ever dropped; columns the mapping does not know are left alone.
     ///
     /// - Parameter existing: the table's current columns.
-    /// - Throws: ``DBBSQL/DBBError`` (mismatch) naming the column when an existing column's declared type
+    /// - Throws: `DBBError` (mismatch) naming the column when an existing column's declared type
     ///   conflicts with the mapping (text against numbers), or when the id column is missing.
     public func alterStatements(existing: [DBBColumnInfo]) throws -> [String] {
         var byName: [String: DBBColumnInfo] = [:]
@@ -226,7 +226,7 @@ public struct DBBTableDescription: Sendable {
 
     /// The `ALTER TABLE … ADD COLUMN …` statements that complete an existing join table.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` (mismatch) when the value column's type conflicts with the mapping.
+    /// - Throws: `DBBError` (mismatch) when the value column's type conflicts with the mapping.
     public static func alterJoinStatements(_ join: JoinTable, existing: [DBBColumnInfo]) throws -> [String] {
         let names = Dictionary(existing.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         var statements: [String] = []

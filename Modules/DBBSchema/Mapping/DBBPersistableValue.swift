@@ -4,7 +4,7 @@ import Foundation
 /// A scalar Swift type that DBBBuilder can store in a column or a join table: `Bool`, every integer
 /// type, `Float`, `Double`, `String`, `Date` and `Data`.
 ///
-/// Values are read through ``DBBSQL/DBBColumnReadable`` and written through ``DBBSQL/DBBBindable``;
+/// Values are read through `DBBColumnReadable` and written through `DBBBindable`;
 /// the manager's connection stores dates as seconds since 2001-01-01, as DBBBuilder always has.
 public protocol DBBPersistableValue: DBBBindable, DBBColumnReadable {
     /// The storage type of a property of this type.
@@ -13,7 +13,7 @@ public protocol DBBPersistableValue: DBBBindable, DBBColumnReadable {
     static var dbbArrayStorageType: DBBStorageType { get }
     /// Converts a stored value back, with the manager's on-disk conventions.
     ///
-    /// - Throws: ``DBBSQL/DBBError`` (mismatch) when the value does not fit the type.
+    /// - Throws: `DBBError` (mismatch) when the value does not fit the type.
     static func fromStoredValue(_ value: DBBValue) throws -> Self
 }
 
