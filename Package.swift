@@ -6,8 +6,14 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "DBBSQL", targets: ["DBBSQL"]),
+        .library(name: "DBBExport", targets: ["DBBExport"]),
         .library(name: "DBBBuilder", targets: ["DBBBuilder"]),
         .executable(name: "dbb-demo", targets: ["dbb-demo"]),
+        .executable(name: "dbb-backup", targets: ["dbb-backup"]),
+    ],
+    dependencies: [
+        // Only the command-line tools use it; the library targets depend on sqlite3 and zlib alone.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
     targets: [
         .systemLibrary(
@@ -23,9 +29,20 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
         .target(name: "DBBSQL", dependencies: ["CSQLite"], path: "Modules/DBBSQL"),
-        .target(name: "DBBBuilder", dependencies: ["DBBSQL"], path: "Modules/DBBBuilder"),
+        .target(name: "DBBExport", dependencies: ["DBBSQL", "CZlib"], path: "Modules/DBBExport"),
+        .target(name: "DBBBuilder", dependencies: ["DBBSQL", "DBBExport"], path: "Modules/DBBBuilder"),
         .executableTarget(name: "dbb-demo", dependencies: ["DBBBuilder"], path: "Tools/dbb-demo"),
+        .executableTarget(
+            name: "dbb-backup",
+            dependencies: ["DBBExport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tools/dbb-backup"
+        ),
         .testTarget(name: "DBBSQLTests", dependencies: ["DBBSQL"], path: "Tests/DBBSQLTests"),
+        .testTarget(
+            name: "DBBExportTests",
+            dependencies: ["DBBExport", "DBBSQL", "dbb-backup"],
+            path: "Tests/DBBExportTests"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,75 @@
+import Foundation
+
+/// A bounded, blocking queue of byte chunks between two threads: one producer, one consumer.
+///
+/// The bound keeps memory flat: a producer that runs ahead waits until the consumer has taken a chunk.
+/// Either side can end the exchange: the producer with ``finish(throwing:)``, the consumer with ``cancel()``.
+final class ChunkChannel: @unchecked Sendable {
+    // @unchecked: every stored property is read and written only while `condition` is locked.
+
+    private let condition = NSCondition()
+    private var chunks: [[UInt8]] = []
+    private let capacity: Int
+    private var finished = false
+    private var failure: (any Error)?
+    private var cancelled = false
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 1)
+    }
+
+    /// Hands a chunk to the consumer, waiting while the queue is full.
+    ///
+    /// - Returns: `false` when the consumer has cancelled, so the producer should stop.
+    func send(_ chunk: [UInt8]) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while chunks.count >= capacity && !cancelled { condition.wait() }
+        if cancelled { return false }
+        chunks.append(chunk)
+        condition.broadcast()
+        return true
+    }
+
+    /// Ends the stream of chunks, with an error or normally.
+    func finish(throwing error: (any Error)? = nil) {
+        condition.lock()
+        defer { condition.unlock() }
+        finished = true
+        failure = error
+        condition.broadcast()
+    }
+
+    /// Takes the next chunk, waiting for one.
+    ///
+    /// - Returns: the chunk, or `nil` at the end of the stream.
+    /// - Throws: the error the producer finished with, once every chunk before it has been taken.
+    func receive() throws -> [UInt8]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while chunks.isEmpty && !finished { condition.wait() }
+        if !chunks.isEmpty {
+            let chunk = chunks.removeFirst()
+            condition.broadcast()
+            return chunk
+        }
+        if let failure { throw failure }
+        return nil
+    }
+
+    /// Tells the producer to stop; chunks still queued are dropped.
+    func cancel() {
+        condition.lock()
+        defer { condition.unlock() }
+        cancelled = true
+        chunks.removeAll()
+        condition.broadcast()
+    }
+
+    /// Waits until the producer has called ``finish(throwing:)``.
+    func waitUntilFinished() {
+        condition.lock()
+        defer { condition.unlock() }
+        while !finished { condition.wait() }
+    }
+}
