@@ -46,6 +46,7 @@ public enum DBBExport {
         guard FileManager.default.fileExists(atPath: databaseURL.path) else {
             throw DBBExportError(.io, "the database file does not exist", path: databaseURL.path)
         }
+        _ = try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting)  // fail before reading
         let db = try DBBDatabase(path: databaseURL.path, mode: .readOnly)
         defer { try? db.close() }
         return try dump(db, to: dumpURL, options: options, progress: progress)
