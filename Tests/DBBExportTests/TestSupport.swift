@@ -161,3 +161,23 @@ func gunzip(_ url: URL) throws -> Data {
     #expect(result.status == 0, "gzip -dc failed: \(result.stderr)")
     return result.stdout
 }
+
+/// Runs a program to completion and returns its exit status and peak resident memory in KiB, measured
+/// by the kernel for that one process (`wait4`).
+func runMeasuringPeakMemory(_ executable: String, _ arguments: [String]) throws -> (status: Int32, peakKiB: Int) {
+    var pid: pid_t = 0
+    let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let code = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+    guard code == 0 else { throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EINVAL) }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    // WEXITSTATUS, spelled out: the exit code sits in bits 8–15 of a normal exit status.
+    return ((status >> 8) & 0xFF, Int(usage.ru_maxrss))
+}
