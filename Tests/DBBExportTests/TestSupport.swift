@@ -167,7 +167,7 @@ func gunzip(_ url: URL) throws -> Data {
 func runMeasuringPeakMemory(_ executable: String, _ arguments: [String]) throws -> (status: Int32, peakKiB: Int) {
     var pid: pid_t = 0
     let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
+    defer { for pointer in argv { free(pointer) } }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
