@@ -142,4 +142,25 @@ struct BackupToolTests {
         #expect(restoreHelp.status == 0)
         #expect(restoreHelp.stdout.contains("--force") && restoreHelp.stdout.contains("--check-integrity"))
     }
+
+    @Test(
+        "a progress bar is drawn on stderr when it is a terminal, and not with --quiet",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func progressBarOnTerminal() throws {
+        let folder = try TemporaryFolder()
+        let original = try TestData.copy("chinook.sqlite", into: folder)
+        let dump = folder.file("c.json.gz").path
+        // script(1) runs the tool with a pseudo-terminal as its stdout and stderr.
+        let shown = try runProcess(
+            "/usr/bin/script", ["-qec", "\(Self.tool) dump \(original.path) \(dump)", "/dev/null"])
+        let text = String(decoding: shown.stdout, as: UTF8.self)
+        #expect(shown.status == 0)
+        #expect(text.contains("\rdumping ["))
+        #expect(text.contains("/15607 rows"))
+        let quiet = try runProcess(
+            "/usr/bin/script",
+            ["-qec", "\(Self.tool) restore --quiet \(dump) \(folder.file("r.sqlite").path)", "/dev/null"])
+        #expect(quiet.status == 0)
+        #expect(quiet.stdout.isEmpty)
+    }
 }

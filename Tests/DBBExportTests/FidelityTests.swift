@@ -261,3 +261,40 @@ struct FidelityTests {
         #expect(try DBBExport.compare(dumpAt: dump, withDatabaseAt: original)?.message.contains("user_version") == true)
     }
 }
+
+@Suite("Header settings and awkward names")
+struct HeaderAndNamesTests {
+    @Test(
+        "a UTF-16 database with auto-vacuum and awkward identifiers round-trips", arguments: ["UTF-16le", "UTF-16be"])
+    func utf16AndNames(encoding: String) throws {
+        let folder = try TemporaryFolder()
+        let original = folder.file("utf16.sqlite")
+        let db = try DBBDatabase(path: original.path)
+        try db.executeStatements(
+            #"""
+            PRAGMA page_size = 1024;
+            PRAGMA encoding = '\#(encoding)';
+            PRAGMA auto_vacuum = 2;
+            CREATE TABLE "we""ird 'tab" ("co""l" TEXT, [x y] INTEGER PRIMARY KEY AUTOINCREMENT, "rowid" BLOB);
+            CREATE INDEX "idx ""q""" ON "we""ird 'tab" ("co""l" COLLATE NOCASE);
+            CREATE VIEW "v 'x'" AS SELECT "co""l" FROM "we""ird 'tab";
+            """#)
+        for text in ["plain", "😀 non-BMP", "nul\u{0}in", "ÅÄÖ"] {
+            try db.execute("INSERT INTO \"we\"\"ird 'tab\" (\"co\"\"l\", rowid) VALUES (?, ?)", text, Data(text.utf8))
+        }
+        try db.close()
+        let dump = folder.file("utf16.json.gz")
+        let restored = folder.file("restored.sqlite")
+        let report = try DBBExport.dump(databaseAt: original, to: dump)
+        #expect(report.header.encoding == encoding)
+        #expect(report.header.autoVacuum == 2)
+        try DBBExport.restore(dumpAt: dump, to: restored)
+        #expect(try SQLComparison.differences(original: original, restored: restored) == [])
+        #expect(try DBBExport.compare(dumpAt: dump, withDatabaseAt: restored) == nil)
+        let check = try DBBDatabase(path: restored.path, mode: .readOnly)
+        #expect(try check.fetchValue(String.self, "PRAGMA encoding") == encoding)
+        #expect(try check.fetchValue(Int.self, "PRAGMA page_size") == 1024)
+        let viewValues = try check.fetchValues(String.self, "SELECT * FROM \"v 'x'\"")
+        #expect(viewValues.sorted() == ["plain", "😀 non-BMP", "nul\u{0}in", "ÅÄÖ"].sorted())
+    }
+}
