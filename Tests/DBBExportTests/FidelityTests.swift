@@ -44,6 +44,7 @@ struct FidelityTests {
             CREATE TABLE log (what TEXT);
             CREATE TABLE descending (id INTEGER PRIMARY KEY DESC, v);
             CREATE VIRTUAL TABLE docs USING fts5(title, body);
+            CREATE VIRTUAL TABLE boxes USING rtree(id, minX, maxX, minY, maxY);
             CREATE INDEX keyless_b ON keyless (b DESC);
             CREATE UNIQUE INDEX measured_note ON measured (note) WHERE note IS NOT NULL;
             CREATE VIEW big_areas AS SELECT id, area FROM measured WHERE area > 10;
@@ -75,6 +76,10 @@ struct FidelityTests {
         try db.execute("INSERT INTO docs (rowid, title, body) VALUES (20, 'Zlib', 'gzip streams and 😀')")
         try db.execute("DELETE FROM docs WHERE rowid = 10")
         try db.execute("INSERT INTO docs (rowid, title, body) VALUES (30, 'JSON', 'a streaming parser')")
+        for id in 1...50 {
+            try db.execute(
+                "INSERT INTO boxes VALUES (?, ?, ?, ?, ?)", id, Double(id), Double(id) + 0.5, 0.0, Double(id))
+        }
         try db.close()
     }
 
@@ -132,6 +137,9 @@ struct FidelityTests {
         #expect(try db.fetchValues(Int64.self, "SELECT rowid FROM docs WHERE docs MATCH 'streaming'") == [30])
         #expect(try db.fetchValues(Int64.self, "SELECT rowid FROM docs WHERE docs MATCH 'swift'") == [])
         #expect(try db.fetchValue(Int.self, "SELECT count(*) FROM big_areas") == 1)
+        let boxes = "SELECT id FROM boxes WHERE minX <= 10.2 AND maxX >= 9.8 ORDER BY id"
+        #expect(try db.fetchValues(Int64.self, boxes) == [10])
+        #expect(try db.fetchValue(Int.self, "SELECT count(*) FROM boxes") == 50)
         #expect(try db.fetchValues(String.self, "PRAGMA integrity_check") == ["ok"])
         try db.execute("INSERT INTO docs (docs) VALUES ('integrity-check')")
     }
