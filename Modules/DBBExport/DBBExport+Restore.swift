@@ -68,6 +68,8 @@ final class RestoreConsumer: DumpConsumer {
     /// `CREATE VIRTUAL TABLE` made, and SQLite's own tables. They are emptied before loading.
     private var prefilled: Set<String> = []
     private var insert: DBBStatement?
+    private var insertColumns: [String] = []
+    private var insertTable = ""
     private var arguments: [(any DBBBindable)?] = []
 
     init(db: DBBDatabase) {
@@ -144,10 +146,10 @@ final class RestoreConsumer: DumpConsumer {
         }
         var names = table.columns.map(DBBDatabase.quoteIdentifier)
         if table.hasRowID, let rowIDName = layout.rowIDName { names.insert(rowIDName, at: 0) }
-        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ",")
+        insertColumns = names
+        insertTable = layout.qualifiedName
         do {
-            insert = try db.prepare(
-                "INSERT INTO \(layout.qualifiedName) (\(names.joined(separator: ","))) VALUES (\(placeholders))")
+            insert = try db.prepare(insertSQL(rawText: []))
         } catch var error as DBBError {
             error.context = "preparing to load table \(table.name)"
             throw error
@@ -155,10 +157,23 @@ final class RestoreConsumer: DumpConsumer {
         arguments.removeAll(keepingCapacity: true)
     }
 
-    func row(_ values: [DBBValue], number: Int, of table: DBBDumpTable) throws {
+    /// The INSERT statement of the current table; raw text is bound as a BLOB and cast to TEXT, which
+    /// keeps its bytes.
+    private func insertSQL(rawText: [Int]) -> String {
+        var placeholders = Array(repeating: "?", count: insertColumns.count)
+        for index in rawText { placeholders[index] = "CAST(? AS TEXT)" }
+        return
+            "INSERT INTO \(insertTable) (\(insertColumns.joined(separator: ","))) VALUES (\(placeholders.joined(separator: ",")))"
+    }
+
+    func row(_ values: [DBBValue], rawText: [Int], number: Int, of table: DBBDumpTable) throws {
         arguments.removeAll(keepingCapacity: true)
         for value in values { arguments.append(value) }
-        try insert?.execute(arguments: DBBArguments(arguments))
+        if rawText.isEmpty {
+            try insert?.execute(arguments: DBBArguments(arguments))
+        } else {
+            try db.prepare(insertSQL(rawText: rawText)).execute(arguments: DBBArguments(arguments))
+        }
     }
 
     func endTable(_ table: DBBDumpTable) throws {

@@ -137,11 +137,16 @@ private final class CompareConsumer: DumpConsumer {
         cursor = try db.fetchCursor(layout.selectSQL)
     }
 
-    func row(_ values: [DBBValue], number: Int, of table: DBBDumpTable) throws {
+    func row(_ values: [DBBValue], rawText: [Int], number: Int, of table: DBBDumpTable) throws {
         guard let row = try cursor?.next() else {
             throw differ("the database has fewer rows than the dump (\(number - 1))", table: table.name, row: number)
         }
-        for (index, expected) in values.enumerated() {
+        for (index, value) in values.enumerated() {
+            var expected = value
+            if rawText.contains(index), case .blob(let bytes) = value {
+                // The library reads such text with U+FFFD in place of the bytes that are not UTF-8.
+                expected = .text(String(decoding: bytes, as: UTF8.self))
+            }
             let actual = row.value(at: index)
             if !Self.identical(expected, actual) {
                 let column = table.hasRowID ? (index == 0 ? "rowid" : table.columns[index - 1]) : table.columns[index]

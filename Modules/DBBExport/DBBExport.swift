@@ -84,6 +84,14 @@ public enum DBBExport {
         }
     }
 
+    /// The bytes of a TEXT value as stored, by rowid.
+    private static func rawBytes(of column: String, in layout: TableLayout, db: DBBDatabase, rowID: DBBValue) throws
+        -> Data?
+    {
+        guard case .integer = rowID, let sql = layout.rawBytesSQL(column: column) else { return nil }
+        return try db.fetchValue(Data.self, sql, rowID)
+    }
+
     private static func write(
         _ plan: DumpPlan, from db: DBBDatabase, to output: GzipFileWriter, progress: ((DBBExportProgress) -> Void)?
     ) throws -> DBBDumpReport {
@@ -119,13 +127,30 @@ public enum DBBExport {
             json.raw(",\"rows\":[")
             let statement = try db.prepare(layout.selectSQL)
             let width = statement.columnCount
+            // Text that is not valid UTF-8 reads back with U+FFFD in place of the bad bytes; such text is
+            // read again as bytes (in UTF-8 databases, by rowid) and written in its tagged form.
+            let rawTextCheck = plan.header.encoding == "UTF-8" ? layout.rowIDColumn : nil
             var rows = 0
             let cursor = try statement.cursor()
             while let row = try cursor.next() {
                 json.raw(rows == 0 ? "\n[" : ",\n[")
                 for column in 0..<width {
                     if column > 0 { json.byte(UInt8(ascii: ",")) }
-                    json.value(row.value(at: column))
+                    let value = row.value(at: column)
+                    guard case .text(let text) = value else {
+                        json.value(value)
+                        continue
+                    }
+                    let mark = json.position
+                    if json.string(text), let rowIDColumn = rawTextCheck,
+                        let raw = try rawBytes(
+                            of: table.columns[column - (table.hasRowID ? 1 : 0)], in: layout, db: db,
+                            rowID: row.value(at: rowIDColumn)),
+                        !raw.elementsEqual(text.utf8)
+                    {
+                        json.truncate(to: mark)
+                        json.rawText(raw)
+                    }
                 }
                 json.byte(UInt8(ascii: "]"))
                 rows += 1

@@ -66,13 +66,15 @@ struct BadInputTests {
     func handMadeDump() throws {
         let folder = try TemporaryFolder()
         let dump = folder.file("hand.json.gz")
-        let rows = #"[1, "caf\u00e9 \ud83d\ude00 \/"] , [2,{"blob":"AAEC"}],[3 ,-1.5E+2],[4,{"real":"-inf"}]"#
-        try Self.write(Self.handMade(rows: rows, rowCount: 4, extra: #""future":{"a":[1,{"b":null}]},"#), to: dump)
+        let rows =
+            #"[1, "caf\u00e9 \ud83d\ude00 \/"] , [2,{"blob":"AAEC"}],[3 ,-1.5E+2],[4,{"real":"-inf"}],[5,{"text":"/w=="}]"#
+        try Self.write(Self.handMade(rows: rows, rowCount: 5, extra: #""future":{"a":[1,{"b":null}]},"#), to: dump)
         let target = folder.file("hand.sqlite")
         let report = try DBBExport.restore(dumpAt: dump, to: target)
-        #expect(report.totalRows == 4)
+        #expect(report.totalRows == 5)
         let db = try DBBDatabase(path: target.path, mode: .readOnly)
-        let values = try db.fetchCursor("SELECT v FROM t ORDER BY id").map { $0.value(at: 0) }
+        let values = try db.fetchCursor("SELECT v FROM t WHERE id < 5 ORDER BY id").map { $0.value(at: 0) }
+        #expect(try db.fetchValue(String.self, "SELECT typeof(v) || hex(v) FROM t WHERE id = 5") == "textFF")
         #expect(values == [.text("café 😀 /"), .blob(Data([0, 1, 2])), .real(-150), .real(-.infinity)])
         #expect(try db.userVersion() == 7)
     }

@@ -15,7 +15,8 @@ struct FidelityTests {
     ]
     static let texts: [String] = [
         "", "plain", "nul\u{0}inside", "\u{0}", "crlf\r\nline", "tab\tand\u{1}\u{1F}controls", "quote\" back\\slash /",
-        "non-BMP 😀 𝄞 \u{10FFFF}", "é precomposed", "e\u{301} decomposed", "\u{2028}\u{2029}",
+        "non-BMP 😀 𝄞 \u{10FFFF}", "é precomposed", "e\u{301} decomposed", "a real \u{FFFD} replacement character",
+        "\u{2028}\u{2029}",
         String(repeating: "long ", count: 20_000),
     ]
 
@@ -64,6 +65,8 @@ struct FidelityTests {
         for (rowid, a) in [(5, "five"), (-7, "minus seven"), (1000, "thousand"), (Int(Int64.max), "max")] {
             try db.execute("INSERT INTO keyless (rowid, a, b) VALUES (?, ?, ?)", rowid, a, rowid % 3)
         }
+        // TEXT that is not valid UTF-8, which SQLite stores as it is given.
+        try db.execute("INSERT INTO keyless (rowid, a, b) VALUES (6, CAST(x'61ff62c3' AS TEXT), 0)")
         try db.execute("INSERT INTO shadowed (rowid, _rowid_, x) VALUES ('r', 'u', 1)")
         try db.execute("INSERT INTO shadowed (oid, rowid, _rowid_, x) VALUES (77, 'r2', 'u2', 2)")
         for name in ["a", "b", "c"] { try db.execute("INSERT INTO counted (name) VALUES (?)", name) }
@@ -115,7 +118,9 @@ struct FidelityTests {
                 == 3_000_000)
         #expect(try db.fetchValue(Int.self, "SELECT count(*) FROM anything WHERE typeof(v) = 'null'") == 1)
         // Keyless rowids, and rowids reached through oid when rowid and _rowid_ are columns.
-        #expect(try db.fetchValues(Int64.self, "SELECT rowid FROM keyless ORDER BY rowid") == [-7, 5, 1000, .max])
+        #expect(try db.fetchValues(Int64.self, "SELECT rowid FROM keyless ORDER BY rowid") == [-7, 5, 6, 1000, .max])
+        #expect(
+            try db.fetchValue(String.self, "SELECT hex(a) || typeof(a) FROM keyless WHERE rowid = 6") == "61FF62C3text")
         #expect(try db.fetchValues(Int64.self, "SELECT oid FROM shadowed ORDER BY oid") == [1, 77])
         // Header values.
         #expect(try db.userVersion() == 42)
@@ -165,6 +170,8 @@ struct FidelityTests {
         #expect(text.contains("9223372036854775807"))
         #expect(text.contains("-9223372036854775808"))
         #expect(text.contains("{\"blob\":\"\"}"))
+        #expect(text.contains("[6,{\"text\":\"Yf9iww==\"},0]"))
+        #expect(text.contains("\"a real \u{FFFD} replacement character\""))
         #expect(text.contains("\"name\":\"measured\",\"columns\":[\"id\",\"width\",\"height\",\"note\"]"))
         let report = try DBBExport.verify(dumpAt: dump)
         let names = report.tables.map(\.name)

@@ -8,7 +8,8 @@ protocol DumpConsumer: AnyObject {
     /// Called at the start of each table section, once its description is known.
     func beginTable(_ table: DBBDumpTable) throws
     /// Called for each row: the rowid first when the table stores it, then one value per column.
-    func row(_ values: [DBBValue], number: Int, of table: DBBDumpTable) throws
+    /// `rawText` lists the positions of TEXT values that are not valid UTF-8, given as their bytes (`.blob`).
+    func row(_ values: [DBBValue], rawText: [Int], number: Int, of table: DBBDumpTable) throws
     /// Called after the last row of a table section.
     func endTable(_ table: DBBDumpTable) throws
 }
@@ -240,6 +241,7 @@ struct DumpParser {
             let width = table.columns.count + (table.hasRowID ? 1 : 0)
             var values: [DBBValue] = []
             values.reserveCapacity(width)
+            var rawText: [Int] = []
             var number = 0
             do {
                 try reader.expect(UInt8(ascii: "["), "the array of rows")
@@ -249,9 +251,14 @@ struct DumpParser {
                         let rowOffset = reader.offset
                         try reader.expect(UInt8(ascii: "["), "a row (an array of values)")
                         values.removeAll(keepingCapacity: true)
+                        rawText.removeAll(keepingCapacity: true)
                         if try !reader.consume(UInt8(ascii: "]")) {
                             repeat {
                                 values.append(try reader.readRowValue())
+                                if reader.lastValueWasRawText {
+                                    reader.lastValueWasRawText = false
+                                    rawText.append(values.count - 1)
+                                }
                             } while try reader.nextArrayElement()
                         }
                         guard values.count == width else {
@@ -265,7 +272,12 @@ struct DumpParser {
                                     byteOffset: rowOffset, column: "rowid")
                             }
                         }
-                        try consumer?.row(values, number: number, of: table)
+                        if table.hasRowID && rawText.first == 0 {
+                            throw DBBExportError(
+                                .malformed, "the rowid must be an integer", path: reader.path, byteOffset: rowOffset,
+                                column: "rowid")
+                        }
+                        try consumer?.row(values, rawText: rawText, number: number, of: table)
                         if number % DBBExport.progressInterval == 0 {
                             state.rowsDone += DBBExport.progressInterval
                             progress?(state)

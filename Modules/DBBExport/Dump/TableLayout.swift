@@ -11,6 +11,9 @@ struct TableLayout {
     let rowIDName: String?
     /// Whether rows carry their rowid separately: a rowid table whose rowid is not already a column.
     let storesRowID: Bool
+    /// Where the rowid sits in a row of `selectSQL`: the first value when stored separately, else the
+    /// `INTEGER PRIMARY KEY` column's; `nil` for a `WITHOUT ROWID` table.
+    let rowIDColumn: Int?
     /// An extra `WHERE` condition (for the selected entries of `sqlite_sequence`).
     var condition: String?
 
@@ -58,6 +61,20 @@ struct TableLayout {
         } else {
             storesRowID = rowIDName != nil
         }
+        if storesRowID {
+            rowIDColumn = 0
+        } else if rowIDName != nil, primaryKey.count == 1 {
+            rowIDColumn = stored.firstIndex(of: primaryKey[0].name)
+        } else {
+            rowIDColumn = nil
+        }
+    }
+
+    /// The query that reads one column's raw bytes in one row, by rowid.
+    func rawBytesSQL(column: String) -> String? {
+        guard let rowIDName else { return nil }
+        return
+            "SELECT CAST(\(DBBDatabase.quoteIdentifier(column)) AS BLOB) FROM \(qualifiedName) WHERE \(rowIDName) = ?"
     }
 
     /// The query that reads every row: the rowid first when stored, in rowid order for rowid tables.

@@ -19,6 +19,9 @@ final class DumpJSONReader {
     private var atEnd = false
     private var scratch: [UInt8] = []
     let path: String?
+    /// Set when ``readRowValue()`` read a `{"text":…}` value: TEXT whose bytes (returned as a BLOB value)
+    /// are not valid UTF-8. The caller clears it.
+    var lastValueWasRawText = false
     /// The deepest nesting accepted, so hostile input cannot exhaust the stack.
     static let maximumDepth = 64
 
@@ -426,7 +429,7 @@ final class DumpJSONReader {
         default:
             throw error(
                 .malformed,
-                "a row value must be null, a number, a string, {\"blob\":…} or {\"real\":…}, not "
+                "a row value must be null, a number, a string, {\"blob\":…}, {\"real\":…} or {\"text\":…}, not "
                     + (byte == UInt8(ascii: "[") ? "an array" : "this"))
         }
     }
@@ -445,6 +448,12 @@ final class DumpJSONReader {
                 throw error(.malformed, "the BLOB is not valid base64", at: start)
             }
             return .blob(data)
+        case "text":
+            guard let data = Data(base64Encoded: payload) else {
+                throw error(.malformed, "the raw text is not valid base64", at: start)
+            }
+            lastValueWasRawText = true
+            return .blob(data)
         case "real":
             switch payload {
             case "inf": return .real(.infinity)
@@ -453,7 +462,8 @@ final class DumpJSONReader {
             default: throw error(.malformed, "a tagged real must be \"inf\", \"-inf\" or \"nan\"", at: start)
             }
         default:
-            throw error(.malformed, "unknown tagged value \"\(tag)\" (expected \"blob\" or \"real\")", at: start)
+            throw error(
+                .malformed, "unknown tagged value \"\(tag)\" (expected \"blob\", \"real\" or \"text\")", at: start)
         }
     }
 }

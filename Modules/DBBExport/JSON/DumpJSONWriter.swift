@@ -39,22 +39,41 @@ struct DumpJSONWriter {
         buffer.append(value)
     }
 
+    /// The number of bytes buffered, to undo a value with ``truncate(to:)``.
+    var position: Int { buffer.count }
+
+    /// Drops what was appended after `position` (nothing is flushed in the middle of a value).
+    mutating func truncate(to position: Int) {
+        buffer.removeSubrange(position...)
+    }
+
     /// Appends a JSON string, escaping quotes, backslashes and every control character.
-    mutating func string(_ text: String) {
+    ///
+    /// - Returns: whether the text holds U+FFFD, the character that stands in for bytes that were not
+    ///   valid UTF-8 when the text was read.
+    @discardableResult
+    mutating func string(_ text: String) -> Bool {
         var text = text
-        text.withUTF8 { appendEscaped($0) }
+        return text.withUTF8 { appendEscaped($0) }
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    private mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
+    private mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         buffer.append(UInt8(ascii: "\""))
         var runStart = 0
         var index = 0
+        var replacement = false
         let count = bytes.count
         while index < count {
             let byte = bytes[index]
-            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
+            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != 0xEF {
+                index += 1
+                continue
+            }
+            if byte == 0xEF {
+                // U+FFFD is EF BF BD in UTF-8; it needs no escaping.
+                if index + 2 < count && bytes[index + 1] == 0xBF && bytes[index + 2] == 0xBD { replacement = true }
                 index += 1
                 continue
             }
@@ -82,6 +101,7 @@ struct DumpJSONWriter {
             buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
         }
         buffer.append(UInt8(ascii: "\""))
+        return replacement
     }
 
     /// Appends an integer exactly, as a JSON number without fraction or exponent.
@@ -127,6 +147,13 @@ struct DumpJSONWriter {
     mutating func blob(_ data: Data) {
         raw("{\"blob\":\"")
         buffer.append(contentsOf: data.base64EncodedData())
+        raw("\"}")
+    }
+
+    /// Appends TEXT that is not valid UTF-8 in its tagged form, `{"text":"<base64 of its bytes>"}`.
+    mutating func rawText(_ bytes: Data) {
+        raw("{\"text\":\"")
+        buffer.append(contentsOf: bytes.base64EncodedData())
         raw("\"}")
     }
 
