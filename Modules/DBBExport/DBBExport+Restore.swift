@@ -36,7 +36,7 @@ extension DBBExport {
             let db = try DBBDatabase(path: target.temporaryPath, mode: .readWriteCreate)
             database = db
             let loader = RestoreConsumer(db: db)
-            let report = try DumpParser(path: dumpURL.path, progress: progress).run(loader)
+            let report = try ConcurrentDumpParser(path: dumpURL.path, progress: progress).run(loader)
             try loader.finish()
             if options.checkIntegrity {
                 let result = try db.fetchValues(String.self, "PRAGMA main.integrity_check")
@@ -166,7 +166,7 @@ final class RestoreConsumer: DumpConsumer {
             "INSERT INTO \(insertTable) (\(insertColumns.joined(separator: ","))) VALUES (\(placeholders.joined(separator: ",")))"
     }
 
-    func row(_ values: [DBBValue], rawText: [Int], number: Int, of table: DBBDumpTable) throws {
+    func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
         arguments.removeAll(keepingCapacity: true)
         for value in values { arguments.append(value) }
         if rawText.isEmpty {

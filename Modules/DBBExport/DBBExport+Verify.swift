@@ -59,7 +59,7 @@ extension DBBExport {
         defer { try? db.rollback() }
         let comparer = CompareConsumer(db: db)
         do {
-            _ = try DumpParser(path: dumpURL.path, progress: progress).run(comparer)
+            _ = try ConcurrentDumpParser(path: dumpURL.path, progress: progress).run(comparer)
         } catch let found as FoundDifference {
             return found.difference
         }
@@ -137,7 +137,7 @@ private final class CompareConsumer: DumpConsumer {
         cursor = try db.fetchCursor(layout.selectSQL)
     }
 
-    func row(_ values: [DBBValue], rawText: [Int], number: Int, of table: DBBDumpTable) throws {
+    func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
         guard let row = try cursor?.next() else {
             throw differ("the database has fewer rows than the dump (\(number - 1))", table: table.name, row: number)
         }

@@ -9,7 +9,7 @@ protocol DumpConsumer: AnyObject {
     func beginTable(_ table: DBBDumpTable) throws
     /// Called for each row: the rowid first when the table stores it, then one value per column.
     /// `rawText` lists the positions of TEXT values that are not valid UTF-8, given as their bytes (`.blob`).
-    func row(_ values: [DBBValue], rawText: [Int], number: Int, of table: DBBDumpTable) throws
+    func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws
     /// Called after the last row of a table section.
     func endTable(_ table: DBBDumpTable) throws
 }
@@ -277,7 +277,7 @@ struct DumpParser {
                                 .malformed, "the rowid must be an integer", path: reader.path, byteOffset: rowOffset,
                                 column: "rowid")
                         }
-                        try consumer?.row(values, rawText: rawText, number: number, of: table)
+                        try consumer?.row(values[...], rawText: rawText, number: number, of: table)
                         if number % DBBExport.progressInterval == 0 {
                             state.rowsDone += DBBExport.progressInterval
                             progress?(state)

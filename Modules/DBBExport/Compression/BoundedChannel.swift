@@ -1,14 +1,14 @@
 import Foundation
 
-/// A bounded, blocking queue of byte chunks between two threads: one producer, one consumer.
+/// A bounded, blocking queue between two threads: one producer, one consumer.
 ///
-/// The bound keeps memory flat: a producer that runs ahead waits until the consumer has taken a chunk.
+/// The bound keeps memory flat: a producer that runs ahead waits until the consumer has taken an element.
 /// Either side can end the exchange: the producer with ``finish(throwing:)``, the consumer with ``cancel()``.
-final class ChunkChannel: @unchecked Sendable {
+final class BoundedChannel<Element: Sendable>: @unchecked Sendable {
     // @unchecked: every stored property is read and written only while `condition` is locked.
 
     private let condition = NSCondition()
-    private var chunks: [[UInt8]] = []
+    private var chunks: [Element] = []
     private let capacity: Int
     private var finished = false
     private var failure: (any Error)?
@@ -18,10 +18,10 @@ final class ChunkChannel: @unchecked Sendable {
         self.capacity = max(capacity, 1)
     }
 
-    /// Hands a chunk to the consumer, waiting while the queue is full.
+    /// Hands an element to the consumer, waiting while the queue is full.
     ///
     /// - Returns: `false` when the consumer has cancelled, so the producer should stop.
-    func send(_ chunk: [UInt8]) -> Bool {
+    func send(_ chunk: Element) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while chunks.count >= capacity && !cancelled { condition.wait() }
@@ -40,11 +40,11 @@ final class ChunkChannel: @unchecked Sendable {
         condition.broadcast()
     }
 
-    /// Takes the next chunk, waiting for one.
+    /// Takes the next element, waiting for one.
     ///
-    /// - Returns: the chunk, or `nil` at the end of the stream.
-    /// - Throws: the error the producer finished with, once every chunk before it has been taken.
-    func receive() throws -> [UInt8]? {
+    /// - Returns: the element, or `nil` at the end of the stream.
+    /// - Throws: the error the producer finished with, once every element before it has been taken.
+    func receive() throws -> Element? {
         condition.lock()
         defer { condition.unlock() }
         while chunks.isEmpty && !finished { condition.wait() }
@@ -57,7 +57,7 @@ final class ChunkChannel: @unchecked Sendable {
         return nil
     }
 
-    /// Tells the producer to stop; chunks still queued are dropped.
+    /// Tells the producer to stop; elements still queued are dropped.
     func cancel() {
         condition.lock()
         defer { condition.unlock() }
@@ -73,3 +73,6 @@ final class ChunkChannel: @unchecked Sendable {
         while !finished { condition.wait() }
     }
 }
+
+/// The channel that carries chunks of bytes between the file thread and the JSON thread.
+typealias ChunkChannel = BoundedChannel<[UInt8]>
