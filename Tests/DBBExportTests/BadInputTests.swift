@@ -251,4 +251,21 @@ struct BadInputTests {
         try db.close()
         #expect(try SQLComparison.differences(original: original, restored: copy).count == 2)
     }
+
+    @Test("a row SQLite rejects fails the restore naming the table and row, and stops the parsing thread")
+    func rejectedRow() throws {
+        let folder = try TemporaryFolder()
+        let dump = folder.file("rows.json.gz")
+        // Enough rows that the parsing thread is still busy when the duplicate key stops the restore.
+        let rows = (1...20_000).map { "[\($0 == 15_000 ? 3 : $0),\"v\"]" }.joined(separator: ",")
+        try Self.write(Self.handMade(rows: rows, rowCount: 20_000), to: dump)
+        #expect {
+            try DBBExport.restore(dumpAt: dump, to: folder.file("new.sqlite"))
+        } throws: { error in
+            guard let error = error as? DBBError else { return false }
+            return error.resultCode == .constraint && error.context?.contains("row 15000 of table t") == true
+        }
+        #expect(try folder.contents() == ["rows.json.gz"])
+        #expect(try DBBExport.verify(dumpAt: dump).totalRows == 20_000)
+    }
 }
