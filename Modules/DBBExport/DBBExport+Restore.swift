@@ -124,10 +124,17 @@ final class RestoreConsumer: DumpConsumer {
         }
     }
 
+    /// Runs a schema object's SQL: exactly one CREATE statement, so a crafted dump cannot run other SQL
+    /// (an ATTACH that writes elsewhere, for example).
     private func run(_ object: DBBSchemaObject) throws {
         guard let sql = object.sql else { return }
+        guard sql.prefix(6).uppercased() == "CREATE" else {
+            throw DBBExportError(
+                .malformed, "the SQL of \(object.type) \(object.name) is not a CREATE statement",
+                table: object.tableName)
+        }
         do {
-            try db.executeStatements(sql)
+            try db.execute(sql)  // one statement only: preparing rejects a text that holds several
         } catch var error as DBBError {
             error.context = "re-creating \(object.type) \(object.name)"
             throw error

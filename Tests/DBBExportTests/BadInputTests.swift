@@ -268,4 +268,22 @@ struct BadInputTests {
         #expect(try folder.contents() == ["rows.json.gz"])
         #expect(try DBBExport.verify(dumpAt: dump).totalRows == 20_000)
     }
+
+    @Test(
+        "schema SQL must be exactly one CREATE statement, so a crafted dump cannot run other SQL",
+        arguments: [
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, v); ATTACH DATABASE 'attached.sqlite' AS x",
+            "ATTACH DATABASE 'attached.sqlite' AS x",
+        ])
+    func craftedSchema(sql: String) throws {
+        let folder = try TemporaryFolder()
+        let dump = folder.file("crafted.json.gz")
+        let text = Self.handMade().replacingOccurrences(of: "CREATE TABLE t (id INTEGER PRIMARY KEY, v)", with: sql)
+        try Self.write(text, to: dump)
+        #expect(throws: (any Error).self) {
+            try DBBExport.restore(dumpAt: dump, to: folder.file("new.sqlite"))
+        }
+        #expect(try folder.contents() == ["crafted.json.gz"])
+        #expect(!FileManager.default.fileExists(atPath: "attached.sqlite"))
+    }
 }
