@@ -39,170 +39,231 @@ private final class ZStream {
 }
 
 /// Writes a gzip file (RFC 1952) from chunks of uncompressed bytes.
+///
+/// Each chunk becomes one gzip member, compressed on one of several threads and written in order. The
+/// members concatenate to one stream that every gzip reader reads as a whole (`gzip -d`, `zcat`, Python's
+/// `gzip`), and compressing them in parallel keeps up with the thread that produces the JSON.
 final class GzipFileWriter {
     let path: String
-    private let worker: DeflateWorker
-    private let channel = ChunkChannel(capacity: 3)
-    private let done = DispatchSemaphore(value: 0)
+    private let shared: DeflateShared
+    private let jobs = BoundedChannel<DeflateJob>(capacity: 4)
+    private let group = DispatchGroup()
+    private var nextSequence = 0
+    private var uncompressedBytes: Int64 = 0
     private var isFinished = false
 
-    /// Creates the file and starts the compressing thread.
+    /// The number of compressing threads: one per processor, at most 2 (the JSON thread needs one too).
+    static let defaultThreadCount = min(2, max(1, ProcessInfo.processInfo.activeProcessorCount))
+
+    /// Creates the file and starts the compressing threads.
     ///
     /// - Parameters:
     ///   - path: the file to create; it must not exist.
     ///   - level: the zlib compression level, 0 (none) to 9 (best).
+    ///   - threadCount: how many threads compress.
     /// - Throws: ``DBBExportError`` (io) when the file cannot be created.
-    init(path: String, level: Int) throws {
+    init(path: String, level: Int, threadCount: Int = GzipFileWriter.defaultThreadCount) throws {
         guard let file = fopen(path, "wbx") else {
             throw DBBExportError(.io, "cannot create the file: \(systemErrorText())", path: path)
         }
         self.path = path
-        let stream = ZStream()
-        let code = deflateInit2_(
-            stream.pointer, Int32(min(max(level, 0), 9)), Z_DEFLATED, MAX_WBITS + 16, 8, Z_DEFAULT_STRATEGY,
-            zlibVersion(), Int32(MemoryLayout<z_stream>.size))
-        guard code == Z_OK else {
+        shared = DeflateShared(file: file, path: path)
+        var compressors: [MemberCompressor] = []
+        do {
+            for _ in 0..<max(threadCount, 1) {
+                compressors.append(try MemberCompressor(level: Int32(min(max(level, 0), 9)), path: path))
+            }
+        } catch {
             fclose(file)
-            throw DBBExportError(.io, "zlib could not start compressing (code \(code))", path: path)
+            throw error
         }
-        worker = DeflateWorker(file: file, stream: stream, path: path)
-        let worker = self.worker
-        let channel = self.channel
-        let done = self.done
-        let thread = Thread {
-            worker.run(channel)
-            done.signal()
+        for (index, compressor) in compressors.enumerated() {
+            let jobs = self.jobs
+            let shared = self.shared
+            let group = self.group
+            group.enter()
+            let thread = Thread {
+                compressor.run(jobs, shared)
+                group.leave()
+            }
+            thread.name = "DBBExport gzip writer \(index + 1)"
+            thread.start()
         }
-        thread.name = "DBBExport gzip writer"
-        thread.start()
     }
 
     deinit {
         if !isFinished { abandon() }
     }
 
-    /// Queues a chunk for compression.
+    /// Queues a chunk for compression as the next gzip member.
     ///
     /// - Throws: ``DBBExportError`` (io) when an earlier chunk could not be compressed or written.
     func write(_ chunk: [UInt8]) throws {
-        if !channel.send(chunk) {
-            throw worker.failure ?? DBBExportError(.io, "the gzip writer has stopped", path: path)
+        let job = DeflateJob(sequence: nextSequence, bytes: chunk)
+        guard jobs.send(job) else {
+            throw shared.failure ?? DBBExportError(.io, "the gzip writer has stopped", path: path)
         }
+        nextSequence += 1
+        uncompressedBytes += Int64(chunk.count)
     }
 
-    /// Compresses what is left, writes the gzip trailer, flushes the file to disk and closes it.
+    /// Compresses what is left, flushes the file to disk and closes it.
     ///
     /// - Returns: the number of uncompressed bytes and the size of the file.
     /// - Throws: ``DBBExportError`` (io) when compressing, writing or closing fails.
     @discardableResult
     func finish() throws -> (uncompressed: Int64, compressed: Int64) {
+        if nextSequence == 0 { try write([]) }  // even an empty stream is one member
         isFinished = true
-        channel.finish()
-        done.wait()
-        if let failure = worker.failure { throw failure }
-        return (worker.uncompressedBytes, worker.compressedBytes)
+        jobs.finish()
+        group.wait()
+        let file = shared.file
+        if let failure = shared.failure {
+            fclose(file)
+            throw failure
+        }
+        guard fflush(file) == 0, fsync(fileno(file)) == 0 else {
+            let error = DBBExportError(.io, "cannot flush the file to disk: \(systemErrorText())", path: path)
+            fclose(file)
+            throw error
+        }
+        guard fclose(file) == 0 else {
+            throw DBBExportError(.io, "cannot close the file: \(systemErrorText())", path: path)
+        }
+        return (uncompressedBytes, shared.compressedBytes)
     }
 
     /// Stops compressing and closes the file as it is (the caller removes it).
     func abandon() {
         guard !isFinished else { return }
         isFinished = true
-        channel.cancel()
-        channel.finish()
-        done.wait()
+        shared.fail(DBBExportError(.io, "the dump was abandoned", path: path))
+        jobs.cancel()
+        jobs.finish()
+        group.wait()
+        fclose(shared.file)
     }
 }
 
-/// The state of the compressing thread. Only that thread touches it until it signals that it is done.
-private final class DeflateWorker: @unchecked Sendable {
-    // @unchecked: the owning writer reads the results only after the thread has signalled completion.
+/// One chunk to compress, and its place in the file.
+private struct DeflateJob: Sendable {
+    var sequence: Int
+    var bytes: [UInt8]
+}
 
-    private let file: UnsafeMutablePointer<FILE>
-    private let stream: ZStream
+/// The file and the order of the members, shared by the compressing threads.
+private final class DeflateShared: @unchecked Sendable {
+    // @unchecked: every mutable property is used only while `condition` is locked; `file` is written
+    // only by the thread whose member is next, under the lock, and closed after the threads are done.
+
+    let file: UnsafeMutablePointer<FILE>
     private let path: String
-    private var output = [UInt8](repeating: 0, count: gzipChunkSize)
-    private let failureLock = NSLock()
+    private let condition = NSCondition()
+    private var next = 0
     private var storedFailure: DBBExportError?
-    private(set) var uncompressedBytes: Int64 = 0
-    private(set) var compressedBytes: Int64 = 0
+    private var written: Int64 = 0
 
-    init(file: UnsafeMutablePointer<FILE>, stream: ZStream, path: String) {
+    init(file: UnsafeMutablePointer<FILE>, path: String) {
         self.file = file
-        self.stream = stream
         self.path = path
     }
 
     var failure: DBBExportError? {
-        failureLock.lock()
-        defer { failureLock.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         return storedFailure
     }
 
-    func run(_ channel: ChunkChannel) {
-        var cancelled = false
-        do {
-            while let chunk = try channel.receive() {
-                try compress(chunk, flush: Z_NO_FLUSH)
-            }
-        } catch let error as DBBExportError {
-            failureLock.lock()
-            storedFailure = error
-            failureLock.unlock()
-            channel.cancel()
-            cancelled = true
-        } catch {
-            cancelled = true
+    var compressedBytes: Int64 {
+        condition.lock()
+        defer { condition.unlock() }
+        return written
+    }
+
+    /// Records the first failure and wakes every waiting thread.
+    func fail(_ error: DBBExportError) {
+        condition.lock()
+        defer { condition.unlock() }
+        if storedFailure == nil { storedFailure = error }
+        condition.broadcast()
+    }
+
+    /// Writes a compressed member once every member before it has been written.
+    ///
+    /// - Returns: `false` when writing has failed (here or on another thread).
+    func write(_ member: [UInt8], sequence: Int) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while next != sequence && storedFailure == nil { condition.wait() }
+        guard storedFailure == nil else { return false }
+        let count = member.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, file) }
+        guard count == member.count else {
+            storedFailure = DBBExportError(.io, "cannot write the file: \(systemErrorText())", path: path)
+            condition.broadcast()
+            return false
         }
-        do {
-            if !cancelled {
-                try compress([], flush: Z_FINISH)
-                guard fflush(file) == 0, fsync(fileno(file)) == 0 else {
-                    throw DBBExportError(.io, "cannot flush the file to disk: \(systemErrorText())", path: path)
-                }
-            }
-        } catch let error as DBBExportError {
-            failureLock.lock()
-            storedFailure = error
-            failureLock.unlock()
-        } catch {}
-        deflateEnd(stream.pointer)
-        if fclose(file) != 0 && failure == nil && !cancelled {
-            failureLock.lock()
-            storedFailure = DBBExportError(.io, "cannot close the file: \(systemErrorText())", path: path)
-            failureLock.unlock()
+        written += Int64(count)
+        next += 1
+        condition.broadcast()
+        return true
+    }
+}
+
+/// A compressing thread's zlib stream: each chunk becomes one complete gzip member.
+private final class MemberCompressor: @unchecked Sendable {
+    // @unchecked: after it is made, only its own thread uses it.
+
+    private let stream = ZStream()
+    private let path: String
+
+    init(level: Int32, path: String) throws {
+        self.path = path
+        let code = deflateInit2_(
+            stream.pointer, level, Z_DEFLATED, MAX_WBITS + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
+            Int32(MemoryLayout<z_stream>.size))
+        guard code == Z_OK else {
+            throw DBBExportError(.io, "zlib could not start compressing (code \(code))", path: path)
         }
     }
 
-    private func compress(_ chunk: [UInt8], flush: Int32) throws {
-        uncompressedBytes += Int64(chunk.count)
-        let stream = self.stream.pointer
-        try chunk.withUnsafeBufferPointer { input in
-            stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
-            stream.pointee.avail_in = UInt32(input.count)
-            while true {
-                let (code, produced) = output.withUnsafeMutableBufferPointer { buffer in
-                    stream.pointee.next_out = buffer.baseAddress
-                    stream.pointee.avail_out = UInt32(buffer.count)
-                    let code = deflate(stream, flush)
-                    return (code, buffer.count - Int(stream.pointee.avail_out))
-                }
-                guard code == Z_OK || code == Z_STREAM_END || code == Z_BUF_ERROR else {
-                    throw DBBExportError(.io, "zlib failed while compressing: \(self.stream.message)", path: path)
-                }
-                if produced > 0 {
-                    let written = output.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, produced, file) }
-                    guard written == produced else {
-                        throw DBBExportError(.io, "cannot write the file: \(systemErrorText())", path: path)
-                    }
-                    compressedBytes += Int64(produced)
-                }
-                if flush == Z_FINISH {
-                    if code == Z_STREAM_END { break }
-                } else if stream.pointee.avail_out != 0 {
-                    break
-                }
+    deinit {
+        deflateEnd(stream.pointer)
+    }
+
+    func run(_ jobs: BoundedChannel<DeflateJob>, _ shared: DeflateShared) {
+        while let job = try? jobs.receive() {
+            do {
+                let member = try compress(job.bytes)
+                guard shared.write(member, sequence: job.sequence) else { break }
+            } catch let error as DBBExportError {
+                shared.fail(error)
+                break
+            } catch {
+                break
             }
         }
+        if shared.failure != nil { jobs.cancel() }
+    }
+
+    private func compress(_ bytes: [UInt8]) throws -> [UInt8] {
+        let stream = self.stream.pointer
+        deflateReset(stream)
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(stream, UInt(bytes.count))))
+        let (code, produced) = bytes.withUnsafeBufferPointer { input in
+            output.withUnsafeMutableBufferPointer { buffer in
+                stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+                stream.pointee.avail_in = UInt32(input.count)
+                stream.pointee.next_out = buffer.baseAddress
+                stream.pointee.avail_out = UInt32(buffer.count)
+                let code = deflate(stream, Z_FINISH)
+                return (code, buffer.count - Int(stream.pointee.avail_out))
+            }
+        }
+        guard code == Z_STREAM_END else {
+            throw DBBExportError(.io, "zlib failed while compressing: \(self.stream.message)", path: path)
+        }
+        output.removeSubrange(produced...)
+        return output
     }
 }
 

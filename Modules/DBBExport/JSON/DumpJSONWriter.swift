@@ -8,11 +8,11 @@ import Foundation
 struct DumpJSONWriter {
     private var buffer: [UInt8] = []
     private let output: GzipFileWriter
-    private static let flushThreshold = 192 * 1024
+    private static let flushThreshold = 1024 * 1024
 
     init(output: GzipFileWriter) {
         self.output = output
-        buffer.reserveCapacity(gzipChunkSize)
+        buffer.reserveCapacity(Self.flushThreshold + 64 * 1024)
     }
 
     /// Hands the buffer to the gzip writer when it is full enough.
@@ -25,7 +25,7 @@ struct DumpJSONWriter {
         guard !buffer.isEmpty else { return }
         let full = buffer
         buffer = []
-        buffer.reserveCapacity(gzipChunkSize)
+        buffer.reserveCapacity(Self.flushThreshold + 64 * 1024)
         try output.write(full)
     }
 
