@@ -106,6 +106,7 @@ struct DumpParser {
                     header = try DBBDumpHeader(json: try reader.readValue(), formatVersion: version) {
                         malformed($0, at: keyOffset)
                     }
+                    if stopAfterSchema, schema != nil { return }
                 case "schema":
                     guard case .array(let objects) = try reader.readValue() else {
                         throw malformed("the schema must be an array", at: keyOffset)
