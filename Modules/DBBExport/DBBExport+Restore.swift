@@ -31,6 +31,7 @@ extension DBBExport {
             throw DBBExportError(.io, "the dump file does not exist", path: dumpURL.path)
         }
         let target = try TargetFile(path: databaseURL.path, replaceExisting: options.replaceExisting)
+        try target.requireDifferent(from: dumpURL.path)
         var database: DBBDatabase?
         do {
             let db = try DBBDatabase(path: target.temporaryPath, mode: .readWriteCreate)

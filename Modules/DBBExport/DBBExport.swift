@@ -46,7 +46,9 @@ public enum DBBExport {
         guard FileManager.default.fileExists(atPath: databaseURL.path) else {
             throw DBBExportError(.io, "the database file does not exist", path: databaseURL.path)
         }
-        _ = try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting)  // fail before reading
+        // Fail before reading anything.
+        try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting)
+            .requireDifferent(from: databaseURL.path)
         let db = try DBBDatabase(path: databaseURL.path, mode: .readOnly)
         defer { try? db.close() }
         return try dump(db, to: dumpURL, options: options, progress: progress)
@@ -69,6 +71,7 @@ public enum DBBExport {
         progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> DBBDumpReport {
         let target = try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting)
+        try target.requireDifferent(from: db.path)
         try db.beginTransaction(.deferred)
         defer { try? db.rollback() }
         let plan = try DumpPlan(db: db, selection: options.tables)

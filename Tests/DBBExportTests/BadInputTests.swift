@@ -286,4 +286,24 @@ struct BadInputTests {
         #expect(try folder.contents() == ["crafted.json.gz"])
         #expect(!FileManager.default.fileExists(atPath: "attached.sqlite"))
     }
+
+    @Test("a target that is the input file itself is refused, even with replacing asked for")
+    func targetIsInput() throws {
+        let folder = try TemporaryFolder()
+        let original = try TestData.copy("chinook.sqlite", into: folder)
+        let before = try Data(contentsOf: original)
+        let replace = DBBDumpOptions(replaceExisting: true)
+        #expect(throws: DBBExportError.self) {
+            try DBBExport.dump(databaseAt: original, to: original, options: replace)
+        }
+        #expect(try Data(contentsOf: original) == before)
+        let dump = folder.file("c.json.gz")
+        try DBBExport.dump(databaseAt: original, to: dump)
+        let dumpBytes = try Data(contentsOf: dump)
+        #expect(throws: DBBExportError.self) {
+            try DBBExport.restore(dumpAt: dump, to: dump, options: DBBRestoreOptions(replaceExisting: true))
+        }
+        #expect(try Data(contentsOf: dump) == dumpBytes)
+        #expect(try folder.contents() == ["c.json.gz", "chinook.sqlite"])
+    }
 }

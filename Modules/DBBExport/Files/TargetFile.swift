@@ -39,6 +39,18 @@ struct TargetFile {
             ).path
     }
 
+    /// Checks that the target is not the input file, which the final rename would replace.
+    ///
+    /// - Throws: ``DBBExportError`` (io) when both paths name the same file.
+    func requireDifferent(from input: String) throws {
+        var target = stat()
+        var source = stat()
+        guard stat(path, &target) == 0, stat(input, &source) == 0 else { return }
+        if target.st_dev == source.st_dev && target.st_ino == source.st_ino {
+            throw DBBExportError(.io, "the target is the input file itself", path: path)
+        }
+    }
+
     /// Moves the finished temporary file into place.
     ///
     /// Without `replaceExisting` the move fails, leaving any file that appeared meanwhile untouched.
