@@ -7,11 +7,11 @@ import Foundation
     import Darwin
 #endif
 
-// The only file of DBBExport that talks to zlib. Both directions run the (de)compression on a worker
-// thread so that it overlaps the JSON work of the calling thread; chunks pass through a bounded
-// `ChunkChannel`, so memory stays flat.
+// The only file of DBBExport that talks to zlib. Both directions run the (de)compression on worker
+// threads so that it overlaps the JSON work of the calling thread; chunks pass through bounded
+// channels, so memory stays flat.
 
-/// The size of the chunks that pass between the threads, and of zlib's buffers.
+/// The size of the chunks the reader hands on, and of its buffers.
 let gzipChunkSize = 256 * 1024
 
 /// A human-readable text for the C library's last error.
