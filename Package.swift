@@ -1,6 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+
 let package = Package(
     name: "DBBBuilder",
     platforms: [.macOS(.v13)],
@@ -9,17 +11,20 @@ let package = Package(
         .library(name: "DBBSchema", targets: ["DBBSchema"]),
         .library(name: "DBBQuery", targets: ["DBBQuery"]),
         .library(name: "DBBObjects", targets: ["DBBObjects"]),
+        .library(name: "DBBExport", targets: ["DBBExport"]),
         .library(name: "DBBBuilder", targets: ["DBBBuilder"]),
         .executable(name: "dbb-demo", targets: ["dbb-demo"]),
+        .executable(name: "dbb-backup", targets: ["dbb-backup"]),
         .executable(name: "dbb-codegen", targets: ["dbb-codegen"]),
     ],
     dependencies: [
-        // The tools' command-line interfaces only; library targets stay dependency-free.
+        // The tools' command-line interfaces only; the library targets depend on sqlite3 and zlib alone.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // Documentation only: `swift package generate-documentation`.
+        // Documentation only: `swift package generate-documentation` (Scripts/check-docs.sh).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
+        // System libraries, found through pkg-config.
         .systemLibrary(
             name: "CSQLite",
             path: "Modules/CSQLite",
@@ -32,25 +37,36 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+
+        // The library: CSQLite ← DBBSQL ← DBBSchema ← DBBQuery ← DBBObjects; CZlib, DBBSQL ← DBBExport.
         .target(name: "DBBSQL", dependencies: ["CSQLite"], path: "Modules/DBBSQL"),
         .target(name: "DBBSchema", dependencies: ["DBBSQL"], path: "Modules/DBBSchema"),
         .target(name: "DBBQuery", dependencies: ["DBBSchema"], path: "Modules/DBBQuery"),
         .target(name: "DBBObjects", dependencies: ["DBBQuery"], path: "Modules/DBBObjects"),
-        .target(name: "DBBBuilder", dependencies: ["DBBSQL", "DBBSchema", "DBBQuery", "DBBObjects"], path: "Modules/DBBBuilder"),
-        .executableTarget(name: "dbb-demo", dependencies: ["DBBBuilder"], path: "Tools/dbb-demo"),
-        .executableTarget(
-            name: "dbb-codegen",
-            dependencies: ["DBBSQL", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Tools/dbb-codegen"
+        .target(name: "DBBExport", dependencies: ["DBBSQL", "CZlib"], path: "Modules/DBBExport"),
+        .target(
+            name: "DBBBuilder",
+            dependencies: ["DBBSQL", "DBBSchema", "DBBQuery", "DBBObjects", "DBBExport"],
+            path: "Modules/DBBBuilder"
         ),
+
+        // The tools.
+        .executableTarget(name: "dbb-demo", dependencies: ["DBBBuilder", argumentParser], path: "Tools/dbb-demo"),
+        .executableTarget(name: "dbb-backup", dependencies: ["DBBExport", argumentParser], path: "Tools/dbb-backup"),
+        .executableTarget(name: "dbb-codegen", dependencies: ["DBBSQL", argumentParser], path: "Tools/dbb-codegen"),
+
+        // Tests: each module's own, importing only that module and the ones below it.
+        .target(name: "DBBTestSupport", path: "Tests/DBBTestSupport"),
         .testTarget(name: "DBBSQLTests", dependencies: ["DBBSQL"], path: "Tests/DBBSQLTests"),
         .testTarget(name: "DBBSchemaTests", dependencies: ["DBBSchema"], path: "Tests/DBBSchemaTests"),
         .testTarget(name: "DBBQueryTests", dependencies: ["DBBQuery"], path: "Tests/DBBQueryTests"),
-        .target(name: "DBBTestSupport", path: "Tests/DBBTestSupport"),
-        .testTarget(name: "DBBObjectsTests", dependencies: ["DBBObjects", "DBBTestSupport"], path: "Tests/DBBObjectsTests"),
-        .testTarget(name: "DBBBuilderTests", dependencies: ["DBBBuilder", "DBBTestSupport"], path: "Tests/DBBBuilderTests"),
         .testTarget(
-            name: "DBBCodegenTests", dependencies: ["DBBBuilder", "dbb-codegen"], path: "Tests/DBBCodegenTests"),
+            name: "DBBObjectsTests", dependencies: ["DBBObjects", "DBBTestSupport"], path: "Tests/DBBObjectsTests"),
+        .testTarget(
+            name: "DBBExportTests", dependencies: ["DBBExport", "DBBSQL", "dbb-backup"], path: "Tests/DBBExportTests"),
+        .testTarget(
+            name: "DBBBuilderTests", dependencies: ["DBBBuilder", "DBBTestSupport"], path: "Tests/DBBBuilderTests"),
+        .testTarget(name: "DBBCodegenTests", dependencies: ["DBBBuilder", "dbb-codegen"], path: "Tests/DBBCodegenTests"),
     ],
     swiftLanguageModes: [.v6]
 )

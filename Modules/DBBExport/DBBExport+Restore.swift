@@ -1,0 +1,204 @@
+import DBBSQL
+import Foundation
+
+extension DBBExport {
+    /// Restores a dump into a new database file.
+    ///
+    /// The order is that of `sqlite3 .dump`, so nothing fires or checks too early: the page size, text
+    /// encoding and auto-vacuum mode first, then virtual tables and tables, then every table's rows, then
+    /// indexes, views and triggers, then `sqlite_sequence`, `user_version` and `application_id`. Foreign
+    /// keys are not enforced during the load.
+    ///
+    /// The database is built in a temporary file beside the target, with journaling off and in one
+    /// transaction, and renamed into place only when the whole dump has been read and checked (the gzip
+    /// CRC included). On any failure the temporary file is removed and the target is left as it was.
+    ///
+    /// - Parameters:
+    ///   - dumpURL: the dump to read.
+    ///   - databaseURL: the database file to create.
+    ///   - options: whether to replace an existing file, and whether to check the new database's integrity.
+    ///   - progress: called on the calling thread as tables and rows are done.
+    /// - Returns: what was read from the dump.
+    /// - Throws: ``DBBExportError`` for a damaged or foreign dump (naming where), an existing target, or
+    ///   a file that cannot be written; `DBBError` when SQLite rejects a statement of the dump's schema
+    ///   or a row (its context names the table and row).
+    @discardableResult
+    public static func restore(
+        dumpAt dumpURL: URL, to databaseURL: URL, options: DBBRestoreOptions = DBBRestoreOptions(),
+        progress: ((DBBExportProgress) -> Void)? = nil
+    ) throws -> DBBDumpReport {
+        guard FileManager.default.fileExists(atPath: dumpURL.path) else {
+            throw DBBExportError(.io, "the dump file does not exist", path: dumpURL.path)
+        }
+        let target = try TargetFile(path: databaseURL.path, replaceExisting: options.replaceExisting)
+        try target.requireDifferent(from: dumpURL.path)
+        var database: DBBDatabase?
+        do {
+            let db = try DBBDatabase(path: target.temporaryPath, mode: .readWriteCreate)
+            database = db
+            let loader = RestoreConsumer(db: db)
+            let report = try ConcurrentDumpParser(path: dumpURL.path, progress: progress).run(loader)
+            try loader.finish()
+            if options.checkIntegrity {
+                let result = try db.fetchValues(String.self, "PRAGMA main.integrity_check")
+                guard result == ["ok"] else {
+                    throw DBBError(
+                        .corrupt,
+                        message: "the restored database fails its integrity check: "
+                            + result.prefix(3).joined(separator: "; "), context: "checking the restored database")
+                }
+            }
+            try db.close()
+            database = nil
+            try target.commit()
+            return report
+        } catch {
+            try? database?.close()
+            target.discard()
+            throw error
+        }
+    }
+}
+
+/// Loads a dump into an empty database.
+final class RestoreConsumer: DumpConsumer {
+    private let db: DBBDatabase
+    private var schema: [DBBSchemaObject] = []
+    private var header: DBBDumpHeader?
+    /// Tables (lower-cased names) that existed before their section was loaded: shadow tables that
+    /// `CREATE VIRTUAL TABLE` made, and SQLite's own tables. They are emptied before loading.
+    private var prefilled: Set<String> = []
+    private var insert: DBBStatement?
+    private var insertColumns: [String] = []
+    private var insertTable = ""
+    private var arguments: [(any DBBBindable)?] = []
+
+    init(db: DBBDatabase) {
+        self.db = db
+    }
+
+    func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws {
+        self.header = header
+        self.schema = schema
+        // These take effect only before the first table exists.
+        try db.executeStatements(
+            """
+            PRAGMA page_size = \(header.pageSize);
+            PRAGMA auto_vacuum = \(header.autoVacuum);
+            PRAGMA encoding = '\(header.encoding)';
+            PRAGMA foreign_keys = OFF;
+            PRAGMA synchronous = OFF;
+            """)
+        // No journal: the file is discarded on failure anyway, and is renamed into place only on success.
+        try db.setJournalMode(.off)
+        try db.beginTransaction(.exclusive)
+        let tables = schema.filter { $0.type == "table" }
+        for object in tables where object.isVirtualTable {
+            try run(object)
+        }
+        let existing = Set(
+            try db.fetchValues(String.self, "SELECT lower(name) FROM main.sqlite_master WHERE type = 'table'"))
+        var needsAnalyze = false
+        for object in tables where !object.isVirtualTable {
+            let name = object.name.lowercased()
+            if existing.contains(name) {
+                prefilled.insert(name)  // a shadow table, made by its virtual table
+            } else if name == "sqlite_sequence" {
+                prefilled.insert(name)  // made by the first AUTOINCREMENT table
+            } else if name.hasPrefix("sqlite_stat") {
+                prefilled.insert(name)
+                needsAnalyze = true
+            } else {
+                try run(object)
+            }
+        }
+        if needsAnalyze {
+            // ANALYZE of the schema table creates the statistics tables without filling them.
+            try db.execute("ANALYZE main.sqlite_master")
+        }
+        let created = Set(
+            try db.fetchValues(String.self, "SELECT lower(name) FROM main.sqlite_master WHERE type = 'table'"))
+        for object in tables where !created.contains(object.name.lowercased()) {
+            throw DBBExportError(
+                .malformed, "the schema's table \(object.name) could not be re-created by this SQLite library",
+                table: object.name)
+        }
+    }
+
+    /// Runs a schema object's SQL: exactly one CREATE statement, so a crafted dump cannot run other SQL
+    /// (an ATTACH that writes elsewhere, for example).
+    private func run(_ object: DBBSchemaObject) throws {
+        guard let sql = object.sql else { return }
+        guard sql.prefix(6).uppercased() == "CREATE" else {
+            throw DBBExportError(
+                .malformed, "the SQL of \(object.type) \(object.name) is not a CREATE statement",
+                table: object.tableName)
+        }
+        do {
+            try db.execute(sql)  // one statement only: preparing rejects a text that holds several
+        } catch var error as DBBError {
+            error.context = "re-creating \(object.type) \(object.name)"
+            throw error
+        }
+    }
+
+    func beginTable(_ table: DBBDumpTable) throws {
+        let layout = try TableLayout(table: table.name, in: db)
+        if table.hasRowID && layout.rowIDName == nil {
+            throw DBBExportError(
+                .malformed, "the dump stores rowids for a table that has none (a WITHOUT ROWID table)",
+                table: table.name)
+        }
+        if prefilled.contains(table.name.lowercased()) {
+            try db.execute("DELETE FROM \(layout.qualifiedName)")
+        }
+        var names = table.columns.map(DBBDatabase.quoteIdentifier)
+        if table.hasRowID, let rowIDName = layout.rowIDName { names.insert(rowIDName, at: 0) }
+        insertColumns = names
+        insertTable = layout.qualifiedName
+        do {
+            insert = try db.prepare(insertSQL(rawText: []))
+        } catch var error as DBBError {
+            error.context = "preparing to load table \(table.name)"
+            throw error
+        }
+        arguments.removeAll(keepingCapacity: true)
+    }
+
+    /// The INSERT statement of the current table; raw text is bound as a BLOB and cast to TEXT, which
+    /// keeps its bytes.
+    private func insertSQL(rawText: [Int]) -> String {
+        var placeholders = Array(repeating: "?", count: insertColumns.count)
+        for index in rawText { placeholders[index] = "CAST(? AS TEXT)" }
+        return
+            "INSERT INTO \(insertTable) (\(insertColumns.joined(separator: ","))) VALUES (\(placeholders.joined(separator: ",")))"
+    }
+
+    func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
+        arguments.removeAll(keepingCapacity: true)
+        for value in values { arguments.append(value) }
+        if rawText.isEmpty {
+            try insert?.execute(arguments: DBBArguments(arguments))
+        } else {
+            try db.prepare(insertSQL(rawText: rawText)).execute(arguments: DBBArguments(arguments))
+        }
+    }
+
+    func endTable(_ table: DBBDumpTable) throws {
+        insert = nil
+    }
+
+    /// Creates indexes, views and triggers, sets the header values, and commits.
+    func finish() throws {
+        for type in ["index", "view", "trigger"] {
+            for object in schema where object.type == type {
+                try run(object)
+            }
+        }
+        if let header {
+            try db.setUserVersion(header.userVersion)
+            try db.setApplicationID(header.applicationID)
+        }
+        try db.commit()
+    }
+}

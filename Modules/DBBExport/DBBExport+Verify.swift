@@ -1,0 +1,188 @@
+import DBBSQL
+import Foundation
+
+extension DBBExport {
+    /// Reads a dump's header and schema only, without reading its rows.
+    ///
+    /// Fast whatever the dump's size. The table list and row counts come from the header; use
+    /// ``verify(dumpAt:progress:)`` to check that the rows are really there.
+    ///
+    /// - Parameter dumpURL: the dump to read.
+    /// - Returns: the header and schema; `tables` lists the header's tables and counts, and the byte
+    ///   sizes are those read so far.
+    /// - Throws: ``DBBExportError`` for a damaged or foreign dump.
+    public static func inspect(dumpAt dumpURL: URL) throws -> DBBDumpReport {
+        var report = try DumpParser(path: dumpURL.path, progress: nil).run(nil, stopAfterSchema: true)
+        report.tables = report.header.tables
+        return report
+    }
+
+    /// Reads a dump from end to end and checks it, without writing anything.
+    ///
+    /// Checks the gzip stream (the CRC-32 and length of every member), the JSON syntax, the format name
+    /// and version, the shape of every value, each row's width, and each table's row count against the
+    /// header.
+    ///
+    /// - Parameters:
+    ///   - dumpURL: the dump to read.
+    ///   - progress: called on the calling thread as tables and rows are read.
+    /// - Returns: the header, the schema, and the tables with the number of rows actually read.
+    /// - Throws: ``DBBExportError`` naming the first problem and where it was found.
+    public static func verify(dumpAt dumpURL: URL, progress: ((DBBExportProgress) -> Void)? = nil) throws
+        -> DBBDumpReport
+    {
+        try DumpParser(path: dumpURL.path, progress: progress).run(nil)
+    }
+
+    /// Compares a dump with a database and reports the first difference.
+    ///
+    /// The header values (`user_version`, `application_id`), the schema objects with their SQL text, and
+    /// every table's rows are compared: same rows in the same order, same rowids, and every value with
+    /// the same storage class and the same exact value (doubles bit for bit, text byte for byte). For a
+    /// partial dump only what it holds is compared.
+    ///
+    /// - Parameters:
+    ///   - dumpURL: the dump to read.
+    ///   - databaseURL: the database to compare with; it is opened read-only.
+    ///   - progress: called on the calling thread as tables and rows are compared.
+    /// - Returns: the first difference, or `nil` when the database holds exactly what the dump holds.
+    /// - Throws: ``DBBExportError`` for a damaged or foreign dump; `DBBError` when the database cannot be read.
+    public static func compare(
+        dumpAt dumpURL: URL, withDatabaseAt databaseURL: URL, progress: ((DBBExportProgress) -> Void)? = nil
+    ) throws -> DBBDumpDifference? {
+        guard FileManager.default.fileExists(atPath: databaseURL.path) else {
+            throw DBBExportError(.io, "the database file does not exist", path: databaseURL.path)
+        }
+        let db = try DBBDatabase(path: databaseURL.path, mode: .readOnly)
+        defer { try? db.close() }
+        try db.beginTransaction(.deferred)
+        defer { try? db.rollback() }
+        let comparer = CompareConsumer(db: db)
+        do {
+            _ = try ConcurrentDumpParser(path: dumpURL.path, progress: progress).run(comparer)
+        } catch let found as FoundDifference {
+            return found.difference
+        }
+        return nil
+    }
+}
+
+/// Thrown by the comparing consumer to stop the pass at the first difference.
+private struct FoundDifference: Error {
+    var difference: DBBDumpDifference
+}
+
+/// Compares what a dump holds with a database.
+private final class CompareConsumer: DumpConsumer {
+    private let db: DBBDatabase
+    private var cursor: DBBCursor?
+    private var header: DBBDumpHeader?
+
+    init(db: DBBDatabase) {
+        self.db = db
+    }
+
+    private func differ(
+        _ message: String, table: String? = nil, row: Int? = nil, column: String? = nil
+    ) -> FoundDifference {
+        FoundDifference(difference: DBBDumpDifference(table: table, row: row, column: column, message: message))
+    }
+
+    func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws {
+        self.header = header
+        let userVersion = try db.userVersion()
+        if userVersion != header.userVersion {
+            throw differ("user_version is \(header.userVersion) in the dump, \(userVersion) in the database")
+        }
+        let applicationID = try db.applicationID()
+        if applicationID != header.applicationID {
+            throw differ("application_id is \(header.applicationID) in the dump, \(applicationID) in the database")
+        }
+        let actual = try db.fetchCursor("SELECT type, name, tbl_name, sql FROM main.sqlite_master ORDER BY rowid").map {
+            row in
+            DBBSchemaObject(type: try row[0], name: try row[1], tableName: try row[2], sql: try row[3])
+        }
+        for object in schema {
+            guard let match = actual.first(where: { $0.name == object.name && $0.type == object.type }) else {
+                throw differ("the database has no \(object.type) named \(object.name)")
+            }
+            guard match.tableName == object.tableName, Self.sameText(match.sql, object.sql) else {
+                throw differ("the SQL text of \(object.type) \(object.name) differs")
+            }
+        }
+        if !header.isPartial {
+            for object in actual where !schema.contains(where: { $0.name == object.name && $0.type == object.type }) {
+                throw differ("the dump has no \(object.type) named \(object.name)")
+            }
+        }
+    }
+
+    private static func sameText(_ a: String?, _ b: String?) -> Bool {
+        guard let a, let b else { return a == nil && b == nil }
+        return a.utf8.elementsEqual(b.utf8)
+    }
+
+    func beginTable(_ table: DBBDumpTable) throws {
+        var layout = try TableLayout(table: table.name, in: db)
+        guard layout.columns == table.columns else {
+            throw differ("the columns differ", table: table.name)
+        }
+        guard layout.storesRowID == table.hasRowID else {
+            throw differ("the dump \(table.hasRowID ? "stores" : "does not store") rowids", table: table.name)
+        }
+        if header?.isPartial == true && table.name.lowercased() == "sqlite_sequence" {
+            let names = (header?.tables ?? []).map { "'" + $0.name.replacingOccurrences(of: "'", with: "''") + "'" }
+            layout.condition = "name IN (\(names.joined(separator: ", ")))"
+        }
+        cursor = try db.fetchCursor(layout.selectSQL)
+    }
+
+    func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
+        guard let row = try cursor?.next() else {
+            throw differ("the database has fewer rows than the dump (\(number - 1))", table: table.name, row: number)
+        }
+        for (index, value) in values.enumerated() {
+            var expected = value
+            if rawText.contains(index), case .blob(let bytes) = value {
+                // The library reads such text with U+FFFD in place of the bytes that are not UTF-8.
+                expected = .text(String(decoding: bytes, as: UTF8.self))
+            }
+            let actual = row.value(at: index)
+            if !Self.identical(expected, actual) {
+                let column = table.hasRowID ? (index == 0 ? "rowid" : table.columns[index - 1]) : table.columns[index]
+                throw differ(
+                    "the dump has \(Self.describe(expected)), the database \(Self.describe(actual))", table: table.name,
+                    row: number, column: column)
+            }
+        }
+    }
+
+    func endTable(_ table: DBBDumpTable) throws {
+        if try cursor?.next() != nil {
+            throw differ("the database has more rows than the dump (\(table.rowCount))", table: table.name)
+        }
+        cursor = nil
+    }
+
+    /// Same storage class and same exact value: doubles bit for bit, text byte for byte.
+    static func identical(_ a: DBBValue, _ b: DBBValue) -> Bool {
+        switch (a, b) {
+        case (.null, .null): true
+        case (.integer(let x), .integer(let y)): x == y
+        case (.real(let x), .real(let y)): x.bitPattern == y.bitPattern || (x.isNaN && y.isNaN)
+        case (.text(let x), .text(let y)): x.utf8.elementsEqual(y.utf8)
+        case (.blob(let x), .blob(let y)): x == y
+        default: false
+        }
+    }
+
+    private static func describe(_ value: DBBValue) -> String {
+        switch value {
+        case .null: "NULL"
+        case .integer(let integer): "INTEGER \(integer)"
+        case .real(let real): "REAL \(real)"
+        case .text(let text): "TEXT of \(text.utf8.count) bytes"
+        case .blob(let data): "BLOB of \(data.count) bytes"
+        }
+    }
+}

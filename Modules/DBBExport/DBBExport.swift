@@ -1,0 +1,281 @@
+import DBBSQL
+import Foundation
+
+/// Backs up any SQLite database to a gzip-compressed JSON dump, and restores it exactly.
+///
+/// A dump keeps every value's storage class and exact value (64-bit integers, bit-exact doubles,
+/// text with NUL characters, BLOBs), the rowids of tables without an `INTEGER PRIMARY KEY`, and the
+/// schema's SQL text byte for byte. Dumping and restoring stream, so memory stays flat however large
+/// the database. The format is specified in `Docs/DumpFormat.md`.
+///
+/// ```swift
+/// try DBBExport.dump(databaseAt: URL(fileURLWithPath: "app.sqlite"), to: URL(fileURLWithPath: "app.json.gz"))
+/// try DBBExport.restore(dumpAt: URL(fileURLWithPath: "app.json.gz"), to: URL(fileURLWithPath: "copy.sqlite"))
+/// let report = try DBBExport.verify(dumpAt: URL(fileURLWithPath: "app.json.gz"))
+/// print(report.tables.map { "\($0.name): \($0.rowCount)" })
+/// ```
+public enum DBBExport {
+    /// The format name every dump starts with.
+    public static let formatName = "dbb-dump"
+    /// The format version this library writes, and the newest it reads.
+    public static let formatVersion = 1
+    /// How many rows pass between two progress reports within a table.
+    static let progressInterval = 4096
+
+    // MARK: Dump
+
+    /// Dumps a database file to a gzip-compressed JSON file.
+    ///
+    /// The database is opened read-only and read in one transaction, so the dump is a consistent
+    /// snapshot even while other connections write. The dump is written to a temporary file beside the
+    /// target and renamed into place when complete.
+    ///
+    /// - Parameters:
+    ///   - databaseURL: the SQLite database to back up.
+    ///   - dumpURL: the file to write, conventionally ending in `.json.gz`.
+    ///   - options: the tables to dump, the compression level, whether to replace an existing file.
+    ///   - progress: called on the calling thread as tables and rows are done.
+    /// - Returns: what was written: header, schema, tables with their row counts, sizes.
+    /// - Throws: ``DBBExportError`` (targetExists, unknownTable, io) or `DBBError` when the database
+    ///   cannot be read.
+    @discardableResult
+    public static func dump(
+        databaseAt databaseURL: URL, to dumpURL: URL, options: DBBDumpOptions = DBBDumpOptions(),
+        progress: ((DBBExportProgress) -> Void)? = nil
+    ) throws -> DBBDumpReport {
+        guard FileManager.default.fileExists(atPath: databaseURL.path) else {
+            throw DBBExportError(.io, "the database file does not exist", path: databaseURL.path)
+        }
+        // Fail before reading anything.
+        try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting)
+            .requireDifferent(from: databaseURL.path)
+        let db = try DBBDatabase(path: databaseURL.path, mode: .readOnly)
+        defer { try? db.close() }
+        return try dump(db, to: dumpURL, options: options, progress: progress)
+    }
+
+    /// Dumps an open database to a gzip-compressed JSON file.
+    ///
+    /// The connection must not be inside a transaction; the dump reads in one of its own.
+    ///
+    /// - Parameters:
+    ///   - db: the connection to read from.
+    ///   - dumpURL: the file to write.
+    ///   - options: the tables to dump, the compression level, whether to replace an existing file.
+    ///   - progress: called on the calling thread as tables and rows are done.
+    /// - Returns: what was written.
+    /// - Throws: ``DBBExportError`` (targetExists, unknownTable, io) or `DBBError`.
+    @discardableResult
+    public static func dump(
+        _ db: DBBDatabase, to dumpURL: URL, options: DBBDumpOptions = DBBDumpOptions(),
+        progress: ((DBBExportProgress) -> Void)? = nil
+    ) throws -> DBBDumpReport {
+        let target = try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting)
+        try target.requireDifferent(from: db.path)
+        try db.beginTransaction(.deferred)
+        defer { try? db.rollback() }
+        let plan = try DumpPlan(db: db, selection: options.tables)
+        let writer = try GzipFileWriter(path: target.temporaryPath, level: options.compressionLevel)
+        do {
+            let report = try write(plan, from: db, to: writer, progress: progress)
+            try target.commit()
+            return report
+        } catch {
+            writer.abandon()
+            target.discard()
+            throw error
+        }
+    }
+
+    /// The bytes of a TEXT value as stored, by rowid.
+    private static func rawBytes(of column: String, in layout: TableLayout, db: DBBDatabase, rowID: DBBValue) throws
+        -> Data?
+    {
+        guard case .integer = rowID, let sql = layout.rawBytesSQL(column: column) else { return nil }
+        return try db.fetchValue(Data.self, sql, rowID)
+    }
+
+    private static func write(
+        _ plan: DumpPlan, from db: DBBDatabase, to output: GzipFileWriter, progress: ((DBBExportProgress) -> Void)?
+    ) throws -> DBBDumpReport {
+        var json = DumpJSONWriter(output: output)
+        let header = plan.header
+        json.raw("{\"format\":")
+        json.string(formatName)
+        json.raw(",\"version\":")
+        json.integer(Int64(formatVersion))
+        json.raw(",\n\"header\":")
+        json.json(header.jsonValue)
+        json.raw(",\n\"schema\":[")
+        for (index, object) in plan.schema.enumerated() {
+            json.raw(index == 0 ? "\n" : ",\n")
+            json.json(object.jsonValue)
+        }
+        json.raw("\n],\n\"tables\":[")
+        var state = DBBExportProgress(
+            tablesDone: 0, tableCount: plan.layouts.count, rowsDone: 0, rowCount: header.totalRows, currentTable: nil)
+        progress?(state)
+        for (tableIndex, layout) in plan.layouts.enumerated() {
+            let table = header.tables[tableIndex]
+            state.currentTable = table.name
+            progress?(state)
+            json.raw(tableIndex == 0 ? "\n{\"name\":" : ",\n{\"name\":")
+            json.string(table.name)
+            json.raw(",\"columns\":")
+            json.json(.array(table.columns.map { .string($0) }))
+            json.raw(",\"rowid\":")
+            json.raw(table.hasRowID ? "true" : "false")
+            json.raw(",\"rowCount\":")
+            json.integer(Int64(table.rowCount))
+            json.raw(",\"rows\":[")
+            let statement = try db.prepare(layout.selectSQL)
+            let width = statement.columnCount
+            // Text that is not valid UTF-8 reads back with U+FFFD in place of the bad bytes; such text is
+            // read again as bytes (in UTF-8 databases, by rowid) and written in its tagged form.
+            let rawTextCheck = plan.header.encoding == "UTF-8" ? layout.rowIDColumn : nil
+            var rows = 0
+            let cursor = try statement.cursor()
+            while let row = try cursor.next() {
+                json.raw(rows == 0 ? "\n[" : ",\n[")
+                for column in 0..<width {
+                    if column > 0 { json.byte(UInt8(ascii: ",")) }
+                    let value = row.value(at: column)
+                    guard case .text(let text) = value else {
+                        json.value(value)
+                        continue
+                    }
+                    let mark = json.position
+                    if json.string(text), let rowIDColumn = rawTextCheck,
+                        let raw = try rawBytes(
+                            of: table.columns[column - (table.hasRowID ? 1 : 0)], in: layout, db: db,
+                            rowID: row.value(at: rowIDColumn)),
+                        !raw.elementsEqual(text.utf8)
+                    {
+                        json.truncate(to: mark)
+                        json.rawText(raw)
+                    }
+                }
+                json.byte(UInt8(ascii: "]"))
+                rows += 1
+                if rows % progressInterval == 0 {
+                    try json.flushIfNeeded()
+                    state.rowsDone += progressInterval
+                    progress?(state)
+                } else {
+                    try json.flushIfNeeded()
+                }
+            }
+            guard rows == table.rowCount else {
+                throw DBBExportError(
+                    .io, "the table changed while it was being dumped (\(rows) rows read, \(table.rowCount) counted)",
+                    table: table.name)
+            }
+            json.raw(rows == 0 ? "]}" : "\n]}")
+            state.rowsDone += rows % progressInterval
+            state.tablesDone += 1
+            progress?(state)
+        }
+        json.raw(plan.layouts.isEmpty ? "]\n}\n" : "\n]\n}\n")
+        try json.flush()
+        let sizes = try output.finish()
+        state.currentTable = nil
+        progress?(state)
+        return DBBDumpReport(
+            header: header, schema: plan.schema, tables: header.tables, jsonBytes: sizes.uncompressed,
+            compressedBytes: sizes.compressed)
+    }
+}
+
+/// What a dump will hold: the header, the schema objects and the layout of each table section.
+struct DumpPlan {
+    var header: DBBDumpHeader
+    var schema: [DBBSchemaObject]
+    var layouts: [TableLayout]
+
+    init(db: DBBDatabase, selection: [String]?) throws {
+        let all = try db.fetchCursor("SELECT type, name, tbl_name, sql FROM main.sqlite_master ORDER BY rowid").map {
+            row in
+            DBBSchemaObject(type: try row[0], name: try row[1], tableName: try row[2], sql: try row[3])
+        }
+        let shadowNames = Set(
+            (try? db.fetchValues(
+                String.self, "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'shadow'"))
+                ?? [])
+        var chosen = all
+        var sequenceCondition: String?
+        if let selection {
+            var names = Set<String>()
+            for requested in selection {
+                guard let object = all.first(where: { $0.name.caseInsensitiveCompare(requested) == .orderedSame }),
+                    object.type == "table" || object.type == "view"
+                else {
+                    throw DBBExportError(.unknownTable, "the database has no table or view named \(requested)")
+                }
+                names.insert(object.name.lowercased())
+                if object.isVirtualTable {
+                    for shadow in shadowNames where shadow.lowercased().hasPrefix(object.name.lowercased() + "_") {
+                        names.insert(shadow.lowercased())
+                    }
+                }
+            }
+            chosen = all.filter { object in
+                switch object.type {
+                case "table":
+                    if object.name.lowercased() == "sqlite_sequence" {
+                        return all.contains {
+                            $0.type == "table" && names.contains($0.name.lowercased()) && $0.isAutoincrement
+                        }
+                    }
+                    return names.contains(object.name.lowercased())
+                case "view": return names.contains(object.name.lowercased())
+                default: return names.contains(object.tableName.lowercased())
+                }
+            }
+            let selectedList = chosen.filter { $0.type == "table" }.map {
+                "'" + $0.name.replacingOccurrences(of: "'", with: "''") + "'"
+            }
+            sequenceCondition = "name IN (\(selectedList.joined(separator: ", ")))"
+        }
+        schema = chosen
+        var layouts: [TableLayout] = []
+        var tables: [DBBDumpTable] = []
+        for object in chosen where object.type == "table" && !object.isVirtualTable {
+            var layout = try TableLayout(table: object.name, in: db)
+            if object.name.lowercased() == "sqlite_sequence" { layout.condition = sequenceCondition }
+            let count = try db.fetchValue(Int.self, layout.countSQL) ?? 0
+            layouts.append(layout)
+            tables.append(
+                DBBDumpTable(name: object.name, columns: layout.columns, hasRowID: layout.storesRowID, rowCount: count))
+        }
+        // sqlite_sequence goes last, so that loading the other tables cannot change it after it is restored.
+        if let index = tables.firstIndex(where: { $0.name.lowercased() == "sqlite_sequence" }) {
+            tables.append(tables.remove(at: index))
+            layouts.append(layouts.remove(at: index))
+        }
+        self.layouts = layouts
+        header = DBBDumpHeader(
+            sqliteVersion: DBBDatabase.sqliteVersion,
+            userVersion: try db.userVersion(),
+            applicationID: try db.applicationID(),
+            pageSize: try db.fetchValue(Int.self, "PRAGMA main.page_size") ?? 4096,
+            encoding: try db.fetchValue(String.self, "PRAGMA main.encoding") ?? "UTF-8",
+            autoVacuum: try db.fetchValue(Int.self, "PRAGMA main.auto_vacuum") ?? 0,
+            created: Self.timestamp(),
+            isPartial: selection != nil,
+            tables: tables)
+    }
+
+    static func timestamp() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date())
+    }
+}
+
+extension DBBSchemaObject {
+    /// Whether the table was declared with `AUTOINCREMENT` (so it has an entry in `sqlite_sequence`).
+    var isAutoincrement: Bool {
+        sql?.uppercased().contains("AUTOINCREMENT") ?? false
+    }
+}

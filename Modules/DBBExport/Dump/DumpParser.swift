@@ -1,0 +1,304 @@
+import DBBSQL
+import Foundation
+
+/// What a pass over a dump does with what it reads.
+protocol DumpConsumer: AnyObject {
+    /// Called once, with the header and the schema, before the first table section.
+    func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws
+    /// Called at the start of each table section, once its description is known.
+    func beginTable(_ table: DBBDumpTable) throws
+    /// Called for each row: the rowid first when the table stores it, then one value per column.
+    /// `rawText` lists the positions of TEXT values that are not valid UTF-8, given as their bytes (`.blob`).
+    func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws
+    /// Called after the last row of a table section.
+    func endTable(_ table: DBBDumpTable) throws
+}
+
+/// Reads a dump from end to end, checking its structure, and passes what it reads to a consumer.
+///
+/// Checks: the gzip stream (CRC-32 and length of every member), the JSON syntax, the format name and
+/// version, the shape of every member and row value, each table's row width and row count, and that
+/// every table the header lists is present, in order, and defined by the schema.
+struct DumpParser {
+    let path: String
+    let progress: ((DBBExportProgress) -> Void)?
+
+    /// Reads the dump.
+    ///
+    /// - Parameter stopAfterSchema: stop once the header and schema are read (no rows are read, and
+    ///   the gzip trailer is not checked).
+    /// - Returns: what was read.
+    /// - Throws: ``DBBExportError`` naming where the dump is damaged, or what the consumer throws.
+    func run(_ consumer: DumpConsumer?, stopAfterSchema: Bool = false) throws -> DBBDumpReport {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw DBBExportError(.io, "the dump file does not exist", path: path)
+        }
+        let gzip = try GzipFileReader(path: path)
+        defer { gzip.close() }
+        let reader = DumpJSONReader(path: path) { try gzip.nextChunk() }
+        var session = Session(reader: reader, consumer: consumer, progress: progress)
+        try session.readDocument(stopAfterSchema: stopAfterSchema)
+        guard let header = session.header else {
+            throw reader.error(.malformed, "the dump has no header")
+        }
+        return DBBDumpReport(
+            header: header, schema: session.schema ?? [], tables: session.tables, jsonBytes: reader.offset,
+            compressedBytes: stopAfterSchema ? 0 : gzip.compressedBytes)
+    }
+
+    private struct Session {
+        let reader: DumpJSONReader
+        let consumer: DumpConsumer?
+        let progress: ((DBBExportProgress) -> Void)?
+        var header: DBBDumpHeader?
+        var schema: [DBBSchemaObject]?
+        var tables: [DBBDumpTable] = []
+        var began = false
+        var state = DBBExportProgress(tablesDone: 0, tableCount: 0, rowsDone: 0, rowCount: 0, currentTable: nil)
+
+        init(reader: DumpJSONReader, consumer: DumpConsumer?, progress: ((DBBExportProgress) -> Void)?) {
+            self.reader = reader
+            self.consumer = consumer
+            self.progress = progress
+        }
+
+        private func malformed(_ message: String, at offset: Int64? = nil) -> DBBExportError {
+            reader.error(.malformed, message, at: offset)
+        }
+
+        mutating func readDocument(stopAfterSchema: Bool) throws {
+            // The format name comes first, so any other JSON (or a non-JSON text) is rejected at once.
+            guard try reader.peek() == UInt8(ascii: "{") else {
+                if try reader.peek() == nil { throw reader.error(.truncated, "the dump holds no JSON text") }
+                throw reader.error(.notADump, "the file is not a dump: its JSON text is not an object")
+            }
+            try reader.expect(UInt8(ascii: "{"), "'{'")
+            let firstKeyOffset = reader.offset
+            guard try reader.peek() == UInt8(ascii: "\""), try reader.readKey() == "format" else {
+                throw reader.error(
+                    .notADump, "the file is not a dump: its first member is not \"format\"", at: firstKeyOffset)
+            }
+            let format = try reader.readValue()
+            guard format == .string(DBBExport.formatName) else {
+                throw reader.error(.notADump, "the file is not a dump: its format is not \"\(DBBExport.formatName)\"")
+            }
+            var version: Int?
+            var sawTables = false
+            while try reader.nextObjectMember() {
+                let keyOffset = reader.offset
+                let key = try reader.readKey()
+                switch key {
+                case "version":
+                    guard case .integer(let number) = try reader.readValue(), number >= 1 else {
+                        throw malformed("the format version must be a positive integer", at: keyOffset)
+                    }
+                    guard number <= DBBExport.formatVersion else {
+                        throw reader.error(
+                            .unsupportedVersion,
+                            "the dump is format version \(number); this library reads versions up to "
+                                + "\(DBBExport.formatVersion)", at: keyOffset)
+                    }
+                    version = Int(number)
+                case "header":
+                    guard let version else {
+                        throw malformed("the header comes before the format version", at: keyOffset)
+                    }
+                    header = try DBBDumpHeader(json: try reader.readValue(), formatVersion: version) {
+                        malformed($0, at: keyOffset)
+                    }
+                    if stopAfterSchema, schema != nil { return }
+                case "schema":
+                    guard case .array(let objects) = try reader.readValue() else {
+                        throw malformed("the schema must be an array", at: keyOffset)
+                    }
+                    schema = try objects.map { try DBBSchemaObject(json: $0) { malformed($0, at: keyOffset) } }
+                    if stopAfterSchema, header != nil { return }
+                case "tables":
+                    guard header != nil, schema != nil else {
+                        throw malformed("the tables come before the header and the schema", at: keyOffset)
+                    }
+                    try beginIfNeeded()
+                    try readTables()
+                    sawTables = true
+                default:
+                    try reader.skipValue()  // a member a later version may add
+                }
+            }
+            guard version != nil else { throw malformed("the dump has no format version") }
+            guard header != nil else { throw malformed("the dump has no header") }
+            guard schema != nil else { throw malformed("the dump has no schema") }
+            if !sawTables { try beginIfNeeded() }
+            // Reading to the end also makes the gzip reader check the CRC-32 and length of the stream.
+            try reader.expectEnd()
+            let expected = header?.tables ?? []
+            if tables.count < expected.count {
+                throw reader.error(
+                    .malformed, "the header lists table \(expected[tables.count].name), which the dump does not hold")
+            }
+        }
+
+        private mutating func beginIfNeeded() throws {
+            guard !began, let header, let schema else { return }
+            began = true
+            state.tableCount = header.tables.count
+            state.rowCount = header.totalRows
+            try consumer?.begin(header: header, schema: schema)
+            progress?(state)
+        }
+
+        private mutating func readTables() throws {
+            try reader.expect(UInt8(ascii: "["), "the array of tables")
+            if try reader.consume(UInt8(ascii: "]")) { return }
+            repeat {
+                try readTable()
+            } while try reader.nextArrayElement()
+        }
+
+        private mutating func readTable() throws {
+            let start = reader.offset
+            try reader.expect(UInt8(ascii: "{"), "a table object")
+            var name: String?
+            var columns: [String]?
+            var hasRowID: Bool?
+            var rowCount: Int?
+            var sawRows = false
+            var table = DBBDumpTable(name: "")
+            if try reader.consume(UInt8(ascii: "}")) { throw malformed("a table object is empty", at: start) }
+            repeat {
+                let keyOffset = reader.offset
+                let key = try reader.readKey()
+                switch key {
+                case "name":
+                    guard case .string(let value) = try reader.readValue() else {
+                        throw malformed("a table's name must be a string", at: keyOffset)
+                    }
+                    name = value
+                case "columns":
+                    guard case .array(let values) = try reader.readValue() else {
+                        throw malformed("a table's columns must be an array of strings", at: keyOffset)
+                    }
+                    columns = try values.map {
+                        guard case .string(let column) = $0 else {
+                            throw malformed("a table's columns must be an array of strings", at: keyOffset)
+                        }
+                        return column
+                    }
+                case "rowid":
+                    guard case .bool(let value) = try reader.readValue() else {
+                        throw malformed("a table's rowid member must be true or false", at: keyOffset)
+                    }
+                    hasRowID = value
+                case "rowCount":
+                    guard case .integer(let value) = try reader.readValue(), value >= 0, let count = Int(exactly: value)
+                    else {
+                        throw malformed("a table's rowCount must be a non-negative integer", at: keyOffset)
+                    }
+                    rowCount = count
+                case "rows":
+                    guard let name, let columns, let hasRowID, let rowCount else {
+                        throw malformed(
+                            "a table's \"rows\" must come after its \"name\", \"columns\", \"rowid\" and \"rowCount\"",
+                            at: keyOffset)
+                    }
+                    table = DBBDumpTable(name: name, columns: columns, hasRowID: hasRowID, rowCount: rowCount)
+                    try checkTable(table, at: start)
+                    try readRows(of: table)
+                    sawRows = true
+                default:
+                    try reader.skipValue()
+                }
+            } while try reader.nextObjectMember()
+            guard sawRows else { throw malformed("a table object has no \"rows\"", at: start) }
+        }
+
+        private mutating func checkTable(_ table: DBBDumpTable, at offset: Int64) throws {
+            let expected = header?.tables ?? []
+            guard tables.count < expected.count, expected[tables.count].name == table.name else {
+                throw DBBExportError(
+                    .malformed, "the table section is not the next one the header lists", path: reader.path,
+                    byteOffset: offset, table: table.name)
+            }
+            guard expected[tables.count].rowCount == table.rowCount else {
+                throw DBBExportError(
+                    .malformed, "the table's rowCount differs from the header's", path: reader.path,
+                    byteOffset: offset, table: table.name)
+            }
+            guard schema?.contains(where: { $0.type == "table" && $0.name == table.name && !$0.isVirtualTable }) == true
+            else {
+                throw DBBExportError(
+                    .malformed, "the schema defines no table of this name", path: reader.path, byteOffset: offset,
+                    table: table.name)
+            }
+            guard !table.columns.isEmpty else {
+                throw DBBExportError(
+                    .malformed, "the table has no columns", path: reader.path, byteOffset: offset, table: table.name)
+            }
+        }
+
+        private mutating func readRows(of table: DBBDumpTable) throws {
+            state.currentTable = table.name
+            progress?(state)
+            try consumer?.beginTable(table)
+            let width = table.columns.count + (table.hasRowID ? 1 : 0)
+            var values: [DBBValue] = []
+            values.reserveCapacity(width)
+            var rawText: [Int] = []
+            var number = 0
+            do {
+                try reader.expect(UInt8(ascii: "["), "the array of rows")
+                if try !reader.consume(UInt8(ascii: "]")) {
+                    repeat {
+                        number += 1
+                        let rowOffset = reader.offset
+                        try reader.expect(UInt8(ascii: "["), "a row (an array of values)")
+                        values.removeAll(keepingCapacity: true)
+                        rawText.removeAll(keepingCapacity: true)
+                        if try !reader.consume(UInt8(ascii: "]")) {
+                            repeat {
+                                values.append(try reader.readRowValue())
+                                if reader.lastValueWasRawText {
+                                    reader.lastValueWasRawText = false
+                                    rawText.append(values.count - 1)
+                                }
+                            } while try reader.nextArrayElement()
+                        }
+                        guard values.count == width else {
+                            throw malformed(
+                                "the row has \(values.count) values where \(width) are expected", at: rowOffset)
+                        }
+                        if table.hasRowID {
+                            guard case .integer = values[0] else {
+                                throw DBBExportError(
+                                    .malformed, "the rowid must be an integer", path: reader.path,
+                                    byteOffset: rowOffset, column: "rowid")
+                            }
+                        }
+                        if table.hasRowID && rawText.first == 0 {
+                            throw DBBExportError(
+                                .malformed, "the rowid must be an integer", path: reader.path, byteOffset: rowOffset,
+                                column: "rowid")
+                        }
+                        try consumer?.row(values[...], rawText: rawText, number: number, of: table)
+                        if number % DBBExport.progressInterval == 0 {
+                            state.rowsDone += DBBExport.progressInterval
+                            progress?(state)
+                        }
+                    } while try reader.nextArrayElement()
+                }
+                guard number == table.rowCount else {
+                    throw malformed("the table holds \(number) rows but its rowCount says \(table.rowCount)")
+                }
+            } catch let error as DBBExportError {
+                throw error.locating(table: table.name, row: number > 0 && number <= table.rowCount ? number : nil)
+            } catch var error as DBBError {
+                error.context = "loading row \(number) of table \(table.name) from the dump"
+                throw error
+            }
+            try consumer?.endTable(table)
+            state.rowsDone += number % DBBExport.progressInterval
+            state.tablesDone += 1
+            progress?(state)
+            tables.append(table)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import DBBSQL
+
+/// How one table's rows are read from and written to a database.
+struct TableLayout {
+    /// The table's name.
+    let name: String
+    /// The stored (non-generated) columns, in table order.
+    let columns: [String]
+    /// The name that reaches the rowid (`rowid`, `_rowid_` or `oid`, whichever no column shadows),
+    /// or `nil` for a `WITHOUT ROWID` table.
+    let rowIDName: String?
+    /// Whether rows carry their rowid separately: a rowid table whose rowid is not already a column.
+    let storesRowID: Bool
+    /// Where the rowid sits in a row of `selectSQL`: the first value when stored separately, else the
+    /// `INTEGER PRIMARY KEY` column's; `nil` for a `WITHOUT ROWID` table.
+    let rowIDColumn: Int?
+    /// An extra `WHERE` condition (for the selected entries of `sqlite_sequence`).
+    var condition: String?
+
+    /// The table name quoted for SQL, in the main schema.
+    var qualifiedName: String { "main." + DBBDatabase.quoteIdentifier(name) }
+
+    /// Reads a table's layout from the database.
+    ///
+    /// - Throws: ``DBBError`` if the schema cannot be read.
+    init(table: String, in db: DBBDatabase) throws {
+        name = table
+        var stored: [String] = []
+        var all: [String] = []
+        var primaryKey: [(name: String, type: String)] = []
+        try db.forEachRow(
+            "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?, 'main') ORDER BY cid", arguments: [table]
+        ) { row in
+            let column: String = try row[0]
+            let type: String = try row[1] as String? ?? ""
+            let pk: Int = try row[2]
+            let hidden: Int = try row[3]
+            all.append(column.lowercased())
+            // hidden: 0 ordinary, 1 hidden column of a virtual table, 2 and 3 generated columns.
+            if hidden == 0 { stored.append(column) }
+            if pk > 0 { primaryKey.append((column, type)) }
+        }
+        columns = stored
+        let alias = ["rowid", "_rowid_", "oid"].first { !all.contains($0) }
+        var rowIDName: String?
+        if let alias {
+            // Only a WITHOUT ROWID table (or a view) rejects the rowid alias.
+            if (try? db.prepare("SELECT \(alias) FROM main.\(DBBDatabase.quoteIdentifier(table)) LIMIT 0")) != nil {
+                rowIDName = alias
+            }
+        }
+        self.rowIDName = rowIDName
+        if rowIDName != nil, primaryKey.count == 1, primaryKey[0].type.uppercased() == "INTEGER" {
+            // An INTEGER PRIMARY KEY is the rowid unless SQLite had to back it with an index (the
+            // `PRIMARY KEY DESC` quirk), in which case pragma index_list shows an index of origin 'pk'.
+            let backedByIndex =
+                try db.fetchValue(
+                    Int.self, "SELECT count(*) FROM pragma_index_list(?, 'main') WHERE origin = 'pk'", table)
+                ?? 0
+            storesRowID = backedByIndex > 0
+        } else {
+            storesRowID = rowIDName != nil
+        }
+        if storesRowID {
+            rowIDColumn = 0
+        } else if rowIDName != nil, primaryKey.count == 1 {
+            rowIDColumn = stored.firstIndex(of: primaryKey[0].name)
+        } else {
+            rowIDColumn = nil
+        }
+    }
+
+    /// The query that reads one column's raw bytes in one row, by rowid.
+    func rawBytesSQL(column: String) -> String? {
+        guard let rowIDName else { return nil }
+        return
+            "SELECT CAST(\(DBBDatabase.quoteIdentifier(column)) AS BLOB) FROM \(qualifiedName) WHERE \(rowIDName) = ?"
+    }
+
+    /// The query that reads every row: the rowid first when stored, in rowid order for rowid tables.
+    var selectSQL: String {
+        var names = columns.map(DBBDatabase.quoteIdentifier)
+        if storesRowID, let rowIDName { names.insert(rowIDName, at: 0) }
+        var sql = "SELECT \(names.isEmpty ? "NULL" : names.joined(separator: ", ")) FROM \(qualifiedName)"
+        if let condition { sql += " WHERE \(condition)" }
+        if let rowIDName { sql += " ORDER BY \(rowIDName)" }
+        return sql
+    }
+
+    /// The query that counts the rows `selectSQL` reads.
+    var countSQL: String {
+        var sql = "SELECT count(*) FROM \(qualifiedName)"
+        if let condition { sql += " WHERE \(condition)" }
+        return sql
+    }
+}

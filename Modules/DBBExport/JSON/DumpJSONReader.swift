@@ -1,0 +1,470 @@
+import DBBSQL
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// An incremental JSON tokenizer over a stream of byte chunks.
+///
+/// It never holds more than the current chunk (plus the value being read), so a document of any size
+/// reads in flat memory. Every error names the byte offset in the JSON text where it was found.
+final class DumpJSONReader {
+    private let nextChunk: () throws -> [UInt8]?
+    private var buffer: [UInt8] = []
+    private var index = 0
+    private var bufferStart: Int64 = 0
+    private var atEnd = false
+    private var scratch: [UInt8] = []
+    let path: String?
+    /// Set when ``readRowValue()`` read a `{"text":…}` value: TEXT whose bytes (returned as a BLOB value)
+    /// are not valid UTF-8. The caller clears it.
+    var lastValueWasRawText = false
+    /// The deepest nesting accepted, so hostile input cannot exhaust the stack.
+    static let maximumDepth = 64
+
+    init(path: String?, nextChunk: @escaping () throws -> [UInt8]?) {
+        self.path = path
+        self.nextChunk = nextChunk
+    }
+
+    /// The offset in the JSON text of the next byte to read.
+    var offset: Int64 { bufferStart + Int64(index) }
+
+    // MARK: Errors
+
+    func error(_ kind: DBBExportError.Kind, _ message: String, at offset: Int64? = nil) -> DBBExportError {
+        DBBExportError(kind, message, path: path, byteOffset: offset ?? self.offset)
+    }
+
+    private func unexpected(_ byte: UInt8?, expecting what: String) -> DBBExportError {
+        guard let byte else {
+            return error(.truncated, "the JSON text ends early, where \(what) was expected")
+        }
+        let shown =
+            byte >= 0x21 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : String(format: "byte 0x%02X", byte)
+        return error(.malformed, "found \(shown) where \(what) was expected")
+    }
+
+    // MARK: Bytes
+
+    /// Loads the next chunk. Returns `false` at the end of the text.
+    private func refill() throws -> Bool {
+        if atEnd { return false }
+        bufferStart += Int64(buffer.count)
+        index = 0
+        while true {
+            guard let chunk = try nextChunk() else {
+                buffer = []
+                atEnd = true
+                return false
+            }
+            if !chunk.isEmpty {
+                buffer = chunk
+                return true
+            }
+        }
+    }
+
+    /// The next byte that is not white space, without consuming it; `nil` at the end of the text.
+    @inline(__always)
+    func peek() throws -> UInt8? {
+        while true {
+            while index < buffer.count {
+                let byte = buffer[index]
+                if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                    index += 1
+                } else {
+                    return byte
+                }
+            }
+            if try !refill() { return nil }
+        }
+    }
+
+    /// Consumes the next non-blank byte, which must be `expected`.
+    @inline(__always)
+    func expect(_ expected: UInt8, _ what: String) throws {
+        let byte = try peek()
+        guard byte == expected else { throw unexpected(byte, expecting: what) }
+        index += 1
+    }
+
+    /// Consumes the next non-blank byte when it is `byte`.
+    @inline(__always)
+    func consume(_ byte: UInt8) throws -> Bool {
+        if try peek() == byte {
+            index += 1
+            return true
+        }
+        return false
+    }
+
+    /// After the last element of an array: `,` (returns `true`, another element follows) or `]`.
+    @inline(__always)
+    func nextArrayElement() throws -> Bool {
+        let byte = try peek()
+        index += 1
+        if byte == UInt8(ascii: ",") { return true }
+        if byte == UInt8(ascii: "]") { return false }
+        index -= 1
+        throw unexpected(byte, expecting: "',' or ']'")
+    }
+
+    /// After an object member: `,` (returns `true`, another member follows) or `}`.
+    func nextObjectMember() throws -> Bool {
+        let byte = try peek()
+        index += 1
+        if byte == UInt8(ascii: ",") { return true }
+        if byte == UInt8(ascii: "}") { return false }
+        index -= 1
+        throw unexpected(byte, expecting: "',' or '}'")
+    }
+
+    /// Reads an object member's key and the `:` after it.
+    func readKey() throws -> String {
+        guard try peek() == UInt8(ascii: "\"") else {
+            throw unexpected(try peek(), expecting: "a member name in quotes")
+        }
+        let key = try readString()
+        try expect(UInt8(ascii: ":"), "':'")
+        return key
+    }
+
+    /// Checks that nothing but white space follows the document.
+    func expectEnd() throws {
+        if let byte = try peek() {
+            throw error(
+                .malformed, "unexpected \(String(format: "byte 0x%02X", byte)) after the end of the JSON document")
+        }
+    }
+
+    // MARK: Literals
+
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
+    private static let nullBytes = Array("null".utf8)
+
+    private func readLiteral(_ word: [UInt8]) throws {
+        let start = offset
+        for expected in word {
+            if index >= buffer.count {
+                guard try refill() else {
+                    throw error(.truncated, "the JSON text ends inside a literal", at: start)
+                }
+            }
+            guard buffer[index] == expected else {
+                throw error(
+                    .malformed, "invalid literal (expected \(String(decoding: word, as: UTF8.self)))", at: start)
+            }
+            index += 1
+        }
+    }
+
+    // MARK: Strings
+
+    /// Reads a JSON string (the next non-blank byte must be its opening quote).
+    func readString() throws -> String {
+        try expect(UInt8(ascii: "\""), "a string")
+        let start = offset - 1
+        // Fast path: the whole string, without escapes, lies in the current chunk.
+        var end = index
+        while end < buffer.count {
+            let byte = buffer[end]
+            if byte == UInt8(ascii: "\"") {
+                let string = try buffer.withUnsafeBufferPointer { all in
+                    try makeString(UnsafeBufferPointer(rebasing: all[index..<end]), start: start)
+                }
+                index = end + 1
+                return string
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            end += 1
+        }
+        return try readStringSlowly(start: start)
+    }
+
+    private func makeString(_ bytes: UnsafeBufferPointer<UInt8>, start: Int64) throws -> String {
+        guard let string = String(validating: bytes, as: UTF8.self) else {
+            throw error(.malformed, "the string is not valid UTF-8", at: start)
+        }
+        return string
+    }
+
+    private func readStringSlowly(start: Int64) throws -> String {
+        scratch.removeAll(keepingCapacity: true)
+        while true {
+            if index >= buffer.count {
+                guard try refill() else { throw error(.truncated, "the JSON text ends inside a string", at: start) }
+            }
+            let byte = buffer[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return try scratch.withUnsafeBufferPointer { try makeString($0, start: start) }
+            case UInt8(ascii: "\\"):
+                try readEscape(start: start)
+            case 0..<0x20:
+                throw error(.malformed, "a control character must be escaped inside a string", at: offset - 1)
+            default:
+                scratch.append(byte)
+            }
+        }
+    }
+
+    private func nextRawByte(start: Int64) throws -> UInt8 {
+        if index >= buffer.count {
+            guard try refill() else { throw error(.truncated, "the JSON text ends inside a string", at: start) }
+        }
+        let byte = buffer[index]
+        index += 1
+        return byte
+    }
+
+    private func readHex4(start: Int64) throws -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = try nextRawByte(start: start)
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw error(.malformed, "invalid \\u escape in a string", at: offset - 1)
+            }
+            value = value << 4 | digit
+        }
+        return value
+    }
+
+    private func readEscape(start: Int64) throws {
+        let escapeOffset = offset - 1
+        let byte = try nextRawByte(start: start)
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(byte)
+        case UInt8(ascii: "n"): scratch.append(0x0A)
+        case UInt8(ascii: "r"): scratch.append(0x0D)
+        case UInt8(ascii: "t"): scratch.append(0x09)
+        case UInt8(ascii: "b"): scratch.append(0x08)
+        case UInt8(ascii: "f"): scratch.append(0x0C)
+        case UInt8(ascii: "u"):
+            var scalar = try readHex4(start: start)
+            if scalar >= 0xD800 && scalar < 0xDC00 {
+                guard try nextRawByte(start: start) == UInt8(ascii: "\\"),
+                    try nextRawByte(start: start) == UInt8(ascii: "u")
+                else {
+                    throw error(.malformed, "a high surrogate escape is not followed by a low one", at: escapeOffset)
+                }
+                let low = try readHex4(start: start)
+                guard low >= 0xDC00 && low < 0xE000 else {
+                    throw error(.malformed, "a high surrogate escape is not followed by a low one", at: escapeOffset)
+                }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if scalar >= 0xDC00 && scalar < 0xE000 {
+                throw error(.malformed, "a lone low surrogate escape", at: escapeOffset)
+            }
+            guard let unicode = Unicode.Scalar(scalar) else {
+                throw error(.malformed, "an invalid \\u escape", at: escapeOffset)
+            }
+            scratch.append(contentsOf: UTF8.encode(unicode)!)
+        default:
+            throw error(.malformed, "an invalid escape sequence in a string", at: escapeOffset)
+        }
+    }
+
+    // MARK: Numbers
+
+    /// Reads a JSON number: an exact `.integer` when written without `.` or exponent, else a `.real`.
+    func readNumber() throws -> DBBValue {
+        _ = try peek()
+        let start = offset
+        scratch.removeAll(keepingCapacity: true)
+        var isReal = false
+        loop: while true {
+            if index >= buffer.count {
+                guard try refill() else { break }
+            }
+            let byte = buffer[index]
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"):
+                scratch.append(byte)
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
+                scratch.append(byte)
+                isReal = true
+            default:
+                break loop
+            }
+            index += 1
+            if scratch.count > 400 { throw error(.malformed, "the number is too long", at: start) }
+        }
+        guard Self.isValidNumber(scratch) else {
+            throw error(.malformed, "an invalid number", at: start)
+        }
+        if isReal {
+            scratch.append(0)
+            let value = scratch.withUnsafeBufferPointer { pointer in
+                pointer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: pointer.count) { strtod($0, nil) }
+            }
+            return .real(value)
+        }
+        var magnitude: UInt64 = 0
+        let negative = scratch[0] == UInt8(ascii: "-")
+        for byte in scratch.dropFirst(negative ? 1 : 0) {
+            let (times10, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !overflow1 && !overflow2 else {
+                throw error(.malformed, "the integer does not fit in 64 bits", at: start)
+            }
+            magnitude = sum
+        }
+        if negative {
+            guard magnitude <= UInt64(Int64.max) + 1 else {
+                throw error(.malformed, "the integer does not fit in 64 bits", at: start)
+            }
+            return .integer(magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude))
+        }
+        guard magnitude <= UInt64(Int64.max) else {
+            throw error(.malformed, "the integer does not fit in 64 bits", at: start)
+        }
+        return .integer(Int64(magnitude))
+    }
+
+    /// JSON's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    private static func isValidNumber(_ bytes: [UInt8]) -> Bool {
+        var position = 0
+        let count = bytes.count
+        func isDigit(_ at: Int) -> Bool { at < count && bytes[at] >= 0x30 && bytes[at] <= 0x39 }
+        if position < count && bytes[position] == UInt8(ascii: "-") { position += 1 }
+        guard isDigit(position) else { return false }
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+        } else {
+            while isDigit(position) { position += 1 }
+        }
+        if position < count && bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            guard isDigit(position) else { return false }
+            while isDigit(position) { position += 1 }
+        }
+        if position < count && (bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E")) {
+            position += 1
+            if position < count && (bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")) {
+                position += 1
+            }
+            guard isDigit(position) else { return false }
+            while isDigit(position) { position += 1 }
+        }
+        return position == count
+    }
+
+    // MARK: Values
+
+    /// Reads any JSON value into a tree (for the small parts of a dump).
+    func readValue(depth: Int = 0) throws -> JSONValue {
+        guard depth < Self.maximumDepth else { throw error(.malformed, "the JSON is nested too deeply") }
+        guard let byte = try peek() else { throw unexpected(nil, expecting: "a JSON value") }
+        switch byte {
+        case UInt8(ascii: "{"):
+            index += 1
+            var members: [(key: String, value: JSONValue)] = []
+            if try consume(UInt8(ascii: "}")) { return .object(members) }
+            repeat {
+                let key = try readKey()
+                members.append((key, try readValue(depth: depth + 1)))
+            } while try nextObjectMember()
+            return .object(members)
+        case UInt8(ascii: "["):
+            index += 1
+            var elements: [JSONValue] = []
+            if try consume(UInt8(ascii: "]")) { return .array(elements) }
+            repeat {
+                elements.append(try readValue(depth: depth + 1))
+            } while try nextArrayElement()
+            return .array(elements)
+        case UInt8(ascii: "\""):
+            return .string(try readString())
+        case UInt8(ascii: "t"):
+            try readLiteral(Self.trueBytes)
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try readLiteral(Self.falseBytes)
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try readLiteral(Self.nullBytes)
+            return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            switch try readNumber() {
+            case .integer(let value): return .integer(value)
+            case .real(let value): return .real(value)
+            default: fatalError("readNumber returns numbers only")
+            }
+        default:
+            throw unexpected(byte, expecting: "a JSON value")
+        }
+    }
+
+    /// Reads and discards any JSON value (a member this version does not know).
+    func skipValue() throws {
+        _ = try readValue()
+    }
+
+    /// Reads one value of a table row in the dump's value encoding.
+    ///
+    /// - Throws: ``DBBExportError`` (malformed) for a value of the wrong shape, with its byte offset.
+    @inline(__always)
+    func readRowValue() throws -> DBBValue {
+        guard let byte = try peek() else { throw unexpected(nil, expecting: "a value") }
+        switch byte {
+        case UInt8(ascii: "\""):
+            return .text(try readString())
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return try readNumber()
+        case UInt8(ascii: "n"):
+            try readLiteral(Self.nullBytes)
+            return .null
+        case UInt8(ascii: "{"):
+            return try readTaggedValue()
+        default:
+            throw error(
+                .malformed,
+                "a row value must be null, a number, a string, {\"blob\":…}, {\"real\":…} or {\"text\":…}, not "
+                    + (byte == UInt8(ascii: "[") ? "an array" : "this"))
+        }
+    }
+
+    private func readTaggedValue() throws -> DBBValue {
+        let start = offset
+        try expect(UInt8(ascii: "{"), "'{'")
+        let tag = try readKey()
+        let payload = try readString()
+        guard try nextObjectMember() == false else {
+            throw error(.malformed, "a tagged value must have exactly one member", at: start)
+        }
+        switch tag {
+        case "blob":
+            guard let data = Data(base64Encoded: payload) else {
+                throw error(.malformed, "the BLOB is not valid base64", at: start)
+            }
+            return .blob(data)
+        case "text":
+            guard let data = Data(base64Encoded: payload) else {
+                throw error(.malformed, "the raw text is not valid base64", at: start)
+            }
+            lastValueWasRawText = true
+            return .blob(data)
+        case "real":
+            switch payload {
+            case "inf": return .real(.infinity)
+            case "-inf": return .real(-.infinity)
+            // SQLite stores a NaN as NULL; restoring it so keeps the format's promise without binding a NaN.
+            case "nan": return .null
+            default: throw error(.malformed, "a tagged real must be \"inf\", \"-inf\" or \"nan\"", at: start)
+            }
+        default:
+            throw error(
+                .malformed, "unknown tagged value \"\(tag)\" (expected \"blob\", \"real\" or \"text\")", at: start)
+        }
+    }
+}

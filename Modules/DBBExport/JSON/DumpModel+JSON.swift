@@ -1,0 +1,101 @@
+import Foundation
+
+// The JSON forms of the header and the schema objects (see Docs/DumpFormat.md).
+
+extension DBBDumpHeader {
+    var jsonValue: JSONValue {
+        .object([
+            ("sqliteVersion", .string(sqliteVersion)),
+            ("userVersion", .integer(Int64(userVersion))),
+            ("applicationId", .integer(Int64(applicationID))),
+            ("pageSize", .integer(Int64(pageSize))),
+            ("encoding", .string(encoding)),
+            ("autoVacuum", .integer(Int64(autoVacuum))),
+            ("created", .string(created)),
+            ("partial", .bool(isPartial)),
+            ("totalRows", .integer(Int64(totalRows))),
+            (
+                "tables",
+                .array(
+                    tables.map { .object([("name", .string($0.name)), ("rowCount", .integer(Int64($0.rowCount)))]) })
+            ),
+        ])
+    }
+
+    /// Reads a header; `error` builds the error for a member of the wrong shape.
+    init(json: JSONValue, formatVersion: Int, error: (String) -> DBBExportError) throws {
+        guard case .object = json else { throw error("the header must be an object") }
+        func member<T>(_ key: String, _ extract: (JSONValue) -> T?, default value: T? = nil) throws -> T {
+            guard let found = json[key] else {
+                if let value { return value }
+                throw error("the header has no \"\(key)\"")
+            }
+            guard let result = extract(found) else { throw error("the header's \"\(key)\" has the wrong type") }
+            return result
+        }
+        let int: (JSONValue) -> Int64? = { if case .integer(let value) = $0 { value } else { nil } }
+        let string: (JSONValue) -> String? = { if case .string(let value) = $0 { value } else { nil } }
+        let int32: (JSONValue) -> Int32? = { int($0).flatMap { Int32(exactly: $0) } }
+        self.formatVersion = formatVersion
+        sqliteVersion = try member("sqliteVersion", string, default: "")
+        userVersion = try member("userVersion", int32, default: 0)
+        applicationID = try member("applicationId", int32, default: 0)
+        pageSize = Int(try member("pageSize", int, default: 4096))
+        encoding = try member("encoding", string, default: "UTF-8")
+        autoVacuum = Int(try member("autoVacuum", int, default: 0))
+        created = try member("created", string, default: "")
+        isPartial = try member("partial", { if case .bool(let value) = $0 { value } else { nil } }, default: false)
+        let list: [JSONValue] = try member(
+            "tables", { if case .array(let value) = $0 { value } else { nil } }, default: [])
+        tables = try list.enumerated().map { index, entry in
+            guard let name = entry["name"].flatMap(string), let count = entry["rowCount"].flatMap(int), count >= 0
+            else {
+                throw error("entry \(index + 1) of the header's \"tables\" needs a \"name\" and a \"rowCount\"")
+            }
+            return DBBDumpTable(name: name, rowCount: Int(count))
+        }
+        guard [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536].contains(pageSize) else {
+            throw error("the header's page size \(pageSize) is not one SQLite supports")
+        }
+        guard ["UTF-8", "UTF-16le", "UTF-16be"].contains(encoding) else {
+            throw error("the header's encoding \"\(encoding)\" is not one SQLite supports")
+        }
+        guard (0...2).contains(autoVacuum) else {
+            throw error("the header's autoVacuum \(autoVacuum) is not 0, 1 or 2")
+        }
+    }
+}
+
+extension DBBSchemaObject {
+    var jsonValue: JSONValue {
+        .object([
+            ("type", .string(type)),
+            ("name", .string(name)),
+            ("tbl_name", .string(tableName)),
+            ("sql", sql.map { .string($0) } ?? .null),
+        ])
+    }
+
+    /// Reads a schema object; `error` builds the error for a member of the wrong shape.
+    init(json: JSONValue, error: (String) -> DBBExportError) throws {
+        guard case .string(let type) = json["type"] ?? .null, case .string(let name) = json["name"] ?? .null,
+            case .string(let tableName) = json["tbl_name"] ?? .null
+        else {
+            throw error("a schema object needs string members \"type\", \"name\" and \"tbl_name\"")
+        }
+        guard ["table", "index", "view", "trigger"].contains(type) else {
+            throw error("schema object \(name) has an unknown type \"\(type)\"")
+        }
+        switch json["sql"] ?? .null {
+        case .null: sql = nil
+        case .string(let text): sql = text
+        default: throw error("schema object \(name) has an \"sql\" that is neither a string nor null")
+        }
+        if sql == nil && type != "index" {
+            throw error("schema object \(name) has no SQL text")
+        }
+        self.type = type
+        self.name = name
+        self.tableName = tableName
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+
+/// The header of a dump: what wrote it, from which database, and what the rest of the file holds.
+///
+/// Its fields mirror the database header values a restore brings back (`user_version`,
+/// `application_id`, page size, text encoding, auto-vacuum mode), and it lists every table section
+/// with its row count, so a reader can show progress and detect a missing section.
+public struct DBBDumpHeader: Sendable, Equatable {
+    /// The dump format version the file was written in (``DBBExport/formatVersion`` for new dumps).
+    public var formatVersion: Int
+    /// The version of the SQLite library that wrote the dump, for example `"3.40.1"`.
+    public var sqliteVersion: String
+    /// The source database's `PRAGMA user_version`.
+    public var userVersion: Int32
+    /// The source database's `PRAGMA application_id`.
+    public var applicationID: Int32
+    /// The source database's page size in bytes.
+    public var pageSize: Int
+    /// The source database's text encoding: `"UTF-8"`, `"UTF-16le"` or `"UTF-16be"`.
+    public var encoding: String
+    /// The source database's `PRAGMA auto_vacuum` (0 none, 1 full, 2 incremental).
+    public var autoVacuum: Int
+    /// When the dump was written, as ISO 8601 text in UTC (for example `2026-01-31T12:00:00.000Z`).
+    public var created: String
+    /// Whether the dump holds only a selection of the database's tables.
+    public var isPartial: Bool
+    /// The table sections the dump holds, in order, with their row counts.
+    public var tables: [DBBDumpTable]
+
+    /// The total number of rows in all table sections.
+    public var totalRows: Int { tables.reduce(0) { $0 + $1.rowCount } }
+
+    /// Creates a header.
+    public init(
+        formatVersion: Int = DBBExport.formatVersion, sqliteVersion: String, userVersion: Int32 = 0,
+        applicationID: Int32 = 0, pageSize: Int = 4096, encoding: String = "UTF-8", autoVacuum: Int = 0,
+        created: String, isPartial: Bool = false, tables: [DBBDumpTable] = []
+    ) {
+        self.formatVersion = formatVersion
+        self.sqliteVersion = sqliteVersion
+        self.userVersion = userVersion
+        self.applicationID = applicationID
+        self.pageSize = pageSize
+        self.encoding = encoding
+        self.autoVacuum = autoVacuum
+        self.created = created
+        self.isPartial = isPartial
+        self.tables = tables
+    }
+}
+
+/// One table section of a dump: its name, the columns its rows hold, and how many rows it has.
+public struct DBBDumpTable: Sendable, Equatable {
+    /// The table's name, as in `sqlite_master`.
+    public var name: String
+    /// The columns each row holds, in order (generated columns are not stored).
+    public var columns: [String]
+    /// Whether each row starts with the row's rowid, before the column values.
+    ///
+    /// It is `false` for `WITHOUT ROWID` tables, and for tables whose `INTEGER PRIMARY KEY` column already
+    /// is the rowid.
+    public var hasRowID: Bool
+    /// The number of rows.
+    public var rowCount: Int
+
+    /// Creates a table description.
+    public init(name: String, columns: [String] = [], hasRowID: Bool = false, rowCount: Int = 0) {
+        self.name = name
+        self.columns = columns
+        self.hasRowID = hasRowID
+        self.rowCount = rowCount
+    }
+}
+
+/// One schema object of a dump: a row of the source's `sqlite_master`.
+public struct DBBSchemaObject: Sendable, Equatable, Hashable {
+    /// `"table"`, `"index"`, `"view"` or `"trigger"`.
+    public var type: String
+    /// The object's name.
+    public var name: String
+    /// The table the object belongs to (its own name for tables and views).
+    public var tableName: String
+    /// The SQL text that created the object, byte for byte; `nil` for automatic indexes.
+    public var sql: String?
+
+    /// Creates a schema object.
+    public init(type: String, name: String, tableName: String, sql: String?) {
+        self.type = type
+        self.name = name
+        self.tableName = tableName
+        self.sql = sql
+    }
+
+    /// Whether the object is a virtual table (`CREATE VIRTUAL TABLE …`), whose rows are not dumped.
+    public var isVirtualTable: Bool {
+        guard type == "table", let sql else { return false }
+        let words = sql.uppercased().split(whereSeparator: { $0.isWhitespace }).prefix(3)
+        return words.count == 3 && words[0] == "CREATE" && words[1] == "VIRTUAL" && words[2] == "TABLE"
+    }
+
+    /// Whether the object is one of SQLite's own (`sqlite_sequence`, `sqlite_stat1`, …).
+    public var isInternal: Bool { name.lowercased().hasPrefix("sqlite_") }
+}
+
+/// What reading a whole dump found: its header, schema, and the rows actually present per table.
+public struct DBBDumpReport: Sendable, Equatable {
+    /// The dump's header.
+    public var header: DBBDumpHeader
+    /// The schema objects, in the order the dump lists them.
+    public var schema: [DBBSchemaObject]
+    /// The table sections read, with the number of rows each actually holds.
+    public var tables: [DBBDumpTable]
+    /// The size of the JSON text in bytes.
+    public var jsonBytes: Int64
+    /// The size of the gzip file in bytes.
+    public var compressedBytes: Int64
+
+    /// The number of rows read in all tables.
+    public var totalRows: Int { tables.reduce(0) { $0 + $1.rowCount } }
+}
+
+/// Where a long-running dump, restore or verification stands.
+public struct DBBExportProgress: Sendable, Equatable {
+    /// The number of tables finished.
+    public var tablesDone: Int
+    /// The number of tables in all.
+    public var tableCount: Int
+    /// The number of rows finished, over all tables.
+    public var rowsDone: Int
+    /// The number of rows in all.
+    public var rowCount: Int
+    /// The table being worked on, if any.
+    public var currentTable: String?
+
+    /// Creates a progress report.
+    public init(tablesDone: Int, tableCount: Int, rowsDone: Int, rowCount: Int, currentTable: String?) {
+        self.tablesDone = tablesDone
+        self.tableCount = tableCount
+        self.rowsDone = rowsDone
+        self.rowCount = rowCount
+        self.currentTable = currentTable
+    }
+
+    /// The fraction of rows done, from 0 to 1 (1 when there are no rows).
+    public var fractionDone: Double { rowCount == 0 ? 1 : Double(rowsDone) / Double(rowCount) }
+}
+
+/// The first difference ``DBBExport/compare(dumpAt:withDatabaseAt:progress:)`` found between a dump and
+/// a database.
+public struct DBBDumpDifference: Sendable, Equatable, CustomStringConvertible {
+    /// The table where the difference is, if it is in a table.
+    public var table: String?
+    /// The 1-based row number within the table, if it is in a row.
+    public var row: Int?
+    /// The column, if it is in one value.
+    public var column: String?
+    /// What differs.
+    public var message: String
+
+    /// Creates a difference.
+    public init(table: String? = nil, row: Int? = nil, column: String? = nil, message: String) {
+        self.table = table
+        self.row = row
+        self.column = column
+        self.message = message
+    }
+
+    /// The message, then where it was found.
+    public var description: String {
+        var places: [String] = []
+        if let table { places.append("table \(table)") }
+        if let row { places.append("row \(row)") }
+        if let column { places.append("column \(column)") }
+        return places.isEmpty ? message : "\(places.joined(separator: ", ")): \(message)"
+    }
+}

@@ -1,0 +1,43 @@
+/// Options for ``DBBExport/dump(databaseAt:to:options:progress:)``.
+public struct DBBDumpOptions: Sendable, Equatable {
+    /// The tables (or views) to dump; `nil` dumps the whole database.
+    ///
+    /// A selected table brings its indexes and triggers along, a selected virtual table its shadow
+    /// tables; views are dumped only when named. `sqlite_sequence` keeps the entries of the selected tables.
+    public var tables: [String]?
+    /// The gzip compression level, from 0 (store only) to 9 (smallest). Default: 6, as `gzip` uses.
+    public var compressionLevel: Int
+    /// Whether an existing file at the target path may be replaced. Default: `false`.
+    public var replaceExisting: Bool
+
+    /// Creates dump options.
+    ///
+    /// - Parameters:
+    ///   - tables: the tables to dump, or `nil` for all.
+    ///   - compressionLevel: the gzip level, 0–9.
+    ///   - replaceExisting: whether to replace an existing target file.
+    public init(tables: [String]? = nil, compressionLevel: Int = 6, replaceExisting: Bool = false) {
+        self.tables = tables
+        self.compressionLevel = compressionLevel
+        self.replaceExisting = replaceExisting
+    }
+}
+
+/// Options for ``DBBExport/restore(dumpAt:to:options:progress:)``.
+public struct DBBRestoreOptions: Sendable, Equatable {
+    /// Whether an existing database at the target path may be replaced. Default: `false`.
+    public var replaceExisting: Bool
+    /// Whether to run `PRAGMA integrity_check` on the new database before it is moved into place.
+    /// Default: `false`.
+    public var checkIntegrity: Bool
+
+    /// Creates restore options.
+    ///
+    /// - Parameters:
+    ///   - replaceExisting: whether to replace an existing target file.
+    ///   - checkIntegrity: whether to check the new database's integrity before moving it into place.
+    public init(replaceExisting: Bool = false, checkIntegrity: Bool = false) {
+        self.replaceExisting = replaceExisting
+        self.checkIntegrity = checkIntegrity
+    }
+}

@@ -1,0 +1,200 @@
+import ArgumentParser
+import DBBExport
+import DBBSQL
+import Foundation
+
+/// `dbb-backup`: dump any SQLite database to compressed JSON, restore it, inspect and verify dumps.
+@main
+struct DBBBackup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dbb-backup",
+        abstract: "Back up any SQLite database to gzip-compressed JSON and restore it exactly.",
+        discussion: """
+            Exit codes: 0 success; 1 verify --against found a difference; 64 usage error or unknown table; \
+            65 the dump is damaged, not a dump, or of a newer format (or the input is not a database); \
+            66 an input file is missing or cannot be opened; 70 SQLite failed; 73 the target exists \
+            (use --force); 74 an I/O error.
+            """,
+        subcommands: [Dump.self, Restore.self, Inspect.self, Verify.self]
+    )
+}
+
+/// Options every subcommand that takes a while shares.
+struct OutputOptions: ParsableArguments {
+    @Flag(name: .shortAndLong, help: "Print nothing but errors: no progress bar, no summary.")
+    var quiet = false
+}
+
+extension DBBBackup {
+    struct Dump: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Dump a database to a .json.gz file.",
+            discussion: "The database is read in one transaction, so the dump is a consistent snapshot.")
+
+        @Argument(help: "The SQLite database to back up.")
+        var database: String
+
+        @Argument(help: "The dump file to write. Default: the database's name with .json.gz appended.")
+        var output: String?
+
+        @Option(name: [.customShort("t"), .long], help: "Dump only this table or view (repeat for several).")
+        var table: [String] = []
+
+        @Option(name: .shortAndLong, help: "The gzip compression level, 0 (none) to 9 (smallest).")
+        var level = 6
+
+        @Flag(name: .shortAndLong, help: "Replace the output file if it exists.")
+        var force = false
+
+        @OptionGroup var outputOptions: OutputOptions
+
+        func validate() throws {
+            guard (0...9).contains(level) else { throw ValidationError("--level must be between 0 and 9.") }
+        }
+
+        func run() throws {
+            let target = output ?? database + ".json.gz"
+            let bar = ProgressBar(enabled: !outputOptions.quiet, verb: "dumping")
+            let report = try runReportingErrors {
+                try DBBExport.dump(
+                    databaseAt: URL(fileURLWithPath: database), to: URL(fileURLWithPath: target),
+                    options: DBBDumpOptions(
+                        tables: table.isEmpty ? nil : table, compressionLevel: level, replaceExisting: force),
+                    progress: bar.update)
+            }
+            bar.finish()
+            if !outputOptions.quiet {
+                print(
+                    "dumped \(report.totalRows) rows of \(report.tables.count) tables to \(target) "
+                        + "(\(formatBytes(report.jsonBytes)) of JSON, \(formatBytes(report.compressedBytes)) compressed)"
+                )
+            }
+        }
+    }
+
+    struct Restore: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Restore a dump into a new database file.",
+            discussion: """
+                The database is built in a temporary file beside the target and moved into place only when \
+                the whole dump has been read and checked; on failure the target is left as it was.
+                """)
+
+        @Argument(help: "The dump file to read.")
+        var dump: String
+
+        @Argument(help: "The database file to create.")
+        var database: String
+
+        @Flag(name: .shortAndLong, help: "Replace the database file if it exists.")
+        var force = false
+
+        @Flag(name: .long, help: "Run PRAGMA integrity_check on the new database before moving it into place.")
+        var checkIntegrity = false
+
+        @OptionGroup var outputOptions: OutputOptions
+
+        func run() throws {
+            let bar = ProgressBar(enabled: !outputOptions.quiet, verb: "restoring")
+            let report = try runReportingErrors {
+                try DBBExport.restore(
+                    dumpAt: URL(fileURLWithPath: dump), to: URL(fileURLWithPath: database),
+                    options: DBBRestoreOptions(replaceExisting: force, checkIntegrity: checkIntegrity),
+                    progress: bar.update)
+            }
+            bar.finish()
+            if !outputOptions.quiet {
+                print("restored \(report.totalRows) rows of \(report.tables.count) tables into \(database)")
+            }
+        }
+    }
+
+    struct Inspect: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a dump's header, schema and tables without reading its rows.")
+
+        @Argument(help: "The dump file to read.")
+        var dump: String
+
+        @Flag(help: "Print the result as JSON.")
+        var json = false
+
+        func run() throws {
+            let report = try runReportingErrors(json: json) {
+                try DBBExport.inspect(dumpAt: URL(fileURLWithPath: dump))
+            }
+            if json {
+                printJSON(InspectOutput(report))
+                return
+            }
+            let header = report.header
+            print(
+                "\(DBBExport.formatName) version \(header.formatVersion), written \(header.created) by SQLite \(header.sqliteVersion)"
+            )
+            print(
+                "user_version \(header.userVersion), application_id \(header.applicationID), page size "
+                    + "\(header.pageSize), \(header.encoding)\(header.isPartial ? ", partial (selected tables)" : "")")
+            let kinds = ["table", "index", "view", "trigger"].map { kind in
+                "\(report.schema.filter { $0.type == kind }.count) \(kind == "index" ? "indexes" : kind + "s")"
+            }
+            print("schema: \(kinds.joined(separator: ", "))")
+            let width = report.tables.map(\.name.count).max() ?? 0
+            for table in report.tables {
+                print("  \(table.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rowCount) rows")
+            }
+            print("total: \(report.totalRows) rows in \(report.tables.count) tables")
+        }
+    }
+
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Read a dump end to end and check it; optionally compare it with a database.",
+            discussion: """
+                Checks the gzip stream (CRC-32 and length), the JSON, the shape of every value and every \
+                table's row count. With --against, also compares the schema, header values and every row \
+                with the database and reports the first difference (exit code 1).
+                """)
+
+        @Argument(help: "The dump file to read.")
+        var dump: String
+
+        @Option(name: .long, help: "A database to compare the dump with.")
+        var against: String?
+
+        @Flag(help: "Print the result as JSON.")
+        var json = false
+
+        @OptionGroup var outputOptions: OutputOptions
+
+        func run() throws {
+            let url = URL(fileURLWithPath: dump)
+            let bar = ProgressBar(enabled: !outputOptions.quiet && !json, verb: "verifying")
+            let report = try runReportingErrors(json: json) { try DBBExport.verify(dumpAt: url, progress: bar.update) }
+            bar.finish()
+            var difference: DBBDumpDifference?
+            if let against {
+                let compareBar = ProgressBar(enabled: !outputOptions.quiet && !json, verb: "comparing")
+                difference = try runReportingErrors(json: json) {
+                    try DBBExport.compare(
+                        dumpAt: url, withDatabaseAt: URL(fileURLWithPath: against), progress: compareBar.update)
+                }
+                compareBar.finish()
+            }
+            if json {
+                printJSON(VerifyOutput(report: report, compared: against, difference: difference))
+            } else if !outputOptions.quiet {
+                print(
+                    "ok: \(report.tables.count) tables, \(report.totalRows) rows, \(formatBytes(report.jsonBytes)) of JSON "
+                        + "in \(formatBytes(report.compressedBytes)) (gzip CRC and length checked)")
+                if let against {
+                    if let difference {
+                        print("different from \(against): \(difference)")
+                    } else {
+                        print("identical to \(against)")
+                    }
+                }
+            }
+            if difference != nil { throw ExitCode(1) }
+        }
+    }
+}

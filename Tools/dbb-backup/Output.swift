@@ -1,0 +1,234 @@
+import ArgumentParser
+import DBBExport
+import DBBSQL
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Exit codes, after BSD's sysexits.h.
+enum ExitStatus {
+    static let difference: Int32 = 1
+    static let usage: Int32 = 64
+    static let dataError: Int32 = 65
+    static let noInput: Int32 = 66
+    static let software: Int32 = 70
+    static let cannotCreate: Int32 = 73
+    static let ioError: Int32 = 74
+}
+
+/// Runs an operation; on failure prints the error (as text on stderr, or as JSON on stdout) and exits
+/// with the code for its kind.
+func runReportingErrors<T>(json: Bool = false, _ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as DBBExportError {
+        report(error.description, details: ErrorOutput(error), json: json)
+        throw ExitCode(exitCode(for: error))
+    } catch let error as DBBError {
+        report(error.description, details: ErrorOutput(error), json: json)
+        switch error.resultCode {
+        case .notADatabase, .corrupt: throw ExitCode(ExitStatus.dataError)
+        case .cannotOpen: throw ExitCode(ExitStatus.noInput)
+        case .ioError, .full: throw ExitCode(ExitStatus.ioError)
+        default: throw ExitCode(ExitStatus.software)
+        }
+    }
+}
+
+func exitCode(for error: DBBExportError) -> Int32 {
+    switch error.kind {
+    case .truncated, .corruptCompression, .notADump, .unsupportedVersion, .malformed: ExitStatus.dataError
+    case .targetExists: ExitStatus.cannotCreate
+    case .unknownTable: ExitStatus.usage
+    case .io:
+        if let path = error.path,
+            !FileManager.default.fileExists(atPath: path) && error.message.contains("does not exist")
+        {
+            ExitStatus.noInput
+        } else {
+            ExitStatus.ioError
+        }
+    }
+}
+
+private func report(_ message: String, details: ErrorOutput, json: Bool) {
+    if json {
+        printJSON(FailureOutput(ok: false, error: details))
+    } else {
+        FileHandle.standardError.write(Data("dbb-backup: error: \(message)\n".utf8))
+    }
+}
+
+func printJSON(_ value: some Encodable) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(value) else { return }
+    print(String(decoding: data, as: UTF8.self))
+}
+
+func formatBytes(_ bytes: Int64) -> String {
+    if bytes < 1024 { return "\(bytes) B" }
+    if bytes < 1024 * 1024 { return String(format: "%.1f KiB", Double(bytes) / 1024) }
+    return String(format: "%.1f MiB", Double(bytes) / 1_048_576)
+}
+
+// MARK: JSON output
+
+struct ErrorOutput: Encodable {
+    var kind: String
+    var message: String
+    var path: String?
+    var table: String?
+    var row: Int?
+    var column: String?
+    var byteOffset: Int64?
+    var compressedOffset: Int64?
+
+    init(_ error: DBBExportError) {
+        kind = error.kind.rawValue
+        message = error.message
+        path = error.path
+        table = error.table
+        row = error.row
+        column = error.column
+        byteOffset = error.byteOffset
+        compressedOffset = error.compressedOffset
+    }
+
+    init(_ error: DBBError) {
+        kind = "sqlite"
+        message = error.description
+    }
+}
+
+struct FailureOutput: Encodable {
+    var ok: Bool
+    var error: ErrorOutput
+}
+
+struct TableOutput: Encodable {
+    var name: String
+    var rows: Int
+    var columns: [String]?
+    var rowid: Bool?
+}
+
+struct HeaderOutput: Encodable {
+    var formatVersion: Int
+    var sqliteVersion: String
+    var userVersion: Int32
+    var applicationId: Int32
+    var pageSize: Int
+    var encoding: String
+    var autoVacuum: Int
+    var created: String
+    var partial: Bool
+
+    init(_ header: DBBDumpHeader) {
+        formatVersion = header.formatVersion
+        sqliteVersion = header.sqliteVersion
+        userVersion = header.userVersion
+        applicationId = header.applicationID
+        pageSize = header.pageSize
+        encoding = header.encoding
+        autoVacuum = header.autoVacuum
+        created = header.created
+        partial = header.isPartial
+    }
+}
+
+struct SchemaOutput: Encodable {
+    var type: String
+    var name: String
+    var tableName: String
+    var sql: String?
+}
+
+struct InspectOutput: Encodable {
+    var ok = true
+    var header: HeaderOutput
+    var schema: [SchemaOutput]
+    var tables: [TableOutput]
+    var totalRows: Int
+
+    init(_ report: DBBDumpReport) {
+        header = HeaderOutput(report.header)
+        schema = report.schema.map { SchemaOutput(type: $0.type, name: $0.name, tableName: $0.tableName, sql: $0.sql) }
+        tables = report.tables.map { TableOutput(name: $0.name, rows: $0.rowCount) }
+        totalRows = report.totalRows
+    }
+}
+
+struct DifferenceOutput: Encodable {
+    var table: String?
+    var row: Int?
+    var column: String?
+    var message: String
+}
+
+struct VerifyOutput: Encodable {
+    var ok: Bool
+    var header: HeaderOutput
+    var tables: [TableOutput]
+    var totalRows: Int
+    var jsonBytes: Int64
+    var compressedBytes: Int64
+    var comparedWith: String?
+    var identical: Bool?
+    var difference: DifferenceOutput?
+
+    init(report: DBBDumpReport, compared: String?, difference: DBBDumpDifference?) {
+        ok = difference == nil
+        header = HeaderOutput(report.header)
+        tables = report.tables.map {
+            TableOutput(name: $0.name, rows: $0.rowCount, columns: $0.columns, rowid: $0.hasRowID)
+        }
+        totalRows = report.totalRows
+        jsonBytes = report.jsonBytes
+        compressedBytes = report.compressedBytes
+        comparedWith = compared
+        identical = compared == nil ? nil : difference == nil
+        self.difference = difference.map {
+            DifferenceOutput(table: $0.table, row: $0.row, column: $0.column, message: $0.message)
+        }
+    }
+}
+
+// MARK: Progress
+
+/// A one-line progress bar on stderr, drawn only when stderr is a terminal.
+final class ProgressBar {
+    private let enabled: Bool
+    private let verb: String
+    private var lastDraw: UInt64 = 0
+    private var drawn = false
+
+    init(enabled: Bool, verb: String) {
+        self.enabled = enabled && isatty(STDERR_FILENO) == 1
+        self.verb = verb
+    }
+
+    func update(_ progress: DBBExportProgress) {
+        guard enabled else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now - lastDraw > 100_000_000 || progress.rowsDone == progress.rowCount else { return }
+        lastDraw = now
+        let width = 30
+        let filled = Int(progress.fractionDone * Double(width))
+        let bar = String(repeating: "=", count: filled) + String(repeating: " ", count: width - filled)
+        let table = progress.currentTable.map { "  \($0)" } ?? ""
+        let line =
+            "\r\(verb) [\(bar)] \(Int(progress.fractionDone * 100))%  \(progress.rowsDone)/\(progress.rowCount) rows  "
+            + "\(progress.tablesDone)/\(progress.tableCount) tables\(table)"
+        FileHandle.standardError.write(Data((line.prefix(160) + "\u{1B}[K").utf8))
+        drawn = true
+    }
+
+    func finish() {
+        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+}
