@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(
             name: "DBBExportTests", dependencies: ["DBBExport", "DBBSQL", "dbb-backup"], path: "Tests/DBBExportTests"),
         .testTarget(
-            name: "DBBBuilderTests", dependencies: ["DBBBuilder", "DBBTestSupport"], path: "Tests/DBBBuilderTests"),
+            name: "DBBBuilderTests", dependencies: ["DBBBuilder", "DBBTestSupport", "dbb-demo"], path: "Tests/DBBBuilderTests"),
         .testTarget(name: "DBBCodegenTests", dependencies: ["DBBBuilder", "dbb-codegen"], path: "Tests/DBBCodegenTests"),
     ],
     swiftLanguageModes: [.v6]

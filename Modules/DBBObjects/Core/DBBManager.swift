@@ -62,6 +62,21 @@ public final class DBBManager: @unchecked Sendable {
         }
     }
 
+    /// Closes the connection: a file database's write-ahead log is checkpointed into the file and removed.
+    /// Operations after closing fail with a `DBBError` (misuse) saying the database is closed.
+    ///
+    /// A manager also closes its connection when it is released; call this when objects may outlive it (their
+    /// `dbManager` keeps it alive), or to leave the file tidy at a known point.
+    ///
+    /// - Throws: `DBBError` when SQLite cannot close the connection.
+    public func close() throws {
+        do {
+            try queue.close()
+        } catch {
+            throw record(error)
+        }
+    }
+
     // MARK: Registry
 
     func map(for type: DBBTableObject.Type) throws -> DBBTableMap {

@@ -1,32 +1,9 @@
-// dbb-demo: a short tour of DBBSQL on a database it creates in a temporary folder.
-// Run: swift run dbb-demo [--keep] [--help]
+// The `--sql` tour: DBBSQL on its own, on a database of plain tables.
 import DBBBuilder
 import Foundation
 
-let usage = """
-    usage: dbb-demo [--keep] [--help]
-
-    A short tour of DBBSQL, the SQLite layer of DBBBuilder. It creates a database in a new temporary
-    folder, then: creates a table, inserts rows holding text, integers, reals, dates, blobs, URLs, JSON
-    and NULL, runs a transaction (and one that rolls back), reads rows with typed accessors, decodes rows
-    into a Decodable struct, and sets and reads a few pragmas. The folder is removed at the end.
-
-      --keep   keep the database and print its path, to inspect it with the sqlite3 shell
-      --help   print this text
-    """
-
-let arguments = Set(CommandLine.arguments.dropFirst())
-if arguments.contains("--help") || arguments.contains("-h") {
-    print(usage)
-    exit(0)
-}
-if let unknown = arguments.subtracting(["--keep"]).first {
-    FileHandle.standardError.write(Data("dbb-demo: unknown option '\(unknown)'\n\n\(usage)\n".utf8))
-    exit(2)
-}
-
 /// A row of the `meeting` table, decoded by column name (the CodingKeys map snake_case columns).
-struct Meeting: Decodable {
+struct MeetingRow: Decodable {
     var id: Int64
     var title: String
     var startsAt: Date
@@ -41,10 +18,9 @@ struct Meeting: Decodable {
     }
 }
 
-func section(_ title: String) { print("\n== \(title)") }
-
-func runTour(in folder: URL) throws {
-    let path = folder.appendingPathComponent("demo.sqlite").path
+/// Runs the DBBSQL tour on a new database file.
+func runSQLTour(databaseAt url: URL) throws {
+    let path = url.path
     let db = try DBBDatabase(path: path)
     print("DBBSQL on SQLite \(DBBDatabase.sqliteVersion); database: \(path)")
 
@@ -121,7 +97,7 @@ func runTour(in folder: URL) throws {
     print("total minutes: \(totalMinutes)")
 
     section("Decodable rows")
-    for meeting in try db.fetchAll(Meeting.self, "SELECT * FROM meeting ORDER BY starts_at LIMIT 3") {
+    for meeting in try db.fetchAll(MeetingRow.self, "SELECT * FROM meeting ORDER BY starts_at LIMIT 3") {
         let agenda = meeting.agenda.isEmpty ? "no agenda" : meeting.agenda.joined(separator: ", ")
         print(
             "  #\(meeting.id) \(meeting.title) (\(meeting.minutes) min): \(agenda)\(meeting.link.map { " — \($0)" } ?? "")"
@@ -133,20 +109,4 @@ func runTour(in folder: URL) throws {
         print("  \(row.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))")
     }
     try db.close()
-}
-
-let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dbb-demo-\(UUID().uuidString)")
-do {
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    try runTour(in: folder)
-    if arguments.contains("--keep") {
-        print("\nkept: \(folder.appendingPathComponent("demo.sqlite").path)")
-    } else {
-        try FileManager.default.removeItem(at: folder)
-        print("\ndone; removed \(folder.path)")
-    }
-} catch {
-    FileHandle.standardError.write(Data("dbb-demo failed: \(error)\n".utf8))
-    try? FileManager.default.removeItem(at: folder)
-    exit(1)
 }

@@ -1,0 +1,60 @@
+import DBBBuilder
+import DBBTestSupport
+import Foundation
+import Testing
+
+/// `dbb-demo`, the README's first command, run as a process.
+@Suite struct DemoToolTests {
+    @Test func theTourRunsWithNoArgumentsAndLeavesNothingBehind() throws {
+        let before = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter {
+            $0.hasPrefix("dbb-demo-")
+        }
+        let run = try ToolProcess.run("dbb-demo", [])
+        #expect(run.exitCode == 0, "\(run.standardError)")
+        let output = run.standardOutput
+        #expect(output.contains("saved 4 projects; ids [1, 2, 3, 4]"))
+        #expect(output.contains("Person rows: 4"))
+        #expect(output.contains("Meeting rows: 8"))
+        #expect(output.contains("Cygnus: 250000, led by Ada Byron"))
+        #expect(output.contains("tagged urgent: [\"Apollo\", \"Delta\"]"))
+        #expect(output.contains("found by a bound value: Brian O'Brien, 52"))
+        #expect(output.contains("Borealis: budget 50000, tags [\"research\", \"funded\"]"))
+        #expect(output.contains("projects now: [\"Apollo\", \"Borealis\", \"Cygnus\"]"))
+        #expect(output.contains("restored 3 projects"))
+        #expect(output.contains("the restored objects match the originals: yes"))
+        let after = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter {
+            $0.hasPrefix("dbb-demo-")
+        }
+        #expect(Set(after) == Set(before))
+    }
+
+    @Test func aNamedDatabaseIsKeptAndReadableAndNeverOverwritten() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("named.sqlite")
+        let run = try ToolProcess.run("dbb-demo", ["--database", url.path])
+        #expect(run.exitCode == 0, "\(run.standardError)")
+        #expect(FileManager.default.fileExists(atPath: url.path + "-wal") == false)
+        let manager = try DBBManager(databaseURL: url)
+        let count = try manager.queue.inDatabase { db in try db.fetchValue(Int.self, "SELECT count(*) FROM Project") }
+        #expect(count == 3)
+        try manager.close()
+
+        let bytes = try Data(contentsOf: url)
+        let again = try ToolProcess.run("dbb-demo", ["--database", url.path])
+        #expect(again.exitCode != 0)
+        #expect(again.standardError.contains("exists already"))
+        #expect(try Data(contentsOf: url) == bytes)
+    }
+
+    @Test func helpExplainsItAndTheSQLTourRuns() throws {
+        let help = try ToolProcess.run("dbb-demo", ["--help"])
+        #expect(help.exitCode == 0)
+        #expect(help.standardOutput.contains("USAGE: dbb-demo"))
+        #expect(help.standardOutput.contains("dumps the database with DBBExport"))
+        let sql = try ToolProcess.run("dbb-demo", ["--sql"])
+        #expect(sql.exitCode == 0, "\(sql.standardError)")
+        #expect(sql.standardOutput.contains("== Decodable rows"))
+        let wrong = try ToolProcess.run("dbb-demo", ["--no-such-option"])
+        #expect(wrong.exitCode == 64)
+    }
+}

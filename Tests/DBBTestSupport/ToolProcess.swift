@@ -1,0 +1,81 @@
+import Foundation
+
+/// What one run of a command-line tool produced.
+public struct ToolRun: Sendable {
+    /// The exit status.
+    public var exitCode: Int32
+    /// Everything the tool wrote to standard output.
+    public var standardOutput: String
+    /// Everything the tool wrote to standard error.
+    public var standardError: String
+}
+
+/// Runs the package's tools as separate processes, the way users run them.
+public enum ToolProcess {
+    /// The folders that may hold the built products: the one holding the test bundle, and its parents.
+    private static let productFolders: [URL] = {
+        var folders: [URL] = []
+        for start in [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0])] {
+            var folder = start.deletingLastPathComponent()
+            for _ in 0..<3 {
+                folders.append(folder)
+                folder = folder.deletingLastPathComponent()
+            }
+        }
+        return folders
+    }()
+
+    /// The built executable of a tool (`dbb-demo`, `dbb-backup`, `dbb-codegen`), or `nil` when it is not
+    /// built next to the tests (a test target builds it by depending on it).
+    public static func executable(_ name: String) -> URL? {
+        productFolders.map { $0.appendingPathComponent(name) }.first {
+            FileManager.default.isExecutableFile(atPath: $0.path)
+        }
+    }
+
+    /// Runs a tool to completion.
+    ///
+    /// - Parameters:
+    ///   - name: the tool's product name.
+    ///   - arguments: its arguments.
+    ///   - folder: the working directory. Optional.
+    ///   - input: bytes for its standard input. Optional; otherwise it reads nothing.
+    /// - Returns: the exit code and both output streams.
+    /// - Throws: when the tool is not built or cannot be started.
+    public static func run(_ name: String, _ arguments: [String], in folder: URL? = nil, input: Data? = nil) throws
+        -> ToolRun
+    {
+        guard let binary = executable(name) else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "\(name) is not built"])
+        }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        if let folder { process.currentDirectoryURL = folder }
+        // Both streams go to files, so neither can fill a pipe and block the process.
+        let streams = try TemporaryFolder()
+        let outputFile = streams.file("stdout")
+        let errorFile = streams.file("stderr")
+        let inputFile = streams.file("stdin")
+        try Data().write(to: outputFile)
+        try Data().write(to: errorFile)
+        try (input ?? Data()).write(to: inputFile)
+        let output = try FileHandle(forWritingTo: outputFile)
+        let errors = try FileHandle(forWritingTo: errorFile)
+        let inputHandle = try FileHandle(forReadingFrom: inputFile)
+        defer {
+            try? output.close()
+            try? errors.close()
+            try? inputHandle.close()
+        }
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = inputHandle
+        try process.run()
+        process.waitUntilExit()
+        return ToolRun(
+            exitCode: process.terminationStatus,
+            standardOutput: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
+            standardError: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
+    }
+}

@@ -1,0 +1,55 @@
+// dbb-demo: a tour of DBBBuilder on a database it creates. Run: swift run dbb-demo [--help]
+import ArgumentParser
+import Foundation
+
+@main
+struct DBBDemo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dbb-demo",
+        abstract: "A tour of DBBBuilder on a small database of people, companies, projects and meetings.",
+        discussion: """
+            With no options it creates the database in a new temporary folder, saves objects with references \
+            and arrays, queries them with conditions and sorting, updates and deletes some, then dumps the \
+            database with DBBExport and restores the dump into a second file, and removes the folder.
+            """)
+
+    @Option(name: .long, help: "Create the database at this path (it must not exist yet) and keep it.")
+    var database: String?
+
+    @Flag(name: .long, help: "Keep the temporary folder and print its path.")
+    var keep = false
+
+    @Flag(name: .long, help: "Tour DBBSQL, the SQLite layer, on plain tables instead.")
+    var sql = false
+
+    mutating func run() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dbb-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let databaseURL: URL
+        if let database {
+            databaseURL = URL(fileURLWithPath: database)
+            guard !FileManager.default.fileExists(atPath: databaseURL.path) else {
+                try? FileManager.default.removeItem(at: folder)
+                throw ValidationError("\(database) exists already; name a new file, so the demo overwrites nothing")
+            }
+        } else {
+            databaseURL = folder.appendingPathComponent("demo.sqlite")
+        }
+        do {
+            if sql {
+                try runSQLTour(databaseAt: databaseURL)
+            } else {
+                try await runObjectTour(databaseAt: databaseURL, backupFolder: folder)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw error
+        }
+        if keep {
+            print("\nkept: \(folder.path)")
+        } else {
+            try FileManager.default.removeItem(at: folder)
+            print("\ndone\(database.map { "; the database is at \($0)" } ?? "")")
+        }
+    }
+}
