@@ -108,3 +108,42 @@ struct ComingFromDBBBuilderSample {
         }
     }
 }
+
+/// The README's example, compiled and run.
+struct ReadmeSample {
+    final class Person: DBBTableObject {
+        var name = ""
+        var tags: [String] = []
+        var boss: Person?
+
+        required init(dbManager: DBBManager) {
+            super.init(dbManager: dbManager)
+            dbManager.addPersistenceMapping(
+                ["name": .init(\Person.name), "tags": .init(\Person.tags), "boss": .init(\Person.boss)], for: self)
+        }
+    }
+
+    func saveAndQuery(databaseURL: URL) throws -> [Person] {
+        let manager = try DBBManager(databaseURL: databaseURL)
+        try manager.addTableClasses([Person.self])  // creates the tables, join tables and indexes
+        let ada = Person(dbManager: manager)
+        ada.name = "Ada"
+        ada.tags = ["admin", "founder"]
+        try ada.save()
+        let admins = DBBQueryOptions.options(withConditions: ["tags = 'admin'"], sortColumns: ["name"])
+        return try Person.fetch(options: admins, manager: manager)
+    }
+}
+
+@Suite struct ReadmeTests {
+    @Test func theReadmeShowsOnlyCodeThatIsHere() throws {
+        #expect(try DocSnippets.missingBlocks(guide: "README.md") == [])
+    }
+
+    @Test func theReadmeExampleSavesAndQueries() throws {
+        let folder = try TemporaryFolder()
+        let admins = try ReadmeSample().saveAndQuery(databaseURL: folder.file("readme.sqlite"))
+        #expect(admins.map(\.name) == ["Ada"])
+        #expect(admins.first?.tags == ["admin", "founder"])
+    }
+}
