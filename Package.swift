@@ -64,6 +64,7 @@ let package = Package(
             name: "DBBObjectsTests", dependencies: ["DBBObjects", "DBBTestSupport"], path: "Tests/DBBObjectsTests"),
         .testTarget(
             name: "DBBExportTests", dependencies: ["DBBExport", "DBBSQL", "dbb-backup"], path: "Tests/DBBExportTests"),
+        .testTarget(name: "DBBExportImportTests", dependencies: ["DBBExport"], path: "Tests/DBBExportImportTests"),
         .testTarget(
             name: "DBBBuilderTests", dependencies: ["DBBBuilder", "DBBTestSupport", "dbb-demo"], path: "Tests/DBBBuilderTests"),
         .testTarget(name: "DBBCodegenTests", dependencies: ["DBBBuilder", "dbb-codegen"], path: "Tests/DBBCodegenTests"),
