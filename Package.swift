@@ -55,19 +55,25 @@ let package = Package(
         .executableTarget(name: "dbb-backup", dependencies: ["DBBExport", argumentParser], path: "Tools/dbb-backup"),
         .executableTarget(name: "dbb-codegen", dependencies: ["DBBSQL", argumentParser], path: "Tools/dbb-codegen"),
 
-        // Tests: each module's own, importing only that module and the ones below it.
+        // Tests: each module's own, importing only that module and the ones below it, and the shared support
+        // (DBBTestSupport, Foundation only: temporary folders, shared data, tool processes, doc checks).
         .target(name: "DBBTestSupport", path: "Tests/DBBTestSupport"),
-        .testTarget(name: "DBBSQLTests", dependencies: ["DBBSQL"], path: "Tests/DBBSQLTests"),
-        .testTarget(name: "DBBSchemaTests", dependencies: ["DBBSchema"], path: "Tests/DBBSchemaTests"),
-        .testTarget(name: "DBBQueryTests", dependencies: ["DBBQuery"], path: "Tests/DBBQueryTests"),
+        .testTarget(name: "DBBSQLTests", dependencies: ["DBBSQL", "DBBTestSupport"], path: "Tests/DBBSQLTests"),
+        .testTarget(
+            name: "DBBSchemaTests", dependencies: ["DBBSchema", "DBBTestSupport"], path: "Tests/DBBSchemaTests"),
+        .testTarget(name: "DBBQueryTests", dependencies: ["DBBQuery", "DBBTestSupport"], path: "Tests/DBBQueryTests"),
         .testTarget(
             name: "DBBObjectsTests", dependencies: ["DBBObjects", "DBBTestSupport"], path: "Tests/DBBObjectsTests"),
         .testTarget(
-            name: "DBBExportTests", dependencies: ["DBBExport", "DBBSQL", "dbb-backup"], path: "Tests/DBBExportTests"),
+            name: "DBBExportTests", dependencies: ["DBBExport", "DBBSQL", "DBBTestSupport", "dbb-backup"],
+            path: "Tests/DBBExportTests"),
         .testTarget(name: "DBBExportImportTests", dependencies: ["DBBExport"], path: "Tests/DBBExportImportTests"),
         .testTarget(
-            name: "DBBBuilderTests", dependencies: ["DBBBuilder", "DBBTestSupport", "dbb-demo"], path: "Tests/DBBBuilderTests"),
-        .testTarget(name: "DBBCodegenTests", dependencies: ["DBBBuilder", "dbb-codegen"], path: "Tests/DBBCodegenTests"),
+            name: "DBBBuilderTests", dependencies: ["DBBBuilder", "DBBTestSupport", "dbb-demo"],
+            path: "Tests/DBBBuilderTests"),
+        .testTarget(
+            name: "DBBCodegenTests", dependencies: ["DBBBuilder", "DBBTestSupport", "dbb-codegen"],
+            path: "Tests/DBBCodegenTests"),
     ],
     swiftLanguageModes: [.v6]
 )

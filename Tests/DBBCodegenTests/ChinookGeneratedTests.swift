@@ -16,13 +16,12 @@ struct ChinookCopy {
 
     init() throws {
         folder = try TemporaryFolder()
-        url = folder.file("chinook.sqlite")
-        try FileManager.default.copyItem(at: Codegen.chinook, to: url)
+        url = try copySharedDatabase("chinook.sqlite", into: folder)
         manager = try DBBManager(databaseURL: url)
         try manager.addTableClasses(Self.classes)
     }
 
-    func sqlite(_ sql: String) throws -> String { try sqlite3(url, sql) }
+    func sqlite(_ sql: String) throws -> String { try sqlite3Shell(url, sql) }
 }
 
 /// The generated Chinook classes (`Generated/Chinook.swift`), compiled with the tests, kept equal to the
@@ -51,7 +50,7 @@ struct ChinookCopy {
         let schemaSQL =
             "SELECT type || ' ' || name || ' ' || ifnull(sql, '') FROM sqlite_master "
             + "WHERE name NOT LIKE 'DBVersion%' AND name NOT LIKE 'sqlite_%' ORDER BY name"
-        let before = try sqlite3(Codegen.chinook, schemaSQL)
+        let before = try sqlite3Shell(Codegen.chinook, schemaSQL)
         let chinook = try ChinookCopy()
         #expect(try chinook.sqlite(schemaSQL) == before)
         #expect(before.contains("CREATE TABLE [Album]"))

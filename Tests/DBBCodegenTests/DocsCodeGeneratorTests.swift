@@ -61,7 +61,7 @@ import Testing
 
     @Test func everySwiftBlockIsToolOutputOrCompiledHere() throws {
         let guide = try String(
-            contentsOf: Codegen.repositoryRoot.appendingPathComponent("Docs/CodeGenerator.md"), encoding: .utf8)
+            contentsOf: repositoryRoot.appendingPathComponent("Docs/CodeGenerator.md"), encoding: .utf8)
         let source = try String(contentsOfFile: #filePath, encoding: .utf8)
         let sourceLines = source.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         let blocks = Self.blocks(in: guide)
@@ -72,7 +72,7 @@ import Testing
             if let previous, previous.language == "sh", previous.text.hasPrefix("dbb-codegen ") {
                 let arguments = Array(Self.words(previous.text).dropFirst())
                 // Commands name chinook.sqlite relative to the shared data folder, which is only read.
-                let run = try Codegen.run(arguments, in: Codegen.sharedData)
+                let run = try Codegen.run(arguments, in: sharedDataFolder)
                 #expect(run.exitCode == 0, "\(previous.text)")
                 #expect(run.standardOutput == block.text + "\n", "\(previous.text)")
                 outputs += 1
@@ -91,8 +91,7 @@ import Testing
 
     @Test func usingAGeneratedClass() throws {
         let folder = try TemporaryFolder()
-        let copy = folder.file("chinook.sqlite")
-        try FileManager.default.copyItem(at: Codegen.chinook, to: copy)
+        let copy = try copySharedDatabase("chinook.sqlite", into: folder)
 
         let manager = try DBBManager(databaseURL: copy)
         try manager.addTableClasses([Album.self, Artist.self])

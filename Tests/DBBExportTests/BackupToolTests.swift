@@ -6,33 +6,20 @@ import Testing
 /// `dbb-backup` run as a process: arguments in; files, output and exit codes checked.
 @Suite("dbb-backup command-line tool")
 struct BackupToolTests {
-    /// The tool's binary, built beside the test bundle (the test target depends on it).
-    static let tool: String = {
-        var candidates: [URL] = []
-        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        candidates.append(TestData.repositoryRoot.appendingPathComponent(".build/debug"))
-        for folder in candidates {
-            var url = folder
-            // On macOS the test bundle's executable sits in Contents/MacOS inside the bundle.
-            while url.path != "/" {
-                let binary = url.appendingPathComponent("dbb-backup")
-                if FileManager.default.isExecutableFile(atPath: binary.path) { return binary.path }
-                url.deleteLastPathComponent()
-            }
-        }
-        return TestData.repositoryRoot.appendingPathComponent(".build/debug/dbb-backup").path
-    }()
+    /// The tool's binary, built beside the test bundle (the test target depends on it); a path that names
+    /// nothing, so that running it fails, when it is not built.
+    static let tool = ToolProcess.executable("dbb-backup")?.path ?? "/nonexistent/dbb-backup"
 
+    /// Runs the tool.
     static func run(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
-        let result = try runProcess(tool, arguments)
-        return (result.status, String(decoding: result.stdout, as: UTF8.self), result.stderr)
+        let result = try ToolProcess.run("dbb-backup", arguments)
+        return (result.exitCode, result.standardOutput, result.standardError)
     }
 
     @Test("dump, inspect, verify and restore a real database end to end")
     func roundTrip() throws {
         let folder = try TemporaryFolder()
-        let original = try TestData.copy("sakila.sqlite", into: folder)
+        let original = try copySharedDatabase("sakila.sqlite", into: folder)
         let dump = folder.file("sakila.json.gz").path
         let restored = folder.file("restored.sqlite").path
 
@@ -62,7 +49,7 @@ struct BackupToolTests {
     @Test("inspect and verify print machine-readable JSON")
     func jsonOutput() throws {
         let folder = try TemporaryFolder()
-        let original = try TestData.copy("chinook.sqlite", into: folder)
+        let original = try copySharedDatabase("chinook.sqlite", into: folder)
         let dump = folder.file("chinook.json.gz").path
         #expect(try Self.run("dump", "-q", "--level", "9", original.path, dump).status == 0)
 
@@ -92,7 +79,7 @@ struct BackupToolTests {
     @Test("exit codes tell failures apart, and a failed restore leaves the target alone")
     func exitCodes() throws {
         let folder = try TemporaryFolder()
-        let original = try TestData.copy("mbtiles_plain_2.sqlite", into: folder)
+        let original = try copySharedDatabase("mbtiles_plain_2.sqlite", into: folder)
         let dump = folder.file("tiles.json.gz").path
         #expect(try Self.run("dump", "--table", "images", "-t", "map", original.path, dump).status == 0)
         let partial = try DBBExport.inspect(dumpAt: URL(fileURLWithPath: dump))
@@ -148,19 +135,20 @@ struct BackupToolTests {
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
     func progressBarOnTerminal() throws {
         let folder = try TemporaryFolder()
-        let original = try TestData.copy("chinook.sqlite", into: folder)
+        let original = try copySharedDatabase("chinook.sqlite", into: folder)
         let dump = folder.file("c.json.gz").path
+        let script = URL(fileURLWithPath: "/usr/bin/script")
         // script(1) runs the tool with a pseudo-terminal as its stdout and stderr.
-        let shown = try runProcess(
-            "/usr/bin/script", ["-qec", "\(Self.tool) dump \(original.path) \(dump)", "/dev/null"])
-        let text = String(decoding: shown.stdout, as: UTF8.self)
-        #expect(shown.status == 0)
+        let shown = try ToolProcess.run(
+            executable: script, ["-qec", "\(Self.tool) dump \(original.path) \(dump)", "/dev/null"])
+        let text = shown.standardOutput
+        #expect(shown.exitCode == 0)
         #expect(text.contains("\rdumping ["))
         #expect(text.contains("/15607 rows"))
-        let quiet = try runProcess(
-            "/usr/bin/script",
+        let quiet = try ToolProcess.run(
+            executable: script,
             ["-qec", "\(Self.tool) restore --quiet \(dump) \(folder.file("r.sqlite").path)", "/dev/null"])
-        #expect(quiet.status == 0)
-        #expect(quiet.stdout.isEmpty)
+        #expect(quiet.exitCode == 0)
+        #expect(quiet.output.isEmpty)
     }
 }

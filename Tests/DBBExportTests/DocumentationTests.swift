@@ -7,7 +7,7 @@ import Testing
 @Suite("Docs/DumpFormat.md")
 struct DocumentationTests {
     static let document: String = {
-        let url = TestData.repositoryRoot.appendingPathComponent("Docs/DumpFormat.md")
+        let url = repositoryRoot.appendingPathComponent("Docs/DumpFormat.md")
         return (try? String(contentsOf: url, encoding: .utf8)) ?? ""
     }()
 

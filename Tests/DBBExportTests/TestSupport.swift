@@ -1,56 +1,13 @@
 import DBBSQL
+@_exported import DBBTestSupport
 import Foundation
 import Testing
 
-/// A temporary folder, removed when the value is released.
-final class TemporaryFolder {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "DBBExportTests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-
-    /// The names of the files in the folder, sorted (hidden temporary files included).
-    func contents() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
-    }
-}
-
-enum TestData {
-    /// The repository root: the nearest folder above this file that holds Package.swift.
-    static let repositoryRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-            url.deleteLastPathComponent()
-        }
-        fatalError("no Package.swift above \(#filePath)")
-    }()
-
-    /// The shared, read-only data folder beside the repository.
-    static let dataFolder = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/data")
-
-    /// The real databases of the shared data folder.
-    static let databaseNames = [
-        "chinook.sqlite", "chinook_autoincrement.sqlite", "chinook_sqlitetutorial.db", "northwind.sqlite",
-        "sakila.sqlite", "mbtiles_plain_2.sqlite",
-    ]
-
-    /// Copies a shared database into a folder (the shared folder is never written).
-    static func copy(_ name: String, into folder: TemporaryFolder) throws -> URL {
-        let target = folder.file(name)
-        try FileManager.default.copyItem(at: dataFolder.appendingPathComponent(name), to: target)
-        return target
-    }
-}
+/// The real databases of the shared data folder.
+let sharedDatabaseNames = [
+    "chinook.sqlite", "chinook_autoincrement.sqlite", "chinook_sqlitetutorial.db", "northwind.sqlite",
+    "sakila.sqlite", "mbtiles_plain_2.sqlite",
+]
 
 /// Checks with SQL alone, not with the library under test, that two databases hold the same schema,
 /// header values and rows: every table's rows with their rowids, storage classes and exact values.
@@ -110,56 +67,18 @@ enum SQLComparison {
     }
 }
 
-/// Runs an external program and returns its exit status and output.
-@discardableResult
-func runProcess(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> (
-    status: Int32, stdout: Data, stderr: String
-) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    let inputPipe = Pipe()
-    process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
-    try process.run()
-    // Write and read the pipes concurrently, so a full pipe cannot block either side.
-    let group = DispatchGroup()
-    if let input {
-        let writer = inputPipe.fileHandleForWriting
-        group.enter()
-        DispatchQueue.global().async {
-            writer.write(input)
-            try? writer.close()
-            group.leave()
-        }
-    }
-    nonisolated(unsafe) var errorData = Data()
-    group.enter()
-    DispatchQueue.global().async {
-        errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        group.leave()
-    }
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    return (process.terminationStatus, outputData, String(decoding: errorData, as: UTF8.self))
-}
-
 /// Compresses bytes with the system's gzip, for hand-made dumps.
 func gzip(_ data: Data) throws -> Data {
-    let result = try runProcess("/bin/gzip", ["-c"], input: data)
-    #expect(result.status == 0)
-    return result.stdout
+    let result = try ToolProcess.run(executable: URL(fileURLWithPath: "/bin/gzip"), ["-c"], input: data)
+    #expect(result.exitCode == 0)
+    return result.output
 }
 
 /// Decompresses a gzip file with the system's gzip.
 func gunzip(_ url: URL) throws -> Data {
-    let result = try runProcess("/bin/gzip", ["-dc", url.path])
-    #expect(result.status == 0, "gzip -dc failed: \(result.stderr)")
-    return result.stdout
+    let result = try ToolProcess.run(executable: URL(fileURLWithPath: "/bin/gzip"), ["-dc", url.path])
+    #expect(result.exitCode == 0, "gzip -dc failed: \(result.standardError)")
+    return result.output
 }
 
 /// Runs a program to completion and returns its exit status and peak resident memory in KiB.

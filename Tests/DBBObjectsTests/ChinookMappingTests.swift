@@ -155,19 +155,16 @@ enum Chinook {
 }
 
 /// A copy of chinook.sqlite in a temporary folder, opened by a manager.
-struct ChinookCopy {
+struct ChinookCopy: ManagerHolder {
     let folder: TemporaryFolder
     let url: URL
     let manager: DBBManager
 
     init() throws {
         folder = try TemporaryFolder()
-        url = folder.file("chinook.sqlite")
-        try FileManager.default.copyItem(at: sharedData("chinook.sqlite"), to: url)
+        url = try copySharedDatabase("chinook.sqlite", into: folder)
         manager = try DBBManager(databaseURL: url)
     }
-
-    func sql<T>(_ body: (DBBDatabase) throws -> T) throws -> T { try manager.queue.inDatabase(body) }
 
     /// Every schema object's type, name and SQL text.
     func schema() throws -> [String] {
@@ -176,28 +173,6 @@ struct ChinookCopy {
                 String.self, "SELECT type || ' ' || name || ' ' || ifnull(sql, '') FROM sqlite_master ORDER BY name")
         }
     }
-
-    func statements(during body: () throws -> Void) throws -> [String] {
-        let log = StatementLog()
-        try sql { db in db.setTrace { statement, _ in log.append(statement) } }
-        defer { try? sql { db in db.setTrace(nil) } }
-        try body()
-        return log.statements
-    }
-}
-
-/// Runs the sqlite3 command-line shell on a file and returns what it printed.
-func sqlite3Shell(_ file: URL, _ sql: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    process.arguments = [file.path, sql]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 @Suite struct ChinookMappingTests {

@@ -156,8 +156,7 @@ enum MappingGuide {
 
     @Test func existingDatabasesGuide() throws {
         let folder = try TemporaryFolder()
-        let chinookCopy = folder.file("chinook.sqlite")
-        try FileManager.default.copyItem(at: sharedData("chinook.sqlite"), to: chinookCopy)
+        let chinookCopy = try copySharedDatabase("chinook.sqlite", into: folder)
         let manager = try DBBManager(databaseURL: chinookCopy)
         try manager.addTableClasses([Artist.self, Album.self])
         let album = try Album.fetchOne(id: 1, manager: manager)
@@ -198,20 +197,8 @@ enum MappingGuide {
 
     /// The fenced code blocks of one language in a Markdown file of the repository, as lines.
     static func blocks(_ language: String, in document: String) throws -> [[String]] {
-        let text = try String(contentsOf: repositoryRoot.appendingPathComponent(document), encoding: .utf8)
-        var blocks: [[String]] = []
-        var current: [String]?
-        for line in text.components(separatedBy: "\n") {
-            if current == nil, line.trimmingCharacters(in: .whitespaces) == "```\(language)" {
-                current = []
-            } else if let block = current, line.trimmingCharacters(in: .whitespaces) == "```" {
-                blocks.append(block)
-                current = nil
-            } else {
-                current?.append(line)
-            }
-        }
-        return blocks
+        DocSnippets.blocks(
+            language, in: try String(contentsOf: repositoryRoot.appendingPathComponent(document), encoding: .utf8))
     }
 
     /// Lines without indentation or trailing space, blank lines dropped (the tests nest the code deeper).

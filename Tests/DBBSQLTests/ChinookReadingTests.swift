@@ -6,7 +6,7 @@ import Testing
 @Suite("Chinook, read-only")
 struct ChinookReadingTests {
     private func open() throws -> DBBDatabase {
-        try DBBDatabase(path: TestSupport.sharedDatabasePath("chinook.sqlite"), mode: .readOnly)
+        try DBBDatabase(path: sharedData("chinook.sqlite").path, mode: .readOnly)
     }
 
     @Test("every table has its documented row count")

@@ -6,7 +6,7 @@ import Testing
 struct DBBDatabaseOpeningTests {
     @Test("a missing file is created, written, and read back after reopening")
     func createsMissingFile() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.path("new.sqlite")
         #expect(!FileManager.default.fileExists(atPath: path))
 
@@ -26,7 +26,7 @@ struct DBBDatabaseOpeningTests {
 
     @Test("read-write without create fails on a missing file and creates nothing")
     func readWriteNeedsExistingFile() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.path("missing.sqlite")
         let error = expectDBBError { _ = try DBBDatabase(path: path, mode: .readWrite) }
         #expect(error?.resultCode == .cannotOpen)
@@ -36,7 +36,7 @@ struct DBBDatabaseOpeningTests {
 
     @Test("read-only opens the shared Chinook file and refuses writes")
     func readOnly() throws {
-        let db = try DBBDatabase(path: TestSupport.sharedDatabasePath("chinook.sqlite"), mode: .readOnly)
+        let db = try DBBDatabase(path: sharedData("chinook.sqlite").path, mode: .readOnly)
         #expect(db.isReadOnly)
         #expect(try db.fetchValue(Int.self, "SELECT count(*) FROM Artist") == 275)
         let error = expectDBBError { try db.execute("DELETE FROM Artist") }
@@ -47,7 +47,7 @@ struct DBBDatabaseOpeningTests {
 
     @Test("read-only fails on a missing file")
     func readOnlyMissingFile() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let error = expectDBBError { _ = try DBBDatabase(path: directory.path("nothing.sqlite"), mode: .readOnly) }
         #expect(error?.resultCode == .cannotOpen)
     }
@@ -93,7 +93,7 @@ struct DBBDatabaseOpeningTests {
         "a file that is not an SQLite database fails clearly and is left byte for byte untouched",
         arguments: [DBBDatabase.OpenMode.readWriteCreate, .readWrite, .readOnly])
     func notADatabase(mode: DBBDatabase.OpenMode) throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.path("notes.txt")
         let bytes = Data(String(repeating: "These are plain notes, not a database.\n", count: 200).utf8)
         try bytes.write(to: URL(fileURLWithPath: path))
@@ -112,8 +112,8 @@ struct DBBDatabaseOpeningTests {
 
     @Test("a truncated copy of a real database is refused and left untouched")
     func corruptDatabase() throws {
-        let directory = try TemporaryDirectory()
-        let original = try Data(contentsOf: URL(fileURLWithPath: TestSupport.sharedDatabasePath("chinook.sqlite")))
+        let directory = try TemporaryFolder()
+        let original = try Data(contentsOf: sharedData("chinook.sqlite"))
         // Keep the 100-byte header but spoil the magic string: SQLite must refuse it.
         var damaged = original.prefix(4096)
         damaged.replaceSubrange(0..<6, with: Data("NOTSQL".utf8))

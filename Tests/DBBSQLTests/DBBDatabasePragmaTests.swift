@@ -75,7 +75,7 @@ struct DBBDatabasePragmaTests {
 
     @Test("synchronous and journal mode on a file database")
     func fileSettings() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let db = try DBBDatabase(path: directory.path("pragmas.sqlite"))
         #expect(try db.journalMode() == .delete)
         for mode in DBBSynchronousMode.allCases {
@@ -104,7 +104,7 @@ struct DBBDatabasePragmaTests {
 
     @Test("user_version and application_id are stored in the file header", arguments: [Int32.min, -1, 0, 7, .max])
     func headerIntegers(value: Int32) throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.path("header.sqlite")
         do {
             let db = try DBBDatabase(path: path)
@@ -128,7 +128,7 @@ struct DBBDatabasePragmaTests {
 
     @Test("the shared Chinook file reports its real header values")
     func chinookHeader() throws {
-        let db = try DBBDatabase(path: TestSupport.sharedDatabasePath("chinook.sqlite"), mode: .readOnly)
+        let db = try DBBDatabase(path: sharedData("chinook.sqlite").path, mode: .readOnly)
         #expect(try db.userVersion() == 0)
         #expect(try db.applicationID() == 0)
         #expect(try db.journalMode() == .delete)
@@ -137,7 +137,7 @@ struct DBBDatabasePragmaTests {
 
     @Test("a busy timeout makes a second writer wait that long before failing")
     func busyTimeoutWaits() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.path("busy.sqlite")
         let first = try DBBDatabase(path: path)
         try first.execute("CREATE TABLE t (x)")

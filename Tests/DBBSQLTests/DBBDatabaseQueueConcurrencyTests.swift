@@ -5,7 +5,7 @@ import Testing
 
 @Suite("DBBDatabaseQueue")
 struct DBBDatabaseQueueConcurrencyTests {
-    private static func makeQueue(_ kind: DatabaseKind, in directory: TemporaryDirectory) throws -> DBBDatabaseQueue {
+    private static func makeQueue(_ kind: DatabaseKind, in directory: TemporaryFolder) throws -> DBBDatabaseQueue {
         let queue =
             kind == .inMemory ? try DBBDatabaseQueue.inMemory() : try DBBDatabaseQueue(path: directory.path("q.sqlite"))
         // These tests are about serialization, not durability: skip the fsyncs to keep them quick.
@@ -17,7 +17,7 @@ struct DBBDatabaseQueueConcurrencyTests {
 
     @Test("closures from many threads run one at a time: no increment is lost", arguments: DatabaseKind.allCases)
     func serializedFromThreads(kind: DatabaseKind) throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let queue = try Self.makeQueue(kind, in: directory)
         DispatchQueue.concurrentPerform(iterations: 200) { _ in
             // A read-then-write in two statements: without serialization, updates would be lost.
@@ -31,7 +31,7 @@ struct DBBDatabaseQueueConcurrencyTests {
 
     @Test("async forms run serialized too, from many tasks", arguments: DatabaseKind.allCases)
     func serializedFromTasks(kind: DatabaseKind) async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let queue = try Self.makeQueue(kind, in: directory)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<100 {
@@ -103,7 +103,7 @@ struct DBBDatabaseQueueConcurrencyTests {
 
     @Test("the queue is Sendable and owns its connection; it closes it on request")
     func sendableAndClose() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let queue = try DBBDatabaseQueue(path: directory.path("owned.sqlite"))
         #expect(queue.path == directory.path("owned.sqlite"))
         let task = Task.detached {

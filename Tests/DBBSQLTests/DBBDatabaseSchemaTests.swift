@@ -108,7 +108,7 @@ struct DBBDatabaseSchemaTests {
 
     @Test("vacuum reclaims free pages and is refused inside a transaction")
     func vacuum() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.path("vacuum.sqlite")
         let db = try DBBDatabase(path: path)
         try db.execute("CREATE TABLE t (x BLOB)")

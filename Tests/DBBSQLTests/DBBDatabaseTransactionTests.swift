@@ -39,7 +39,7 @@ struct DBBDatabaseTransactionTests {
 
     @Test("the transaction kinds take the locks they promise, seen from a second connection")
     func lockKinds() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.path("locks.sqlite")
         let first = try DBBDatabase(path: path)
         try first.execute("CREATE TABLE t (x)")

@@ -51,7 +51,7 @@ struct DBBStatementCacheTests {
 
     @Test("a statement kept after its connection closed throws instead of running")
     func statementAfterClose() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let db = try DBBDatabase(path: directory.path("closed.sqlite"))
         try db.execute("CREATE TABLE t (x)")
         let insert = try db.prepare("INSERT INTO t VALUES (?)")

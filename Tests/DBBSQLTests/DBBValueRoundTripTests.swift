@@ -18,7 +18,7 @@ struct DBBValueRoundTripTests {
 
     @Test("values survive being written, closed and reopened from a file")
     func roundTripThroughFile() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.path("values.sqlite")
         do {
             let db = try DBBDatabase(path: path)

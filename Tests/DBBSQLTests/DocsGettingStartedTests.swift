@@ -8,9 +8,9 @@ import Testing
 struct DocsGettingStartedTests {
     @Test("the guide's code runs and does what the guide says")
     func guideCode() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder()
         let path = directory.path("app.sqlite")
-        let chinookPath = TestSupport.sharedDatabasePath("chinook.sqlite")
+        let chinookPath = sharedData("chinook.sqlite").path
 
         // Open a database
         let db = try DBBDatabase(path: path)  // a file, created when missing
@@ -128,32 +128,15 @@ struct DocsGettingStartedTests {
 
     @Test("every swift block of the guide appears verbatim in this test")
     func guideMatchesThisFile() throws {
-        let guideURL = TestSupport.repositoryRoot.appendingPathComponent("Docs/GettingStarted-DBBSQL.md")
+        let guideURL = repositoryRoot.appendingPathComponent("Docs/GettingStarted-DBBSQL.md")
         let guide = try String(contentsOf: guideURL, encoding: .utf8)
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        let blocks = Self.swiftBlocks(in: guide)
+        let blocks = DocSnippets.swiftBlocks(in: guide).map { $0.joined(separator: "\n") }
         #expect(blocks.count == 9)
         let normalizedSource = Self.normalized(source)
         for block in blocks {
             #expect(normalizedSource.contains(Self.normalized(block)), "not exercised by this test:\n\(block)")
         }
-    }
-
-    /// The contents of the ```swift fences of a Markdown text.
-    static func swiftBlocks(in markdown: String) -> [String] {
-        var blocks: [String] = []
-        var current: [Substring]?
-        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
-            if current == nil, line.trimmingCharacters(in: .whitespaces) == "```swift" {
-                current = []
-            } else if current != nil, line.trimmingCharacters(in: .whitespaces) == "```" {
-                blocks.append(current!.joined(separator: "\n"))
-                current = nil
-            } else if current != nil {
-                current!.append(line)
-            }
-        }
-        return blocks
     }
 
     /// Lines without their indentation (the test indents the guide's code inside a function), empty lines dropped.

@@ -6,7 +6,7 @@ import Testing
 @Suite("Northwind: BLOB-free and BLOB-holding tables")
 struct NorthwindReadingTests {
     private func open() throws -> DBBDatabase {
-        try DBBDatabase(path: TestSupport.sharedDatabasePath("northwind.sqlite"), mode: .readOnly)
+        try DBBDatabase(path: sharedData("northwind.sqlite").path, mode: .readOnly)
     }
 
     struct Shipper: Decodable, Equatable {
@@ -87,9 +87,9 @@ struct NorthwindReadingTests {
 
     @Test("writing to a copy works and leaves the shared file as it was")
     func writeToCopy() throws {
-        let directory = try TemporaryDirectory()
-        let original = try Data(contentsOf: URL(fileURLWithPath: TestSupport.sharedDatabasePath("northwind.sqlite")))
-        let db = try DBBDatabase(path: try directory.copyOfShared("northwind.sqlite"))
+        let directory = try TemporaryFolder()
+        let original = try Data(contentsOf: sharedData("northwind.sqlite"))
+        let db = try DBBDatabase(path: try copySharedDatabase("northwind.sqlite", into: directory).path)
         let picture = try #require(try db.fetchValue(Data.self, "SELECT Picture FROM Categories WHERE CategoryID = 1"))
         try db.inTransaction { db in
             try db.execute("INSERT INTO Categories (CategoryName, Picture) VALUES (?, ?)", "Copies", picture)
@@ -100,6 +100,6 @@ struct NorthwindReadingTests {
         #expect(try db.fetchValue(String.self, "SELECT Phone FROM Shippers WHERE ShipperID = 3") == nil)
         try db.close()
         #expect(
-            try Data(contentsOf: URL(fileURLWithPath: TestSupport.sharedDatabasePath("northwind.sqlite"))) == original)
+            try Data(contentsOf: sharedData("northwind.sqlite")) == original)
     }
 }

@@ -3,22 +3,27 @@ import Foundation
 /// Checks that documentation cannot drift from compiled code: every ```swift block of a guide must stand,
 /// line for line (indentation and `import` lines aside), in a test source file that compiles and runs it.
 public enum DocSnippets {
-    /// The ```swift blocks of a Markdown file.
-    public static func swiftBlocks(in markdown: String) -> [[String]] {
+    /// The fenced blocks of one language (```swift, ```sql, …) of a Markdown text, their lines as written.
+    public static func blocks(_ language: String, in markdown: String) -> [[String]] {
         var blocks: [[String]] = []
         var current: [String]?
         for line in markdown.components(separatedBy: "\n") {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if current == nil, trimmed == "```swift" {
+            if current == nil, trimmed == "```\(language)" {
                 current = []
-            } else if current != nil, trimmed == "```" {
-                blocks.append(current!)
+            } else if let block = current, trimmed == "```" {
+                blocks.append(block)
                 current = nil
-            } else if current != nil {
-                current!.append(trimmed)
+            } else {
+                current?.append(line)
             }
         }
         return blocks
+    }
+
+    /// The ```swift blocks of a Markdown text, their lines without indentation.
+    public static func swiftBlocks(in markdown: String) -> [[String]] {
+        blocks("swift", in: markdown).map { block in block.map { $0.trimmingCharacters(in: .whitespaces) } }
     }
 
     /// The blocks of `guide` (a path below the repository root) that do not stand in `testFile`.
@@ -41,36 +46,4 @@ public enum DocSnippets {
             }
         }.map { $0.joined(separator: "\n") }
     }
-}
-
-/// The repository's root (the folder holding Package.swift), found from this file's path.
-public let repositoryRoot: URL = {
-    var url = URL(fileURLWithPath: #filePath)
-    while url.path != "/" {
-        url.deleteLastPathComponent()
-        if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-    }
-    return url
-}()
-
-/// A file of the shared real-data folder beside the repository (`../shared/data`).
-public func sharedData(_ name: String) -> URL {
-    repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/data/\(name)")
-}
-
-/// A temporary folder that removes itself.
-public final class TemporaryFolder {
-    /// The folder.
-    public let url: URL
-
-    /// Creates a new, empty folder in the system's temporary directory.
-    public init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("dbb-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    /// A file in the folder.
-    public func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 }

@@ -4,10 +4,13 @@ import Foundation
 public struct ToolRun: Sendable {
     /// The exit status.
     public var exitCode: Int32
-    /// Everything the tool wrote to standard output.
-    public var standardOutput: String
+    /// The bytes the tool wrote to standard output.
+    public var output: Data
     /// Everything the tool wrote to standard error.
     public var standardError: String
+
+    /// Everything the tool wrote to standard output, as text.
+    public var standardOutput: String { String(decoding: output, as: UTF8.self) }
 }
 
 /// Runs the package's tools as separate processes, the way users run them.
@@ -33,7 +36,7 @@ public enum ToolProcess {
         }
     }
 
-    /// Runs a tool to completion.
+    /// Runs a tool of the package to completion.
     ///
     /// - Parameters:
     ///   - name: the tool's product name.
@@ -48,11 +51,29 @@ public enum ToolProcess {
         guard let binary = executable(name) else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "\(name) is not built"])
         }
+        return try run(executable: binary, arguments, in: folder, input: input)
+    }
+
+    /// Runs any program to completion: a tool of the package, or one of the system's (`/usr/bin/sqlite3`, `gzip`).
+    ///
+    /// - Parameters:
+    ///   - executable: the program's file.
+    ///   - arguments: its arguments.
+    ///   - folder: the working directory. Optional.
+    ///   - input: bytes for its standard input. Optional; otherwise it reads nothing.
+    ///   - mergingStandardError: whether standard error goes to standard output, interleaved as printed
+    ///     (``ToolRun/standardError`` is then empty).
+    /// - Returns: the exit code and both output streams.
+    /// - Throws: when the program cannot be started.
+    public static func run(
+        executable: URL, _ arguments: [String], in folder: URL? = nil, input: Data? = nil,
+        mergingStandardError: Bool = false
+    ) throws -> ToolRun {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
         if let folder { process.currentDirectoryURL = folder }
-        // Both streams go to files, so neither can fill a pipe and block the process.
+        // The streams go to files, so neither can fill a pipe and block the process.
         let streams = try TemporaryFolder()
         let outputFile = streams.file("stdout")
         let errorFile = streams.file("stderr")
@@ -69,13 +90,20 @@ public enum ToolProcess {
             try? inputHandle.close()
         }
         process.standardOutput = output
-        process.standardError = errors
+        process.standardError = mergingStandardError ? output : errors
         process.standardInput = inputHandle
         try process.run()
         process.waitUntilExit()
         return ToolRun(
-            exitCode: process.terminationStatus,
-            standardOutput: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
+            exitCode: process.terminationStatus, output: try Data(contentsOf: outputFile),
             standardError: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
     }
+}
+
+/// Runs the sqlite3 command-line shell on a database file and returns what it printed (standard output and
+/// standard error, interleaved), without surrounding white space.
+public func sqlite3Shell(_ file: URL, _ sql: String) throws -> String {
+    let run = try ToolProcess.run(
+        executable: URL(fileURLWithPath: "/usr/bin/sqlite3"), [file.path, sql], mergingStandardError: true)
+    return run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
 }

@@ -11,20 +11,12 @@ enum Storage: String, CaseIterable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 }
 
-/// A manager with the test models registered, and the folder that holds its file.
-struct TestManager {
-    let folder: TemporaryFolder
-    let manager: DBBManager
+/// A test's manager: SQL of the test's own on its connection, and the statements it runs.
+protocol ManagerHolder {
+    var manager: DBBManager { get }
+}
 
-    init(_ storage: Storage, classes: [DBBTableObject.Type] = Models.all) throws {
-        folder = try TemporaryFolder()
-        switch storage {
-        case .memory: manager = try DBBManager.inMemory()
-        case .file: manager = try DBBManager(databaseURL: folder.file("test.sqlite"))
-        }
-        try manager.addTableClasses(classes)
-    }
-
+extension ManagerHolder {
     /// Runs SQL of the test's own on the manager's connection.
     func sql<T>(_ body: (DBBDatabase) throws -> T) throws -> T { try manager.queue.inDatabase(body) }
 
@@ -35,6 +27,21 @@ struct TestManager {
         defer { try? sql { db in db.setTrace(nil) } }
         try body()
         return log.statements
+    }
+}
+
+/// A manager with the test models registered, and the folder that holds its file.
+struct TestManager: ManagerHolder {
+    let folder: TemporaryFolder
+    let manager: DBBManager
+
+    init(_ storage: Storage, classes: [DBBTableObject.Type] = Models.all) throws {
+        folder = try TemporaryFolder()
+        switch storage {
+        case .memory: manager = try DBBManager.inMemory()
+        case .file: manager = try DBBManager(databaseURL: folder.file("test.sqlite"))
+        }
+        try manager.addTableClasses(classes)
     }
 }
 
