@@ -149,29 +149,9 @@ final class Mistyped: DBBTableObject {
     }
 }
 
-class Animal: DBBTableObject {
-    var name = ""
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(["name": .init(\Animal.name)], for: self)
-    }
-}
-
-class Mammal: Animal {
-    var legs = 0
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(["legs": .init(\Mammal.legs)], for: self)
-    }
-}
-
-final class Pet: Mammal {
-    var owner = ""
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(["owner": .init(\Pet.owner)], for: self)
-    }
-}
+// The inheritance chain of the mapping guide (Animal → Mammal → Pet).
+typealias Mammal = MappingGuide.Mammal
+typealias Pet = MappingGuide.Pet
 
 @Suite struct DBBDynamicTypeTests {
     /// A class method called through a metatype variable works on the class the variable holds, not on
