@@ -46,7 +46,8 @@ public struct DBBQueryPlan: Sendable {
             if trimmed.uppercased() == "AND" || trimmed.isEmpty { continue }
             let translated = try names.translateCondition(trimmed)
             placeholders += translated.placeholders
-            clauses.append("(\(translated.sql))")
+            // A line comment would swallow the closing parenthesis: end the line first.
+            clauses.append(translated.sql.contains("--") ? "(\(translated.sql)\n)" : "(\(translated.sql))")
         }
         guard placeholders == arguments.count else {
             throw DBBError(
@@ -172,6 +173,18 @@ struct DBBQueryNames {
         }
         let placeholders = tokens.filter(\.isPlaceholder).count
         if let joinName = named.first, let join = joins[joinName] {
+            // The condition becomes a sub-select of the join table, where other names would mean the join
+            // table's columns (or nothing): such a condition is refused rather than silently changed.
+            let others = Set(tokens.compactMap(\.identifier)).filter {
+                $0 != joinName && (columns[$0] != nil || $0.lowercased() == table.idColumn.lowercased())
+            }
+            guard others.isEmpty else {
+                throw DBBError(
+                    .misuse,
+                    message: "the condition '\(condition)' names the array or reference property \(joinName) and also "
+                        + others.sorted().joined(separator: ", ") + "; write each as its own condition",
+                    context: "building a condition")
+            }
             let inner = tokens.map { token -> String in
                 if token.identifier == joinName { return DBBIdentifier.sql(join.columnName) }
                 return token.text
@@ -229,6 +242,18 @@ enum DBBConditionTokenizer {
                 }
                 index = end + 1
                 previousSignificant = close
+            } else if character == "-" && index + 1 < characters.count && characters[index + 1] == "-" {
+                // A line comment: kept as written, nothing in it translated or counted.
+                var end = index
+                while end < characters.count && characters[end] != "\n" { end += 1 }
+                tokens.append(Token(text: String(characters[index..<end])))
+                index = end
+            } else if character == "/" && index + 1 < characters.count && characters[index + 1] == "*" {
+                var end = index + 2
+                while end + 1 < characters.count && !(characters[end] == "*" && characters[end + 1] == "/") { end += 1 }
+                end = min(end + 2, characters.count)
+                tokens.append(Token(text: String(characters[index..<end])))
+                index = end
             } else if character.isLetter || character == "_" {
                 var end = index
                 while end < characters.count

@@ -174,3 +174,27 @@ struct Legacy: LegacyConstructors {
         #expect(Date.dbb_dateFromTimeInterval(0) == Date(timeIntervalSince1970: 978_307_200))
     }
 }
+
+@Suite struct DBBQueryConditionEdgeTests {
+    @Test func aJoinConditionThatAlsoNamesOtherPropertiesIsRefused() throws {
+        #expect(throws: DBBError.self) {
+            try DBBQueryPlan(options: .options(withConditions: ["tags = 'a' OR score > 5"]), table: projectTable)
+        }
+        #expect(throws: DBBError.self) {
+            try DBBQueryPlan(options: .options(withConditions: ["tags = 'a' AND idNum = 3"]), table: projectTable)
+        }
+        let separate = try DBBQueryPlan(
+            options: .options(withConditions: ["tags = 'a'", "OR", "score > 5"]), table: projectTable)
+        #expect(
+            separate.whereSQL == " WHERE (id IN (SELECT Project_ID FROM Project_tags WHERE tags = 'a')) OR (score > 5)")
+    }
+
+    @Test func commentsAreNeitherTranslatedNorCounted() throws {
+        var options = DBBQueryOptions()
+        options.addCondition("name = ? /* score ? */", "x")
+        options.addCondition("score > ? -- don't count this ?\n", 3)
+        let plan = try DBBQueryPlan(options: options, table: projectTable)
+        #expect(plan.whereSQL == " WHERE (itemName = ? /* score ? */) AND (score > ? -- don't count this ?\n)")
+        #expect(plan.arguments == [.text("x"), .integer(3)])
+    }
+}

@@ -146,7 +146,7 @@ import Testing
                 ])
         }
         #expect(error?.resultCode == .misuse)
-        #expect(error?.message == "property lastName maps to column lastName, which another column already uses")
+        #expect(error?.message == "property lastName maps to column lastName, which another property already uses")
         #expect(throws: DBBError.self) {
             try DBBTableDescription(
                 tableName: "Person", properties: ["age": .init(\Person.age, columnName: "createdTime")])

@@ -8,8 +8,8 @@ import Foundation
 /// try manager.addTableClasses([Person.self, Project.self, Meeting.self])
 /// ```
 public final class DBBManager: @unchecked Sendable {
-    // @unchecked: the registry is guarded by `lock`, the connection is reached only through `queue`,
-    // and `lastError` is guarded by `lock` too.
+    // @unchecked: the registry is guarded by `lock` (and registrations are serialized by `registration`),
+    // the connection is reached only through `queue`, and `lastError` is guarded by `lock` too.
 
     /// The serial queue that owns the connection. Use it for SQL of your own.
     public let queue: DBBDatabaseQueue
@@ -17,6 +17,7 @@ public final class DBBManager: @unchecked Sendable {
     public let databaseURL: URL?
 
     private let lock = NSLock()
+    private let registration = NSRecursiveLock()
     private var pending: [ObjectIdentifier: PendingMapping] = [:]
     private var maps: [ObjectIdentifier: DBBTableMap] = [:]
     private var lastError: DBBError?
@@ -120,12 +121,16 @@ public final class DBBManager: @unchecked Sendable {
         indexer: @autoclosure () -> DBBIndexer? = nil
     ) {
         let key = ObjectIdentifier(type(of: tableObject))
-        lock.lock()
-        defer { lock.unlock() }
-        guard maps[key] == nil, var mapping = pending[key] else { return }
-        mapping.properties.merge(contents(), uniquingKeysWith: { _, subclass in subclass })
-        if let indexer = indexer() { mapping.indexers.append(indexer) }
-        pending[key] = mapping
+        guard lock.withLock({ maps[key] == nil && pending[key] != nil }) else { return }
+        // The caller's expressions run outside the lock: they may use the manager themselves.
+        let properties = contents()
+        let newIndexer = indexer()
+        lock.withLock {
+            guard maps[key] == nil, var mapping = pending[key] else { return }
+            mapping.properties.merge(properties, uniquingKeysWith: { _, subclass in subclass })
+            if let newIndexer { mapping.indexers.append(newIndexer) }
+            pending[key] = mapping
+        }
     }
 
     /// Registers classes: builds each one's mapping, then creates its missing table, join tables and
@@ -137,6 +142,9 @@ public final class DBBManager: @unchecked Sendable {
     ///   mapping, or when SQLite refuses the DDL. A class that fails is not registered; nothing of it is
     ///   written (its DDL runs in one transaction).
     public func addTableClasses(_ tableClasses: [DBBTableObject.Type]) throws {
+        // One registration at a time: two threads registering one class would share its pending mapping.
+        registration.lock()
+        defer { registration.unlock() }
         for tableClass in tableClasses {
             let key = ObjectIdentifier(tableClass)
             if mapIfRegistered(key) != nil { continue }

@@ -1,5 +1,5 @@
 /// Deletes rows of a registered class with everything that belongs to them: their join rows, the join
-/// rows of other classes that point at them, and, for arrays marked with
+/// rows and foreign key columns of other classes that point at them, and, for arrays marked with
 /// `ColumnAttribute.cascadingDeletion`, the referenced objects themselves.
 struct DBBObjectDeleter {
     let manager: DBBManager
@@ -29,6 +29,14 @@ struct DBBObjectDeleter {
         for other in manager.allMaps {
             for join in other.joins where join.values.target == key {
                 try db.execute(join.deleteValuesSQL, list)
+            }
+            // A foreign key column elsewhere that points at a deleted row is cleared, so a row inserted later
+            // with a reused id is not mistaken for the old one. A NOT NULL column refuses, and the delete fails
+            // with the constraint error and changes nothing.
+            for foreignKey in other.foreignKeys where foreignKey.target == key {
+                try db.execute(
+                    "UPDATE \(DBBIdentifier.sql(other.tableName)) SET \(DBBIdentifier.sql(foreignKey.column)) = NULL "
+                        + "WHERE \(DBBIdentifier.sql(foreignKey.column)) IN (SELECT value FROM json_each(?))", list)
             }
         }
         try db.execute(map.deleteSQL, list)

@@ -67,6 +67,9 @@ final class DBBObjectLoader {
         let loadedKeys = map.foreignKeys.enumerated().filter { request.properties?.contains($0.element.name) ?? true }
         let cursor = try db.fetchCursor(map.selectSQL + request.tail, arguments: DBBArguments(request.arguments))
         let keyBase = scalarBase + map.scalars.count
+        // What a partial fetch loads: exactly what the join loop below reads, so a save writes nothing else.
+        let loadedSet = Self.loadedProperties(of: map, for: request)
+        let unloadedNames = loadedSet.map { map.propertyNames.subtracting($0) } ?? []
         // A first, whole-table load of a class meets each row once: no look-up, and indexing only on demand.
         let mayKnowRows = !known.isEmpty || !request.isAll
         while let row = try cursor.next() {
@@ -95,15 +98,9 @@ final class DBBObjectLoader {
                     }
                 }
             }
-            if request.sparse {
-                object.loadedProperties = []
-            } else if let properties = request.properties {
-                object.loadedProperties = properties.intersection(map.propertyNames)
-            } else if let joins = request.joinProperties {
-                object.loadedProperties = map.propertyNames.subtracting(map.joins.map(\.name)).union(joins)
-            }
-            if let loaded = object.loadedProperties {
-                for name in map.propertyNames.subtracting(loaded) {
+            if let loaded = loadedSet {
+                object.loadedProperties = loaded
+                for name in unloadedNames {
                     object.unloadedSnapshot[name] = map.snapshot(of: name, in: object)
                 }
             }
@@ -169,6 +166,17 @@ final class DBBObjectLoader {
         let index = takeIndex(of: type)
         identity[type] = index
         return index
+    }
+
+    /// The properties a request loads, or `nil` when it loads all of them.
+    static func loadedProperties(of map: DBBTableMap, for request: DBBFetchRequest) -> Set<String>? {
+        if request.sparse { return [] }
+        guard request.properties != nil || request.joinProperties != nil else { return nil }
+        var loaded = request.properties?.intersection(map.propertyNames) ?? map.propertyNames
+        if let joins = request.joinProperties {
+            loaded.subtract(map.joins.map(\.name).filter { !joins.contains($0) })
+        }
+        return loaded
     }
 
     /// Loads every referenced object not loaded yet, one query per class and level, then assigns them.

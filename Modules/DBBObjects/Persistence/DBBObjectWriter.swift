@@ -185,6 +185,7 @@ struct DBBObjectWriter {
                 guard let update = statementsOf?.update else { continue }
                 arguments.append(row.existingID)
                 try update.execute(arguments: DBBArguments(arguments))
+                try requireRowUpdated(row, in: db)
             } else {
                 let columns =
                     (map.hasTimestamps ? ["modifiedTime"] : []) + row.scalars.map { DBBIdentifier.sql($0.column) }
@@ -194,6 +195,7 @@ struct DBBObjectWriter {
                 try db.execute(
                     "UPDATE \(DBBIdentifier.sql(map.tableName)) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) "
                         + "WHERE \(DBBIdentifier.sql(map.idColumn)) = ?", arguments: DBBArguments(arguments))
+                try requireRowUpdated(row, in: db)
             }
         }
 
@@ -225,8 +227,19 @@ struct DBBObjectWriter {
         return outcome
     }
 
+    /// An update that matched no row means the object's row was deleted meanwhile: saving it would write
+    /// join rows for an owner that does not exist, so the save fails (and its transaction rolls back).
+    private static func requireRowUpdated(_ row: DBBSavePlan.Row, in db: DBBDatabase) throws {
+        guard db.changes == 0 else { return }
+        throw DBBError(
+            .notFound,
+            message: "\(row.map.type) \(row.existingID) no longer exists in table \(row.map.tableName); "
+                + "it was deleted after it was loaded",
+            context: "saving \(row.map.type) objects")
+    }
+
     /// Applies ids, timestamps and clean state after the transaction committed, then the post-save actions.
-    static func apply(_ outcome: Outcome, to graph: [(DBBTableObject, DBBTableMap)]) {
+    static func apply(_ outcome: Outcome, of plan: DBBSavePlan, to graph: [(DBBTableObject, DBBTableMap)]) {
         for (index, (object, map)) in graph.enumerated() {
             let isNew = object.idNum == 0
             object.idNum = outcome.ids[index]
@@ -235,8 +248,15 @@ struct DBBObjectWriter {
                 object.modifiedTime = outcome.now
             }
             object.isDirty = false
-            object.loadedProperties = nil
-            object.unloadedSnapshot = [:]
+            // A partly loaded object stays partly loaded: what was written now counts as loaded, and what
+            // is still unloaded keeps its snapshot, so a later save leaves it alone too.
+            if let written = plan.rows[index].written {
+                object.loadedProperties = written
+                for name in written { object.unloadedSnapshot[name] = nil }
+            } else {
+                object.loadedProperties = nil
+                object.unloadedSnapshot = [:]
+            }
         }
         for (object, _) in graph { object.performPostSaveActions() }
     }
@@ -257,7 +277,7 @@ struct DBBObjectWriter {
         let outcome = try manager.run { db in
             try db.inTransaction(.immediate) { db in try Self.execute(plan, in: db) }
         }
-        Self.apply(outcome, to: graph)
+        Self.apply(outcome, of: plan, to: graph)
     }
 
     /// Saves without blocking the calling task; the objects never leave the caller.
@@ -271,7 +291,7 @@ struct DBBObjectWriter {
         } catch {
             throw manager.record(error)
         }
-        Self.apply(outcome, to: graph)
+        Self.apply(outcome, of: plan, to: graph)
     }
 }
 

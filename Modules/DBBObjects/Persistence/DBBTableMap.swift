@@ -75,7 +75,7 @@ final class DBBTableMap: @unchecked Sendable {
         // One indexer makes one index; several (from a class chain) are kept in order of registration.
         let description = try DBBTableDescription(
             tableName: tableName, idColumn: idColumn, includesTimestamps: hasTimestamps, properties: properties,
-            attributes: attributes, indexer: indexers.last)
+            attributes: attributes, indexers: indexers)
         self.description = description
         propertyNames = Set(properties.keys)
 
@@ -177,7 +177,7 @@ final class DBBTableMap: @unchecked Sendable {
             }
             try db.execute(DBBTableDescription.createJoinIndexSQL(join))
         }
-        if let indexSQL = description.createIndexSQL { try db.execute(indexSQL) }
+        for indexSQL in description.createIndexStatements { try db.execute(indexSQL) }
     }
 
     /// JSON text of an id list, bound to `json_each(?)` so one statement serves any number of ids.

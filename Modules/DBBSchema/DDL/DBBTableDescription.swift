@@ -49,11 +49,18 @@ public struct DBBTableDescription: Sendable {
     public var columns: [Column]
     /// The join tables, ordered by property name.
     public var joinTables: [JoinTable]
-    /// The indexed column names, in order, and whether the index is unique.
-    public var index: (columns: [String], unique: Bool)?
+    /// One index per indexer (a class chain may declare several): the indexed column names, in order, and
+    /// whether the index is unique.
+    public var indexes: [(columns: [String], unique: Bool)]
 
-    /// The name of the indexer's index: `<Table>_` and the column names run together.
-    public var indexName: String? { index.map { tableName + "_" + $0.columns.joined() } }
+    /// The first indexer's index.
+    public var index: (columns: [String], unique: Bool)? { indexes.first }
+
+    /// The names of the indexers' indexes: `<Table>_` and the column names run together.
+    public var indexNames: [String] { indexes.map { tableName + "_" + $0.columns.joined() } }
+
+    /// The name of the first indexer's index.
+    public var indexName: String? { indexNames.first }
 
     /// Describes a class's table from its mapping.
     ///
@@ -70,12 +77,32 @@ public struct DBBTableDescription: Sendable {
         tableName: String, idColumn: String = "id", includesTimestamps: Bool = true,
         properties: [String: DBBPropertyPersistence], attributes: [String: String] = [:], indexer: DBBIndexer? = nil
     ) throws {
+        try self.init(
+            tableName: tableName, idColumn: idColumn, includesTimestamps: includesTimestamps, properties: properties,
+            attributes: attributes, indexers: indexer.map { [$0] } ?? [])
+    }
+
+    /// Describes a class's table from its mapping, with one index per indexer (the indexers of a class chain).
+    ///
+    /// - Parameters:
+    ///   - tableName: the table's name.
+    ///   - idColumn: the id column's name. Default: `id`.
+    ///   - includesTimestamps: whether the table has `createdTime`/`modifiedTime`. Default: `true`.
+    ///   - properties: the mapping, keyed by property name.
+    ///   - attributes: the class's `attributesDictionary` (property name → attribute).
+    ///   - indexers: the indexers, in order.
+    /// - Throws: `DBBError` as ``init(tableName:idColumn:includesTimestamps:properties:attributes:indexer:)``.
+    public init(
+        tableName: String, idColumn: String = "id", includesTimestamps: Bool = true,
+        properties: [String: DBBPropertyPersistence], attributes: [String: String] = [:], indexers: [DBBIndexer]
+    ) throws {
         self.tableName = tableName
         self.idColumn = idColumn
         self.includesTimestamps = includesTimestamps
         var columns: [Column] = []
         var joins: [JoinTable] = []
         var usedNames: Set<String> = [idColumn.lowercased()]
+        var joinNames: Set<String> = []
         if includesTimestamps { usedNames.formUnion(["createdtime", "modifiedtime"]) }
         for (name, property) in properties.sorted(by: { $0.key < $1.key }) {
             if let declared = property.declaredTypeMismatch {
@@ -85,12 +112,17 @@ public struct DBBTableDescription: Sendable {
                     context: "registering \(tableName)")
             }
             let columnName = property.columnName ?? name
-            guard usedNames.insert(columnName.lowercased()).inserted || property.storageType.isJoined else {
+            // Two properties on one column, or on one join table, would overwrite each other's values.
+            let isColumn = property.isForeignKeyColumn || !property.storageType.isJoined
+            guard (isColumn ? usedNames : joinNames).contains(columnName.lowercased()) == false else {
                 throw DBBError(
                     .misuse,
-                    message: "property \(name) maps to column \(columnName), which another column already uses",
+                    message:
+                        "property \(name) maps to \(isColumn ? "column" : "join table") \(isColumn ? columnName : "\(tableName)_\(columnName)"), "
+                        + "which another property already uses",
                     context: "registering \(tableName)")
             }
+            if isColumn { usedNames.insert(columnName.lowercased()) } else { joinNames.insert(columnName.lowercased()) }
             let attribute = attributes[name].map { [$0] } ?? []
             let sqlAttributes = attribute.filter { $0 != ColumnAttribute.cascadingDeletion }
             if property.isForeignKeyColumn {
@@ -108,7 +140,7 @@ public struct DBBTableDescription: Sendable {
         }
         self.columns = columns
         self.joinTables = joins
-        if let indexer, !indexer.columnsToIndex.isEmpty {
+        indexes = try indexers.filter { !$0.columnsToIndex.isEmpty }.map { indexer in
             let indexColumns = try indexer.columnsToIndex.map { propertyName -> String in
                 if let column = columns.first(where: { $0.propertyName == propertyName }) { return column.name }
                 if let column = columns.first(where: { $0.name == propertyName }) { return column.name }
@@ -121,9 +153,7 @@ public struct DBBTableDescription: Sendable {
                     .misuse, message: "the indexer names \(propertyName), which is not a mapped column of \(tableName)",
                     context: "registering \(tableName)")
             }
-            index = (indexColumns, indexer.unique)
-        } else {
-            index = nil
+            return (indexColumns, indexer.unique)
         }
     }
 
@@ -153,18 +183,22 @@ public struct DBBTableDescription: Sendable {
             + "(\(identifier(join.ownerColumn)))"
     }
 
-    /// `CREATE [UNIQUE] INDEX IF NOT EXISTS …` for the indexer, or `nil` without one.
-    public var createIndexSQL: String? {
-        guard let index, let indexName else { return nil }
-        let columnList = index.columns.map(Self.identifier).joined(separator: ", ")
-        return "CREATE \(index.unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(Self.identifier(indexName)) "
-            + "ON \(Self.identifier(tableName)) (\(columnList))"
+    /// `CREATE [UNIQUE] INDEX IF NOT EXISTS …` for each indexer.
+    public var createIndexStatements: [String] {
+        zip(indexes, indexNames).map { index, name in
+            let columnList = index.columns.map(Self.identifier).joined(separator: ", ")
+            return "CREATE \(index.unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(Self.identifier(name)) "
+                + "ON \(Self.identifier(tableName)) (\(columnList))"
+        }
     }
+
+    /// `CREATE [UNIQUE] INDEX IF NOT EXISTS …` for the first indexer, or `nil` without one.
+    public var createIndexSQL: String? { createIndexStatements.first }
 
     /// Every statement that lays out a new database for the class, in order.
     public var creationStatements: [String] {
         [createTableSQL] + joinTables.flatMap { [Self.createJoinTableSQL($0), Self.createJoinIndexSQL($0)] }
-            + (createIndexSQL.map { [$0] } ?? [])
+            + createIndexStatements
     }
 
     /// The `ALTER TABLE … ADD COLUMN …` statements that bring an existing table up to the mapping.
