@@ -21,8 +21,12 @@ struct DBBSavePlan: @unchecked Sendable {
         let existingID: Int64
         /// The properties to write (`nil`: all of them).
         let written: Set<String>?
-        let scalars: [(column: String, value: DBBValue)]
-        let keys: [(column: String, reference: Reference?)]
+        /// The scalar values to write, in the order of `scalarColumns` (`nil`: every scalar of the map).
+        let scalarValues: [DBBValue]
+        let scalarColumns: [String]?
+        /// The foreign keys to write, in the order of `keyColumns` (`nil`: every foreign key of the map).
+        let keyReferences: [Reference?]
+        let keyColumns: [String]?
         let joins: [(join: DBBTableMap.Join, values: [JoinValue])]
     }
 
@@ -48,14 +52,24 @@ struct DBBObjectWriter {
         var seen: Set<ObjectIdentifier> = []
         var order: [(DBBTableObject, DBBTableMap)] = []
         var work: [DBBTableObject] = []
+        var lastMap: (key: ObjectIdentifier, map: DBBTableMap)?
         for root in roots where seen.insert(ObjectIdentifier(root)).inserted { work.append(root) }
         var index = 0
         while index < work.count {
             let object = work[index]
             index += 1
             object.performPreSaveActions()
-            let map = try manager.map(for: type(of: object))
+            // A batch of one class looks its map up once, not once per object.
+            let type = ObjectIdentifier(Swift.type(of: object))
+            let map: DBBTableMap
+            if let last = lastMap, last.key == type {
+                map = last.map
+            } else {
+                map = try manager.map(for: Swift.type(of: object))
+                lastMap = (type, map)
+            }
             order.append((object, map))
+            guard map.hasReferences else { continue }
             for referenced in map.referencedObjects(of: object)
             where referenced.idNum == 0 && seen.insert(ObjectIdentifier(referenced)).inserted {
                 work.append(referenced)
@@ -101,8 +115,12 @@ struct DBBObjectWriter {
     func plan(_ graph: [(DBBTableObject, DBBTableMap)]) throws -> DBBSavePlan {
         var coding = DBBCodingOptions()
         coding.dateStrategy = .secondsSinceReferenceDate
+        // Where each object stands, for references to objects saved in the same plan (only when some class
+        // has references at all).
         var positions: [ObjectIdentifier: Int] = [:]
-        for (index, (object, _)) in graph.enumerated() { positions[ObjectIdentifier(object)] = index }
+        if graph.contains(where: { $0.1.hasReferences }) {
+            for (index, (object, _)) in graph.enumerated() { positions[ObjectIdentifier(object)] = index }
+        }
         func reference(_ target: AnyObject?) -> DBBSavePlan.Reference? {
             guard let target = target as? DBBTableObject else { return nil }
             if target.idNum != 0 { return .saved(target.idNum) }
@@ -110,17 +128,30 @@ struct DBBObjectWriter {
         }
 
         var plan = DBBSavePlan()
+        plan.rows.reserveCapacity(graph.count)
         for (object, map) in graph {
             let written = object.idNum == 0 ? nil : map.propertiesToWrite(object)
-            func writes(_ name: String) -> Bool { written?.contains(name) ?? true }
-            let scalars = try map.scalars.filter { writes($0.name) }.map {
-                (column: $0.column, value: try $0.accessor.get(object, coding))
+            var scalarValues: [DBBValue] = []
+            var scalarColumns: [String]?
+            var keyReferences: [DBBSavePlan.Reference?] = []
+            var keyColumns: [String]?
+            if let written {
+                // A partly loaded object: only what was loaded or set since.
+                let scalars = map.scalars.filter { written.contains($0.name) }
+                scalarValues = try scalars.map { try $0.accessor.get(object, coding) }
+                scalarColumns = scalars.map(\.column)
+                let keys = map.foreignKeys.filter { written.contains($0.name) }
+                keyReferences = keys.map { reference($0.accessor.get(object)) }
+                keyColumns = keys.map(\.column)
+            } else {
+                scalarValues.reserveCapacity(map.scalars.count)
+                for scalar in map.scalars { scalarValues.append(try scalar.accessor.get(object, coding)) }
+                if !map.foreignKeys.isEmpty {
+                    keyReferences = map.foreignKeys.map { reference($0.accessor.get(object)) }
+                }
             }
-            let keys = map.foreignKeys.filter { writes($0.name) }.map {
-                (column: $0.column, reference: reference($0.accessor.get(object)))
-            }
-            let joins = try map.joins.filter { writes($0.name) }.map {
-                join -> (DBBTableMap.Join, [DBBSavePlan.JoinValue]) in
+            var joins: [(DBBTableMap.Join, [DBBSavePlan.JoinValue])] = []
+            for join in map.joins where written?.contains(join.name) ?? true {
                 let values: [DBBSavePlan.JoinValue]
                 switch join.values {
                 case .scalar(let accessor):
@@ -133,11 +164,12 @@ struct DBBObjectWriter {
                 case .objects(let accessor, _):
                     values = accessor.get(object).compactMap { reference($0) }.map { .reference($0) }
                 }
-                return (join, values)
+                joins.append((join, values))
             }
             plan.rows.append(
                 DBBSavePlan.Row(
-                    map: map, existingID: object.idNum, written: written, scalars: scalars, keys: keys, joins: joins))
+                    map: map, existingID: object.idNum, written: written, scalarValues: scalarValues,
+                    scalarColumns: scalarColumns, keyReferences: keyReferences, keyColumns: keyColumns, joins: joins))
         }
         return plan
     }
@@ -167,10 +199,10 @@ struct DBBObjectWriter {
                 arguments.append(stamp)
                 if isNew { arguments.append(stamp) }
             }
-            arguments += row.scalars.map(\.value)
-            for key in row.keys {
-                let id = resolve(key.reference)
-                if id == nil && key.reference != nil { fixups.append(index) }
+            for value in row.scalarValues { arguments.append(value) }
+            for reference in row.keyReferences {
+                let id = resolve(reference)
+                if id == nil && reference != nil { fixups.append(index) }
                 arguments.append(id)
             }
             if statementsOf?.map !== map {
@@ -188,8 +220,8 @@ struct DBBObjectWriter {
                 try requireRowUpdated(row, in: db)
             } else {
                 let columns =
-                    (map.hasTimestamps ? ["modifiedTime"] : []) + row.scalars.map { DBBIdentifier.sql($0.column) }
-                    + row.keys.map { DBBIdentifier.sql($0.column) }
+                    (map.hasTimestamps ? ["modifiedTime"] : []) + (row.scalarColumns ?? []).map(DBBIdentifier.sql)
+                    + (row.keyColumns ?? []).map(DBBIdentifier.sql)
                 guard !columns.isEmpty else { continue }
                 arguments.append(row.existingID)
                 try db.execute(
@@ -216,10 +248,11 @@ struct DBBObjectWriter {
 
         for index in Set(fixups) {
             let row = plan.rows[index]
-            for key in row.keys {
-                guard let id = resolve(key.reference) else { continue }
+            let columns = row.keyColumns ?? row.map.foreignKeys.map(\.column)
+            for (column, reference) in zip(columns, row.keyReferences) {
+                guard let id = resolve(reference) else { continue }
                 try db.execute(
-                    "UPDATE \(DBBIdentifier.sql(row.map.tableName)) SET \(DBBIdentifier.sql(key.column)) = ? "
+                    "UPDATE \(DBBIdentifier.sql(row.map.tableName)) SET \(DBBIdentifier.sql(column)) = ? "
                         + "WHERE \(DBBIdentifier.sql(row.map.idColumn)) = ?", id, ids[index])
             }
         }

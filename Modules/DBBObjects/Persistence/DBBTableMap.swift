@@ -55,6 +55,8 @@ final class DBBTableMap: @unchecked Sendable {
     let foreignKeys: [ForeignKey]
     let joins: [Join]
     let propertyNames: Set<String>
+    /// Whether objects of the class reference other objects (foreign keys, or reference join tables).
+    let hasReferences: Bool
 
     /// `SELECT id, createdTime, modifiedTime, <scalars>, <foreign keys> FROM <table>`.
     let selectSQL: String
@@ -131,6 +133,8 @@ final class DBBTableMap: @unchecked Sendable {
                     "SELECT DISTINCT \(column) FROM \(joinTable) WHERE \(owner) IN (SELECT value FROM json_each(?))",
                 deleteValuesSQL: "DELETE FROM \(joinTable) WHERE \(column) IN (SELECT value FROM json_each(?))")
         }
+
+        hasReferences = !foreignKeys.isEmpty || joins.contains { $0.values.target != nil }
 
         let table = q(tableName)
         var selectColumns = [q(idColumn)]
