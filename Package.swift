@@ -59,9 +59,8 @@ let package = Package(
         // (DBBTestSupport, Foundation only: temporary folders, shared data, tool processes, doc checks).
         .target(name: "DBBTestSupport", path: "Tests/DBBTestSupport"),
         .testTarget(name: "DBBSQLTests", dependencies: ["DBBSQL", "DBBTestSupport"], path: "Tests/DBBSQLTests"),
-        .testTarget(
-            name: "DBBSchemaTests", dependencies: ["DBBSchema", "DBBTestSupport"], path: "Tests/DBBSchemaTests"),
-        .testTarget(name: "DBBQueryTests", dependencies: ["DBBQuery", "DBBTestSupport"], path: "Tests/DBBQueryTests"),
+        .testTarget(name: "DBBSchemaTests", dependencies: ["DBBSchema"], path: "Tests/DBBSchemaTests"),
+        .testTarget(name: "DBBQueryTests", dependencies: ["DBBQuery"], path: "Tests/DBBQueryTests"),
         .testTarget(
             name: "DBBObjectsTests", dependencies: ["DBBObjects", "DBBTestSupport"], path: "Tests/DBBObjectsTests"),
         .testTarget(
