@@ -30,9 +30,7 @@ public struct DBBQueryPlan: Sendable {
     public init(options: DBBQueryOptions, table: DBBTableDescription) throws {
         let names = DBBQueryNames(table: table)
         // Values are stored with the manager's conventions (dates as seconds since 2001).
-        var coding = DBBCodingOptions()
-        coding.dateStrategy = .secondsSinceReferenceDate
-        arguments = try options.arguments.map { try $0?.dbbValue(options: coding) ?? .null }
+        arguments = try options.arguments.map { try $0?.dbbValue(options: .objectLayout) ?? .null }
 
         var clauses: [String] = []
         var useOr = false

@@ -55,7 +55,7 @@ public final class DBBManager: @unchecked Sendable {
 
     private static func configure(_ database: DBBDatabase, isFile: Bool) throws {
         // DBBBuilder's on-disk dates are seconds since 2001-01-01.
-        database.codingOptions.dateStrategy = .secondsSinceReferenceDate
+        database.codingOptions = .objectLayout
         try database.setBusyTimeout(5)
         if isFile && !database.isReadOnly {
             try database.setJournalMode(.wal)

@@ -63,23 +63,11 @@ extension DBBTableObject {
         return try manager.run { db in try DBBObjectLoader(manager: manager, db: db).fetch(map, request) }
     }
 
-    static func idRequest(_ ids: [Int64], map: DBBTableMap, sparse: Bool) -> DBBFetchRequest {
-        var request = DBBFetchRequest()
-        request.tail = " WHERE \(DBBIdentifier.sql(map.idColumn)) IN (SELECT value FROM json_each(?))"
-        request.arguments = [.text(DBBTableMap.idList(ids))]
-        request.isAll = false
-        request.sparse = sparse
-        return request
-    }
-
     /// Every instance of the class, fully populated, in id order.
     ///
     /// - Throws: `DBBError` when the class is not registered or a row does not fit the mapping.
     public static func fetchAll(manager: DBBManager) throws -> [DBBTableObject] {
-        let map = try manager.map(for: self)
-        var request = DBBFetchRequest()
-        request.tail = " ORDER BY \(DBBIdentifier.sql(map.idColumn))"
-        return try fetch(request, manager: manager)
+        try fetch(try manager.map(for: self).allRowsRequest, manager: manager)
     }
 
     /// The ids of every instance, ascending.
@@ -87,10 +75,7 @@ extension DBBTableObject {
     /// - Throws: `DBBError` when the class is not registered.
     public static func fetchAllIDs(manager: DBBManager) throws -> [Int64] {
         let map = try manager.map(for: self)
-        let id = DBBIdentifier.sql(map.idColumn)
-        return try manager.run { db in
-            try db.fetchValues(Int64.self, "SELECT \(id) FROM \(DBBIdentifier.sql(map.tableName)) ORDER BY \(id)")
-        }
+        return try manager.run { db in try db.fetchValues(Int64.self, map.allIDsSQL) }
     }
 
     /// The ids of every instance (an empty array on failure; see `manager.errorMessage()`).
@@ -116,7 +101,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     /// - Throws: `DBBError` when the class is not registered or the row does not fit the mapping.
     public static func fetchOne(id: Int64, manager: DBBManager, sparsePopulation: Bool = false) throws -> Self? {
         let map = try manager.map(for: self)
-        return try fetch(idRequest([id], map: map, sparse: sparsePopulation), manager: manager).first as? Self
+        return try fetch(map.rowsRequest(ids: [id], sparse: sparsePopulation), manager: manager).first as? Self
     }
 
     /// The instance with an id, or `nil` when there is none (or on failure; see `manager.errorMessage()`).
@@ -129,9 +114,8 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     /// - Throws: `DBBError` when the class is not registered or a row does not fit the mapping.
     public static func fetch(ids: [Int64], manager: DBBManager, sparsePopulation: Bool = false) throws -> [Self] {
         let map = try manager.map(for: self)
-        let objects = try fetch(idRequest(ids, map: map, sparse: sparsePopulation), manager: manager)
-        let byID = Dictionary(objects.map { ($0.idNum, $0) }, uniquingKeysWith: { first, _ in first })
-        return ids.compactMap { byID[$0] as? Self }
+        let objects = try fetch(map.rowsRequest(ids: ids, sparse: sparsePopulation), manager: manager)
+        return DBBTableMap.ordered(objects.map { $0 as! Self }, by: ids)
     }
 
     /// The instances with these ids (an empty array on failure; see `manager.errorMessage()`).
@@ -160,12 +144,7 @@ extension DBBTableObject {
     public static func delete(ids: [Int64], manager: DBBManager) throws {
         let map = try manager.map(for: self)
         guard !ids.isEmpty else { return }
-        try manager.run { db in
-            try db.inTransaction(.immediate) { db in
-                var deleter = DBBObjectDeleter(manager: manager, db: db)
-                try deleter.delete(ids: ids, of: map)
-            }
-        }
+        try manager.run { db in try map.deleteRows(ids: ids, manager: manager, db: db) }
     }
 
     /// Deletes every instance of this class, as ``delete(_:manager:)`` does.
@@ -223,21 +202,15 @@ extension DBBTableObject {
 
 extension DBBTableMap {
     func setAny(_ property: String, _ value: Any, on object: DBBTableObject) throws {
-        if let scalar = scalars.first(where: { $0.name == property }) {
-            try scalar.accessor.setAny(object, value)
-        } else if let key = foreignKeys.first(where: { $0.name == property }) {
-            try key.accessor.set(object, value is NSNull ? nil : value as AnyObject)
-        } else if let join = joins.first(where: { $0.name == property }) {
-            switch join.values {
-            case .scalar(let accessor): try accessor.setAny(object, value)
-            case .values(let accessor): try accessor.setAny(object, value)
-            case .object(let accessor, _): try accessor.set(object, value is NSNull ? nil : value as AnyObject)
-            case .objects(let accessor, _):
-                guard let array = value as? [Any] else { throw wrongType(value, [AnyObject].self) }
-                try accessor.set(object, array.map { $0 as AnyObject })
-            }
-        } else if property == "idNum", let id = value as? Int64 {
-            object.idNum = id
+        switch accessorsByName[property] {
+        case .scalar(let accessor): try accessor.setAny(object, value)
+        case .values(let accessor): try accessor.setAny(object, value)
+        case .object(let accessor): try accessor.set(object, value is NSNull ? nil : value as AnyObject)
+        case .objects(let accessor):
+            guard let array = value as? [Any] else { throw wrongType(value, [AnyObject].self) }
+            try accessor.set(object, array.map { $0 as AnyObject })
+        case nil:
+            if property == "idNum", let id = value as? Int64 { object.idNum = id }
         }
     }
 

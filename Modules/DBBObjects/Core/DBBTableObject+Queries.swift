@@ -30,7 +30,7 @@ extension DBBTableObject {
                 "SELECT MIN(\(id)) AS \(id) FROM \(DBBIdentifier.sql(map.tableName))\(distinct.whereSQL) "
                     + "GROUP BY \(groups)\(distinct.orderSQL)\(distinct.limitSQL)",
                 arguments: DBBArguments(distinct.arguments))
-            request.tail = " WHERE \(id) IN (SELECT value FROM json_each(?))\(distinct.orderSQL)"
+            request.tail = map.byIDsSQL + distinct.orderSQL
             request.arguments = [.text(DBBTableMap.idList(ids))]
             request.isAll = false
             // Distinct combinations of the chosen properties: the objects carry those properties only.
@@ -115,11 +115,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     ///
     /// - Throws: `DBBError` when the class is not registered or a row does not fit the mapping.
     public static func fetchAll(manager: DBBManager) async throws -> sending [Self] {
-        try await fetchAsync(manager: manager) { map in
-            var request = DBBFetchRequest()
-            request.tail = " ORDER BY \(DBBIdentifier.sql(map.idColumn))"
-            return (request, nil)
-        }
+        try await fetchAsync(manager: manager) { map in (map.allRowsRequest, nil) }
     }
 
     /// The objects that match query options.
@@ -137,9 +133,8 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     public static func fetchOne(id: Int64, manager: DBBManager, sparsePopulation: Bool = false) async throws
         -> sending Self?
     {
-        try await fetchAsync(manager: manager) { map in
-            (idRequest([id], map: map, sparse: sparsePopulation), nil)
-        }.first
+        try await fetchAsync(manager: manager) { map in (map.rowsRequest(ids: [id], sparse: sparsePopulation), nil) }
+            .first
     }
 
     /// The instances with these ids, in the order of the ids.
@@ -149,10 +144,9 @@ extension DBBTableRepresentable where Self: DBBTableObject {
         -> sending [Self]
     {
         let objects = try await fetchAsync(manager: manager) { map in
-            (idRequest(ids, map: map, sparse: sparsePopulation), nil)
+            (map.rowsRequest(ids: ids, sparse: sparsePopulation), nil)
         }
-        let byID = Dictionary(objects.map { ($0.idNum, $0) }, uniquingKeysWith: { first, _ in first })
-        return ids.compactMap { byID[$0] }
+        return DBBTableMap.ordered(objects, by: ids)
     }
 
     /// The ids of every instance, ascending.
@@ -161,9 +155,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     public static func fetchAllIDs(manager: DBBManager) async throws -> [Int64] {
         do {
             let map = try manager.map(for: self)
-            let id = DBBIdentifier.sql(map.idColumn)
-            let sql = "SELECT \(id) FROM \(DBBIdentifier.sql(map.tableName)) ORDER BY \(id)"
-            return try await manager.queue.inDatabase { db in try db.fetchValues(Int64.self, sql) }
+            return try await manager.queue.inDatabase { db in try db.fetchValues(Int64.self, map.allIDsSQL) }
         } catch {
             throw manager.record(error)
         }
@@ -184,12 +176,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
         do {
             let map = try manager.map(for: self)
             guard !ids.isEmpty else { return }
-            try await manager.queue.inDatabase { db in
-                try db.inTransaction(.immediate) { db in
-                    var deleter = DBBObjectDeleter(manager: manager, db: db)
-                    try deleter.delete(ids: ids, of: map)
-                }
-            }
+            try await manager.queue.inDatabase { db in try map.deleteRows(ids: ids, manager: manager, db: db) }
         } catch {
             throw manager.record(error)
         }

@@ -197,11 +197,7 @@ final class DBBObjectLoader {
                         .misuse, message: "a referenced class is not registered with this manager",
                         context: "loading references")
                 }
-                var request = DBBFetchRequest()
-                request.tail = " WHERE \(DBBIdentifier.sql(map.idColumn)) IN (SELECT value FROM json_each(?))"
-                request.arguments = [.text(DBBTableMap.idList(ids.sorted()))]
-                request.isAll = false
-                _ = try loadRows(map, request, pending: &pending)
+                _ = try loadRows(map, map.rowsRequest(ids: ids.sorted()), pending: &pending)
             }
         }
         var lastTarget: (type: ObjectIdentifier, known: [Int64: DBBTableObject])?

@@ -113,8 +113,7 @@ struct DBBObjectWriter {
 
     /// Reads everything a save writes from the objects.
     func plan(_ graph: [(DBBTableObject, DBBTableMap)]) throws -> DBBSavePlan {
-        var coding = DBBCodingOptions()
-        coding.dateStrategy = .secondsSinceReferenceDate
+        let coding = DBBCodingOptions.objectLayout
         // Where each object stands, for references to objects saved in the same plan (only when some class
         // has references at all).
         var positions: [ObjectIdentifier: Int] = [:]
@@ -369,20 +368,13 @@ extension DBBTableMap {
 
     /// A property's current value, for comparing with what a partial fetch left in it.
     func snapshot(of property: String, in object: DBBTableObject) -> DBBPropertySnapshot? {
-        var coding = DBBCodingOptions()
-        coding.dateStrategy = .secondsSinceReferenceDate
-        if let scalar = scalars.first(where: { $0.name == property }) {
-            return (try? scalar.accessor.get(object, coding)).map { .values([$0]) }
-        }
-        if let key = foreignKeys.first(where: { $0.name == property }) {
-            return .objects(key.accessor.get(object).map { [ObjectIdentifier($0)] } ?? [])
-        }
-        guard let join = joins.first(where: { $0.name == property }) else { return nil }
-        switch join.values {
+        let coding = DBBCodingOptions.objectLayout
+        switch accessorsByName[property] {
         case .scalar(let accessor): return (try? accessor.get(object, coding)).map { .values([$0]) }
         case .values(let accessor): return (try? accessor.get(object, coding)).map { .values($0) }
-        case .object(let accessor, _): return .objects(accessor.get(object).map { [ObjectIdentifier($0)] } ?? [])
-        case .objects(let accessor, _): return .objects(accessor.get(object).map { ObjectIdentifier($0) })
+        case .object(let accessor): return .objects(accessor.get(object).map { [ObjectIdentifier($0)] } ?? [])
+        case .objects(let accessor): return .objects(accessor.get(object).map { ObjectIdentifier($0) })
+        case nil: return nil
         }
     }
 }

@@ -55,6 +55,8 @@ final class DBBTableMap: @unchecked Sendable {
     let foreignKeys: [ForeignKey]
     let joins: [Join]
     let propertyNames: Set<String>
+    /// Every mapped property's accessor by name, for the by-name paths (dictionaries, partial-save snapshots).
+    let accessorsByName: [String: DBBPropertyAccessor]
     /// Whether objects of the class reference other objects (foreign keys, or reference join tables).
     let hasReferences: Bool
 
@@ -80,6 +82,7 @@ final class DBBTableMap: @unchecked Sendable {
             attributes: attributes, indexers: indexers)
         self.description = description
         propertyNames = Set(properties.keys)
+        accessorsByName = properties.mapValues(\.accessor)
 
         var scalars: [Scalar] = []
         var foreignKeys: [ForeignKey] = []
@@ -182,6 +185,45 @@ final class DBBTableMap: @unchecked Sendable {
             try db.execute(DBBTableDescription.createJoinIndexSQL(join))
         }
         for indexSQL in description.createIndexStatements { try db.execute(indexSQL) }
+    }
+
+    /// Every row, in id order.
+    var allRowsRequest: DBBFetchRequest {
+        var request = DBBFetchRequest()
+        request.tail = " ORDER BY \(DBBIdentifier.sql(idColumn))"
+        return request
+    }
+
+    /// The rows with these ids (in id order), loaded whole or sparsely.
+    func rowsRequest<S: Sequence>(ids: S, sparse: Bool = false) -> DBBFetchRequest where S.Element == Int64 {
+        var request = DBBFetchRequest()
+        request.tail = byIDsSQL
+        request.arguments = [.text(Self.idList(ids))]
+        request.isAll = false
+        request.sparse = sparse
+        return request
+    }
+
+    /// `" WHERE <id> IN (SELECT value FROM json_each(?))"`: rows by a JSON list of ids.
+    var byIDsSQL: String { " WHERE \(DBBIdentifier.sql(idColumn)) IN (SELECT value FROM json_each(?))" }
+
+    /// The ids of every row, ascending.
+    var allIDsSQL: String {
+        "SELECT \(DBBIdentifier.sql(idColumn)) FROM \(DBBIdentifier.sql(tableName)) ORDER BY \(DBBIdentifier.sql(idColumn))"
+    }
+
+    /// Deletes rows and everything that belongs to them, in one transaction; call on the manager's queue.
+    func deleteRows(ids: [Int64], manager: DBBManager, db: DBBDatabase) throws {
+        try db.inTransaction(.immediate) { db in
+            var deleter = DBBObjectDeleter(manager: manager, db: db)
+            try deleter.delete(ids: ids, of: self)
+        }
+    }
+
+    /// Objects in the order of `ids`, skipping ids no object has.
+    static func ordered<T: DBBTableObject>(_ objects: [T], by ids: [Int64]) -> [T] {
+        let byID = Dictionary(objects.map { ($0.idNum, $0) }, uniquingKeysWith: { first, _ in first })
+        return ids.compactMap { byID[$0] }
     }
 
     /// JSON text of an id list, bound to `json_each(?)` so one statement serves any number of ids.

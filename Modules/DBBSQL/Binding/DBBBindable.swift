@@ -226,14 +226,14 @@ enum DBBJSON {
 }
 
 /// Date text formats shared by binding and reading.
-enum DBBDateFormatting {
-    static func iso8601String(from date: Date) -> String {
+package enum DBBDateFormatting {
+    package static func iso8601String(from date: Date) -> String {
         date.formatted(
             .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 
     /// Parses ISO 8601 (with or without fractional seconds) and SQLite's own `YYYY-MM-DD HH:MM:SS[.SSS]` (UTC).
-    static func date(from text: String) -> Date? {
+    package static func date(from text: String) -> Date? {
         let normalized =
             text.count >= 19 && text.dropFirst(10).first == " "
             ? text.replacingCharacters(

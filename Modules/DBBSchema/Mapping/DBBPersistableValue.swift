@@ -88,7 +88,7 @@ extension Date: DBBPersistableValue {
     /// Numbers are seconds since 2001-01-01 00:00:00 UTC, DBBBuilder's on-disk convention.
     public static func fromStoredValue(_ value: DBBValue) throws -> Date {
         if let seconds = value.doubleValue { return Date(timeIntervalSinceReferenceDate: seconds) }
-        if case .text(let text) = value, let date = DBBDate.parse(text) { return date }
+        if case .text(let text) = value, let date = DBBDateFormatting.date(from: text) { return date }
         throw mismatch(value, Date.self)
     }
 }
@@ -100,15 +100,5 @@ extension Data: DBBPersistableValue {
     public static func fromStoredValue(_ value: DBBValue) throws -> Data {
         guard let data = value.dataValue else { throw mismatch(value, Data.self) }
         return data
-    }
-}
-
-/// Date text parsing for date columns of existing databases that hold text.
-enum DBBDate {
-    static func parse(_ text: String) -> Date? {
-        let trimmed = text.replacingOccurrences(of: " ", with: "T")
-        let candidate = trimmed.hasSuffix("Z") ? trimmed : trimmed + "Z"
-        if let date = try? Date(candidate, strategy: .iso8601) { return date }
-        return try? Date(candidate, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))
     }
 }
