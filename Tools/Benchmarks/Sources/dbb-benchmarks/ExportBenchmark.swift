@@ -11,20 +11,13 @@ enum ExportBenchmark {
     static let rowCount = 1_000_000
 
     static func run() {
-        do {
-            try measure()
-        } catch {
-            print("export benchmark failed: \(error)")
-            exit(1)
-        }
+        runWorkload("export") { try withTemporaryFolder("dbb-export-bench", measure) }
     }
 
-    private static func measure() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dbb-export-bench-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+    /// Timed by the wall clock, as the sqlite3 and gzip side runs in other processes.
+    private static func measure(in folder: URL) throws {
         let source = folder.appendingPathComponent("source.sqlite")
-        let generated = try timed { try generate(at: source) }
+        let generated = try wallTime { try generate(at: source) }
         let sourceSize = fileSize(source)
         print("export: generated \(rowCount) rows (\(megabytes(sourceSize)) MiB) in \(seconds(generated))")
 
@@ -35,10 +28,10 @@ enum ExportBenchmark {
         let timeTool = "/usr/bin/time"
 
         resetPeakMemory()
-        let dumpTime = try timed { try DBBExport.dump(databaseAt: source, to: dump) }
+        let dumpTime = try wallTime { try DBBExport.dump(databaseAt: source, to: dump) }
         let dumpPeak = peakMemory()
 
-        let cliDumpTime = try timed {
+        let cliDumpTime = try wallTime {
             try shell(
                 "\(timeTool) -f %M -o '\(folder.path)/m1' sqlite3 '\(source.path)' .dump "
                     + "| \(timeTool) -f %M -o '\(folder.path)/m2' gzip -6 > '\(cliDump.path)'")
@@ -46,10 +39,10 @@ enum ExportBenchmark {
         let cliDumpPeak = max(readKilobytes(folder, "m1"), readKilobytes(folder, "m2"))
 
         resetPeakMemory()
-        let restoreTime = try timed { try DBBExport.restore(dumpAt: dump, to: restored) }
+        let restoreTime = try wallTime { try DBBExport.restore(dumpAt: dump, to: restored) }
         let restorePeak = peakMemory()
 
-        let cliRestoreTime = try timed {
+        let cliRestoreTime = try wallTime {
             try shell(
                 "\(timeTool) -f %M -o '\(folder.path)/m3' gzip -dc '\(cliDump.path)' "
                     + "| \(timeTool) -f %M -o '\(folder.path)/m4' sqlite3 '\(cliRestored.path)'")
@@ -130,12 +123,6 @@ enum ExportBenchmark {
             z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
             return z ^ (z >> 31)
         }
-    }
-
-    private static func timed(_ body: () throws -> Void) throws -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        try body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
     private static func shell(_ command: String) throws {

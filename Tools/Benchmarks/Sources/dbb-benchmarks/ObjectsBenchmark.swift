@@ -11,17 +11,10 @@ enum ObjectsBenchmark {
     static let repetitions = 5
 
     static func run() {
-        do {
-            try runAll()
-        } catch {
-            print("objects benchmark failed: \(error)")
-        }
+        runWorkload("objects") { try withTemporaryFolder("dbb-bench", runAll) }
     }
 
-    private static func runAll() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dbb-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+    private static func runAll(in folder: URL) throws {
         print(
             "objects: \(itemCount) objects of six scalar properties; \(projectCount) projects × (5 tags, 3 meetings, 1 lead)"
         )
@@ -38,15 +31,11 @@ enum ObjectsBenchmark {
         let projects = makeProjects(graphManager)
         let graphSave = try time { try BenchProject.save(projects, manager: graphManager) }
         let graphReader = try RawDatabase(graphURL)
-        var apiGraph = Double.infinity
-        var rawGraph = Double.infinity
         var apiProjects: [BenchProject] = []
         var rawProjects: [BenchProject] = []
-        for _ in 0..<repetitions {
-            apiGraph = min(apiGraph, try time { apiProjects = BenchProject.allInstances(manager: graphManager) })
-            rawGraph = min(
-                rawGraph, try time { rawProjects = try rawFetchProjects(graphReader, manager: graphManager) })
-        }
+        let (apiGraph, rawGraph) = try bestOf(
+            repetitions, { apiProjects = BenchProject.allInstances(manager: graphManager) },
+            { rawProjects = try rawFetchProjects(graphReader, manager: graphManager) })
         try check(apiProjects, rawProjects)
         report("fetch 10,000-project graph", raw: rawGraph, api: apiGraph, target: 3)
         print(String(format: "(graph save through the API, not compared: %.3f s)", graphSave))
@@ -76,14 +65,11 @@ enum ObjectsBenchmark {
         let manager = try DBBManager(databaseURL: lastFile)
         try manager.addTableClasses([type])
         let reader = try RawDatabase(lastFile)
-        var apiFetch = Double.infinity
-        var rawFetch = Double.infinity
         var apiItems: [DBBTableObject] = []
         var rawItems: [BenchItem] = []
-        for _ in 0..<repetitions {
-            apiFetch = min(apiFetch, try time { apiItems = try type.fetchAll(manager: manager) })
-            rawFetch = min(rawFetch, try time { rawItems = try rawFetchItems(reader, type: type, manager: manager) })
-        }
+        let (apiFetch, rawFetch) = try bestOf(
+            repetitions, { apiItems = try type.fetchAll(manager: manager) },
+            { rawItems = try rawFetchItems(reader, type: type, manager: manager) })
         precondition(apiItems.count == itemCount && rawItems.count == itemCount, "fetched too few objects")
         for (api, raw) in zip(apiItems, rawItems) {
             guard let api = api as? BenchItem else { preconditionFailure("wrong class") }
@@ -180,12 +166,11 @@ enum ObjectsBenchmark {
     private static func rawFetchItems(_ raw: RawDatabase, type: BenchItem.Type, manager: DBBManager) throws
         -> [BenchItem]
     {
-        let select = try raw.prepare(
-            "SELECT id, createdTime, modifiedTime, code, dueDate, isActive, name, price, quantity FROM \(type.tableName) "
-                + "ORDER BY id")
-        defer { sqlite3_finalize(select) }
         var items: [BenchItem] = []
-        while sqlite3_step(select) == SQLITE_ROW {
+        try raw.forEachRow(
+            "SELECT id, createdTime, modifiedTime, code, dueDate, isActive, name, price, quantity FROM \(type.tableName) "
+                + "ORDER BY id"
+        ) { select in
             let item = type.init(dbManager: manager)
             item.idNum = sqlite3_column_int64(select, 0)
             item.createdTime = Date(timeIntervalSinceReferenceDate: sqlite3_column_double(select, 1))

@@ -11,21 +11,16 @@ enum QueryBenchmark {
     static let palette = ["red", "green", "blue", "amber"]
 
     static func run() {
-        do {
-            try runAll()
-        } catch {
-            print("query benchmark failed: \(error)")
+        runWorkload("query") {
+            try withTemporaryFolder("dbb-query") { folder in
+                print(
+                    "query: \(itemCount) objects; \"score >= 500\" AND \"tags = 'red'\" (a join property), sorted by name"
+                )
+                print("workload                             raw (s)    DBBObjects (s)   ratio   target")
+                try measure(QueryItem.self, label: "key paths", folder: folder)
+                try measure(FastQueryItem.self, label: "get/set closures", folder: folder)
+            }
         }
-    }
-
-    private static func runAll() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dbb-query-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        print("query: \(itemCount) objects; \"score >= 500\" AND \"tags = 'red'\" (a join property), sorted by name")
-        print("workload                             raw (s)    DBBObjects (s)   ratio   target")
-        try measure(QueryItem.self, label: "key paths", folder: folder)
-        try measure(FastQueryItem.self, label: "get/set closures", folder: folder)
     }
 
     private static func measure(_ type: QueryItem.Type, label: String, folder: URL) throws {
@@ -45,14 +40,11 @@ enum QueryBenchmark {
         var options = DBBQueryOptions.options(withConditions: ["score >= 500", "tags = 'red'"], sortColumns: ["name"])
         options.distinct = false
         let reader = try RawDatabase(url)
-        var apiTime = Double.infinity
-        var rawTime = Double.infinity
         var apiResult: [QueryItem] = []
         var rawResult: [QueryItem] = []
-        for _ in 0..<repetitions {
-            apiTime = min(apiTime, try time { apiResult = try type.fetch(options: options, manager: manager) })
-            rawTime = min(rawTime, try time { rawResult = try rawQuery(reader, type: type, manager: manager) })
-        }
+        let (apiTime, rawTime) = try bestOf(
+            repetitions, { apiResult = try type.fetch(options: options, manager: manager) },
+            { rawResult = try rawQuery(reader, type: type, manager: manager) })
         guard apiResult.map(\.idNum) == rawResult.map(\.idNum), apiResult.map(\.tags) == rawResult.map(\.tags),
             apiResult.map(\.name) == rawResult.map(\.name), !apiResult.isEmpty
         else {
@@ -81,13 +73,11 @@ enum QueryBenchmark {
             byID[item.idNum] = item
         }
         let ids = "[" + items.map { String($0.idNum) }.joined(separator: ",") + "]"
-        let statement = try raw.prepare(
+        try raw.forEachRow(
             "SELECT \(table)_ID, tags FROM \(table)_tags WHERE \(table)_ID IN (SELECT value FROM json_each(?)) "
-                + "ORDER BY \(table)_ID, id")
-        defer { sqlite3_finalize(statement) }
-        sqlite3_bind_text(statement, 1, ids, -1, sqliteTransient)
-        while sqlite3_step(statement) == SQLITE_ROW {
-            byID[sqlite3_column_int64(statement, 0)]?.tags.append(text(statement, 1))
+                + "ORDER BY \(table)_ID, id", binding: [ids]
+        ) { row in
+            byID[sqlite3_column_int64(row, 0)]?.tags.append(text(row, 1))
         }
         return items
     }

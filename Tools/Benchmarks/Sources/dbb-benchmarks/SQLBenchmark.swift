@@ -39,20 +39,11 @@ enum SQLBenchmark {
     }
 
     static func run() {
-        do {
-            try runMeasurements()
-        } catch {
-            print("sql benchmark failed: \(error)")
-            exit(1)
-        }
+        runWorkload("sql") { try withTemporaryFolder("dbb-benchmarks", runMeasurements) }
     }
 
-    private static func runMeasurements() throws {
+    private static func runMeasurements(in directory: URL) throws {
         let items = makeItems()
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("dbb-benchmarks-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
 
         print(
             "sql: \(rowCount) rows × 6 columns (INTEGER, TEXT, REAL, INTEGER, BLOB, TEXT/NULL), best of \(repetitions)")
@@ -60,18 +51,18 @@ enum SQLBenchmark {
 
         // Every repetition times both sides back to back, so the ratio of one repetition compares runs made
         // under the same machine load; the median of those ratios is printed next to the ratio of the bests.
-        var times = [String: [Duration]]()
+        var times = [String: [Double]]()
         for repetition in 0..<repetitions {
             // Alternate the order so neither side always runs on a warmer cache.
             let order = repetition.isMultiple(of: 2) ? [true, false] : [false, true]
             for raw in order {
-                let path = directory.appendingPathComponent("bench-\(raw ? "raw" : "dbb")-\(repetition).sqlite").path
+                let url = directory.appendingPathComponent("bench-\(raw ? "raw" : "dbb")-\(repetition).sqlite")
                 if raw {
-                    let result = try RawSQLite.run(path: path, items: items)
+                    let result = try RawSQLite.run(url: url, items: items)
                     times["insert raw", default: []].append(result.insert)
                     times["read raw", default: []].append(result.read)
                 } else {
-                    let result = try runDBBSQL(path: path, items: items)
+                    let result = try runDBBSQL(url: url, items: items)
                     times["insert dbb", default: []].append(result.insert)
                     times["read dbb", default: []].append(result.read)
                     times["decode dbb", default: []].append(result.decode)
@@ -95,22 +86,17 @@ enum SQLBenchmark {
         line("Decodable read", raw: "read raw", dbb: "decode dbb")
     }
 
-    private static func format(_ duration: Duration) -> String {
-        String(
-            format: "%7.1f ms",
-            Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1e3)
+    private static func format(_ seconds: Double) -> String {
+        String(format: "%7.1f ms", seconds * 1e3)
     }
 
-    private static func runDBBSQL(path: String, items: [Item]) throws -> (
-        insert: Duration, read: Duration, decode: Duration
-    ) {
-        let db = try DBBDatabase(path: path)
+    private static func runDBBSQL(url: URL, items: [Item]) throws -> (insert: Double, read: Double, decode: Double) {
+        let db = try DBBDatabase(path: url.path)
         try db.setJournalMode(.wal)
         try db.setSynchronous(.normal)
         try db.execute(createSQL)
-        let clock = ContinuousClock()
 
-        let insert = try clock.measure {
+        let insert = try wallTime {
             try db.inTransaction { db in
                 let statement = try db.prepare(insertSQL)
                 for item in items {
@@ -120,7 +106,7 @@ enum SQLBenchmark {
         }
 
         var read: [Item] = []
-        let readTime = try clock.measure {
+        let readTime = try wallTime {
             read.reserveCapacity(rowCount)
             let cursor = try db.fetchCursor(selectSQL)
             while let row = try cursor.next() {
@@ -133,7 +119,7 @@ enum SQLBenchmark {
         precondition(read == items, "DBBSQL read back different rows")
 
         var decoded: [Item] = []
-        let decodeTime = try clock.measure { decoded = try db.fetchAll(Item.self, selectSQL) }
+        let decodeTime = try wallTime { decoded = try db.fetchAll(Item.self, selectSQL) }
         precondition(decoded == items, "DBBSQL decoded different rows")
         try db.close()
         return (insert, readTime, decodeTime)
@@ -142,92 +128,55 @@ enum SQLBenchmark {
 
 /// The same work written by hand against the sqlite3 C API: the physical limit.
 enum RawSQLite {
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    static func run(url: URL, items: [SQLBenchmark.Item]) throws -> (insert: Double, read: Double) {
+        let db = try RawDatabase(url)
+        try db.execute(SQLBenchmark.createSQL)
 
-    static func run(path: String, items: [SQLBenchmark.Item]) throws -> (insert: Duration, read: Duration) {
-        var db: OpaquePointer?
-        guard
-            sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
-                == SQLITE_OK
-        else { throw RawError(message: "open failed") }
-        defer { sqlite3_close(db) }
-        try exec(db, "PRAGMA journal_mode = WAL")
-        try exec(db, "PRAGMA synchronous = NORMAL")
-        try exec(db, SQLBenchmark.createSQL)
-        let clock = ContinuousClock()
-
-        let insert = try clock.measure {
-            try exec(db, "BEGIN")
-            var statement: OpaquePointer?
-            guard sqlite3_prepare_v2(db, SQLBenchmark.insertSQL, -1, &statement, nil) == SQLITE_OK else {
-                throw RawError(message: "prepare failed")
-            }
+        let insert = try wallTime {
+            try db.execute("BEGIN")
+            let statement = try db.prepare(SQLBenchmark.insertSQL)
             defer { sqlite3_finalize(statement) }
             for item in items {
                 sqlite3_bind_int64(statement, 1, item.id)
                 var name = item.name
                 name.withUTF8 { buffer in
                     buffer.withMemoryRebound(to: CChar.self) {
-                        _ = sqlite3_bind_text(statement, 2, $0.baseAddress, Int32($0.count), transient)
+                        _ = sqlite3_bind_text(statement, 2, $0.baseAddress, Int32($0.count), sqliteTransient)
                     }
                 }
                 sqlite3_bind_double(statement, 3, item.score)
                 sqlite3_bind_int64(statement, 4, Int64(item.quantity))
                 item.payload.withUnsafeBytes { buffer in
-                    _ = sqlite3_bind_blob(statement, 5, buffer.baseAddress, Int32(buffer.count), transient)
+                    _ = sqlite3_bind_blob(statement, 5, buffer.baseAddress, Int32(buffer.count), sqliteTransient)
                 }
                 if var note = item.note {
                     note.withUTF8 { buffer in
                         buffer.withMemoryRebound(to: CChar.self) {
-                            _ = sqlite3_bind_text(statement, 6, $0.baseAddress, Int32($0.count), transient)
+                            _ = sqlite3_bind_text(statement, 6, $0.baseAddress, Int32($0.count), sqliteTransient)
                         }
                     }
                 } else {
                     sqlite3_bind_null(statement, 6)
                 }
-                guard sqlite3_step(statement) == SQLITE_DONE else { throw RawError(message: "insert failed") }
+                guard sqlite3_step(statement) == SQLITE_DONE else { throw db.error() }
                 sqlite3_reset(statement)
             }
-            try exec(db, "COMMIT")
+            try db.execute("COMMIT")
         }
 
         var read: [SQLBenchmark.Item] = []
-        let readTime = try clock.measure {
+        let readTime = try wallTime {
             read.reserveCapacity(SQLBenchmark.rowCount)
-            var statement: OpaquePointer?
-            guard sqlite3_prepare_v2(db, SQLBenchmark.selectSQL, -1, &statement, nil) == SQLITE_OK else {
-                throw RawError(message: "prepare failed")
-            }
-            defer { sqlite3_finalize(statement) }
-            while sqlite3_step(statement) == SQLITE_ROW {
-                let name = String(
-                    decoding: UnsafeBufferPointer(
-                        start: sqlite3_column_text(statement, 1), count: Int(sqlite3_column_bytes(statement, 1))),
-                    as: UTF8.self)
-                let blob = sqlite3_column_blob(statement, 4)
-                let payload = Data(bytes: blob!, count: Int(sqlite3_column_bytes(statement, 4)))
-                var note: String?
-                if sqlite3_column_type(statement, 5) != SQLITE_NULL {
-                    note = String(
-                        decoding: UnsafeBufferPointer(
-                            start: sqlite3_column_text(statement, 5), count: Int(sqlite3_column_bytes(statement, 5))),
-                        as: UTF8.self)
-                }
+            try db.forEachRow(SQLBenchmark.selectSQL) { row in
+                let payload = Data(bytes: sqlite3_column_blob(row, 4)!, count: Int(sqlite3_column_bytes(row, 4)))
+                let note = sqlite3_column_type(row, 5) == SQLITE_NULL ? nil : text(row, 5)
                 read.append(
                     SQLBenchmark.Item(
-                        id: sqlite3_column_int64(statement, 0), name: name, score: sqlite3_column_double(statement, 2),
-                        quantity: Int(sqlite3_column_int64(statement, 3)), payload: payload, note: note))
+                        id: sqlite3_column_int64(row, 0), name: text(row, 1), score: sqlite3_column_double(row, 2),
+                        quantity: Int(sqlite3_column_int64(row, 3)), payload: payload, note: note))
             }
         }
         precondition(read == items, "raw sqlite3 read back different rows")
         return (insert, readTime)
-    }
-
-    struct RawError: Error { var message: String }
-
-    private static func exec(_ db: OpaquePointer?, _ sql: String) throws {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-            throw RawError(message: "\(sql): \(String(cString: sqlite3_errmsg(db)))")
-        }
     }
 }

@@ -1,8 +1,28 @@
 import CSQLite
 import Foundation
 
-// What every workload shares: timing, the report line, and a bare sqlite3 connection for the hand-written
-// side of each comparison.
+// What every workload shares: running and failing, a temporary folder, timing, the report line, and a bare
+// sqlite3 connection for the hand-written side of each comparison.
+
+/// Runs the workload `name`. A failure prints "<name> benchmark failed: …" and ends the process with status 1,
+/// so that a run of all workloads stops there instead of going on as if it had passed.
+func runWorkload(_ name: String, _ body: () throws -> Void) {
+    do {
+        try body()
+    } catch {
+        print("\(name) benchmark failed: \(error)")
+        exit(1)
+    }
+}
+
+/// Runs `body` with a new folder in the temporary directory (`<prefix>-<UUID>`), removed afterwards.
+func withTemporaryFolder<Result>(_ prefix: String, _ body: (URL) throws -> Result) throws -> Result {
+    let folder = FileManager.default.temporaryDirectory
+        .appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    return try body(folder)
+}
 
 /// The CPU time the process spends in `body`, in seconds. CPU time rather than wall time, so that other
 /// processes on a busy machine do not distort the ratios; SQLite's file writes are made in the process too.
@@ -10,6 +30,23 @@ func time(_ body: () throws -> Void) throws -> Double {
     let start = cpuTime()
     try body()
     return cpuTime() - start
+}
+
+/// The best (least) CPU times of `first` and `second` over `repetitions` runs, the two run alternately so
+/// that both see the same machine load.
+func bestOf(_ repetitions: Int, _ first: () throws -> Void, _ second: () throws -> Void) throws -> (Double, Double) {
+    var best = (Double.infinity, Double.infinity)
+    for _ in 0..<repetitions {
+        best.0 = min(best.0, try time(first))
+        best.1 = min(best.1, try time(second))
+    }
+    return best
+}
+
+/// The wall-clock time `body` takes, in seconds: for workloads that measure I/O or other processes too.
+func wallTime(_ body: () throws -> Void) throws -> Double {
+    let elapsed = try ContinuousClock().measure(body)
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 }
 
 func cpuTime() -> Double {
@@ -36,14 +73,16 @@ func text(_ statement: OpaquePointer, _ column: Int32) -> String {
 /// SQLITE_TRANSIENT: SQLite copies the bound bytes.
 let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-/// A bare sqlite3 connection with the manager's settings (WAL, synchronous NORMAL).
+/// A bare sqlite3 connection with the manager's settings (WAL, synchronous NORMAL), opened without SQLite's
+/// connection mutex, as one thread uses it.
 final class RawDatabase {
     let handle: OpaquePointer
 
     init(_ url: URL) throws {
         var handle: OpaquePointer?
-        guard sqlite3_open_v2(url.path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK,
-            let handle
+        guard
+            sqlite3_open_v2(url.path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+                == SQLITE_OK, let handle
         else {
             throw RawError(message: "cannot open \(url.path)")
         }
@@ -66,9 +105,13 @@ final class RawDatabase {
         return statement
     }
 
-    func forEachRow(_ sql: String, _ body: (OpaquePointer) -> Void) throws {
+    /// Runs `sql`, its parameters bound to `texts` in order, and calls `body` with the statement at each row.
+    func forEachRow(_ sql: String, binding texts: [String] = [], _ body: (OpaquePointer) -> Void) throws {
         let statement = try prepare(sql)
         defer { sqlite3_finalize(statement) }
+        for (position, text) in texts.enumerated() {
+            sqlite3_bind_text(statement, Int32(position + 1), text, -1, sqliteTransient)
+        }
         while true {
             let result = sqlite3_step(statement)
             if result == SQLITE_DONE { return }

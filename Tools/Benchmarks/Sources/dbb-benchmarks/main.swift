@@ -2,14 +2,19 @@
 // Run in release: swift run -c release --package-path Tools/Benchmarks dbb-benchmarks [workload …]
 import Foundation
 
-let known = ["sql", "objects", "query", "export"]
+/// The workloads by name, in the order a run of all of them takes.
+let workloads: KeyValuePairs<String, () -> Void> = [
+    "sql": SQLBenchmark.run, "objects": ObjectsBenchmark.run, "query": QueryBenchmark.run,
+    "export": ExportBenchmark.run,
+]
+let names = workloads.map(\.key)
 let requested = Array(CommandLine.arguments.dropFirst())
 
 if requested.isEmpty {
     // Each workload in a process of its own, so memory one leaves behind does not count in the next one's
     // peak (the export workload reports its peak memory).
     let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    for workload in known {
+    for workload in names {
         let process = Process()
         process.executableURL = executable
         process.arguments = [workload]
@@ -21,14 +26,12 @@ if requested.isEmpty {
 }
 
 for workload in requested {
-    switch workload {
-    case "sql": SQLBenchmark.run()
-    case "objects": ObjectsBenchmark.run()
-    case "query": QueryBenchmark.run()
-    case "export": ExportBenchmark.run()
-    case "-h", "--help": print("usage: dbb-benchmarks [workload …]   workloads: \(known.joined(separator: ", "))")
-    default:
-        print("unknown workload '\(workload)'; known workloads: \(known.joined(separator: ", "))")
+    if let run = workloads.first(where: { $0.key == workload })?.value {
+        run()
+    } else if workload == "-h" || workload == "--help" {
+        print("usage: dbb-benchmarks [workload …]   workloads: \(names.joined(separator: ", "))")
+    } else {
+        print("unknown workload '\(workload)'; known workloads: \(names.joined(separator: ", "))")
         exit(2)
     }
 }
