@@ -53,7 +53,8 @@ let package = Package(
         // The tools.
         .executableTarget(name: "dbb-demo", dependencies: ["DBBBuilder", argumentParser], path: "Tools/dbb-demo"),
         .executableTarget(name: "dbb-backup", dependencies: ["DBBExport", argumentParser], path: "Tools/dbb-backup"),
-        .executableTarget(name: "dbb-codegen", dependencies: ["DBBSQL", argumentParser], path: "Tools/dbb-codegen"),
+        .executableTarget(
+            name: "dbb-codegen", dependencies: ["DBBSQL", "DBBSchema", argumentParser], path: "Tools/dbb-codegen"),
 
         // Tests: each module's own, importing only that module and the ones below it, and the shared support
         // (DBBTestSupport, Foundation only: temporary folders, shared data, tool processes, doc checks).

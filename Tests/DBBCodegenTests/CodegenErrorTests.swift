@@ -39,6 +39,10 @@ import Testing
         (["Site", "a:Int", "a:String"], "property 'a' is listed twice"),
         (["site-x", "a:Int"], "'site-x' is not a valid class name"),
         (["class", "a:Int"], "'class' is not a valid class name"),
+        (
+            ["DBBTableObject", "a:Int"],
+            "'DBBTableObject' is not a valid class name: every generated class is a subclass of DBBTableObject"
+        ),
         (["Site", "a:Int", "--column", "nope=x"], "--column names 'nope', which is not a property of Site"),
         (["Site", "a:Int", "--column", "a"], "--column 'a' is not of the form property=column"),
         (["Site", "a:Int", "--index", "b"], "--index names 'b', which is not a property of Site"),
@@ -113,6 +117,11 @@ import Testing
         (
             ["--database", "x.sqlite", "--table", "a", "--class-name", "my-class"],
             "--class-name 'my-class' is not a valid class name"
+        ),
+        (
+            ["--database", "x.sqlite", "--table", "a", "--class-name", "DBBTableObject"],
+            "--class-name 'DBBTableObject' is not a valid class name: every generated class is a subclass of "
+                + "DBBTableObject"
         ),
         (
             ["--database", "x.sqlite", "--all-tables", "--index", "a"],

@@ -50,14 +50,20 @@ enum ClassRenderer {
 
     /// A comment's text broken at spaces into lines of at most `width` characters.
     static func wrapped(_ text: String, width: Int) -> [String] {
+        filledLines(text.split(separator: " ").map(String.init), width: width)
+    }
+
+    /// `pieces` joined by spaces on as few lines as fit in `width` characters, each line filled greedily; a
+    /// piece longer than `width` stands on a line of its own.
+    static func filledLines(_ pieces: [String], width: Int) -> [String] {
         var lines: [String] = []
         var current = ""
-        for word in text.split(separator: " ") {
-            if !current.isEmpty && current.count + 1 + word.count > width {
+        for piece in pieces {
+            if !current.isEmpty && current.count + 1 + piece.count > width {
                 lines.append(current)
                 current = ""
             }
-            current += (current.isEmpty ? "" : " ") + word
+            current += (current.isEmpty ? "" : " ") + piece
         }
         if !current.isEmpty { lines.append(current) }
         return lines
@@ -161,17 +167,7 @@ enum ClassRenderer {
     /// Arguments run together on as few lines as fit, as swift-format breaks a long argument list.
     static func filled(_ arguments: [String], indent: Int, suffix: String) -> [String] {
         let prefix = String(repeating: " ", count: indent)
-        var lines: [String] = []
-        var current = ""
-        for (position, argument) in arguments.enumerated() {
-            let piece = argument + (position == arguments.count - 1 ? suffix : ",")
-            if !current.isEmpty && prefix.count + current.count + 1 + piece.count > lineLength {
-                lines.append(prefix + current)
-                current = ""
-            }
-            current += (current.isEmpty ? "" : " ") + piece
-        }
-        lines.append(prefix + current)
-        return lines
+        let pieces = arguments.enumerated().map { $1 + ($0 == arguments.count - 1 ? suffix : ",") }
+        return filledLines(pieces, width: lineLength - indent).map { prefix + $0 }
     }
 }

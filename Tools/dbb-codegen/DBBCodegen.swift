@@ -78,8 +78,8 @@ struct DBBCodegen: ParsableCommand {
             guard className == nil || tables.count == 1 else {
                 throw ValidationError("--class-name needs exactly one --table")
             }
-            if let className, !Naming.isIdentifier(className) || Naming.keywords.contains(className) {
-                throw ValidationError("--class-name '\(className)' is not a valid class name")
+            if let className, !Naming.isClassName(className) {
+                throw ValidationError("--class-name " + Naming.invalidClassNameMessage(className))
             }
         } else {
             guard tables.isEmpty, !allTables, className == nil else {

@@ -1,4 +1,5 @@
 import DBBSQL
+import DBBSchema
 import Foundation
 
 /// Builds classes that map onto the existing tables of an SQLite database, read through DBBSQL.
@@ -76,13 +77,9 @@ struct DatabaseSource {
                 continue
             }
             var base = className ?? Naming.upperCamelCase(name)
-            if Naming.keywords.contains(base) || base == "DBBTableObject" { base += "Table" }
-            var candidate = base
-            var counter = 2
-            while !usedClassNames.insert(candidate).inserted {
-                candidate = base + String(counter)
-                counter += 1
-            }
+            if !Naming.isClassName(base) { base += "Table" }
+            let candidate = Naming.unique(base, suffix: { String($0) }, isUsed: usedClassNames.contains)
+            usedClassNames.insert(candidate)
             tables.append(Table(name: name, className: candidate, columns: columns, idColumn: idColumn))
         }
         guard !tables.isEmpty else { throw CodegenError("\(path) has no table that can be mapped") }
@@ -189,12 +186,8 @@ struct DatabaseSource {
                     property.initialValue = Self.initialValue(column.defaultValueSQL, for: scalar)
                 }
             }
-            var name = property.name
-            var counter = 2
-            while usedNames.contains(name) {
-                name = property.name + (counter == 2 ? "Value" : "Value\(counter)")
-                counter += 1
-            }
+            let name = Naming.unique(
+                property.name, suffix: { $0 == 2 ? "Value" : "Value\($0)" }, isUsed: usedNames.contains)
             usedNames.insert(name)
             property.name = name
             if column.name != name { property.columnName = column.name }
@@ -240,28 +233,28 @@ struct DatabaseSource {
         return nil
     }
 
-    /// The Swift type of a column from its declared type, following SQLite's affinity rules, and a note
-    /// for the property; `nil` for a column that holds binary data.
+    /// The Swift type of a column from its declared type, following SQLite's affinity rules
+    /// (`DBBAffinity`), and a note for the property; `nil` for a column that holds binary data.
     ///
     /// - INTEGER affinity (`INT` in the name) → `Int`; TEXT affinity (`CHAR`, `CLOB`, `TEXT`) → `String`;
     ///   REAL affinity (`REAL`, `FLOA`, `DOUB`) → `Double`.
     /// - NUMERIC affinity: `BOOL` in the name → `Bool`; `DATE` or `TIME` in the name → `String`, since such
     ///   columns of existing databases hold text (`2021-01-01 00:00:00`) that a `Date` would rewrite as a
-    ///   number; anything else (`NUMERIC(10,2)`, `DECIMAL`) → `Double`.
+    ///   number (`DBBAffinity.namesDateOrTime(_:)`); anything else (`NUMERIC(10,2)`, `DECIMAL`) → `Double`.
     /// - `BLOB` → skipped. No declared type → decided by the stored values (integers → `Int`, numbers →
     ///   `Double`, text → `String`); skipped when they include BLOBs or there are none.
     /// - Nullable columns become optionals.
     private func swiftType(of column: DBBColumnInfo, stored: [String: Set<String>]) -> (PropertyType, String?)? {
-        let declared = column.declaredType.uppercased()
+        let declared = column.declaredType
         var note: String?
         let scalar: PropertyType.Scalar
-        if declared.contains("INT") {
+        switch DBBAffinity(declaredType: declared) {
+        case .integer:
             scalar = .int
-        } else if declared.contains("CHAR") || declared.contains("CLOB") || declared.contains("TEXT") {
+        case .text:
             scalar = .string
-        } else if declared.contains("BLOB") {
-            return nil
-        } else if declared.isEmpty {
+        case .blob:
+            guard declared.isEmpty else { return nil }
             let classes = stored[column.name] ?? []
             if classes.isEmpty || classes.contains("blob") {
                 return nil
@@ -273,15 +266,17 @@ struct DatabaseSource {
                 scalar = .string
             }
             note = "Column \(column.name) has no declared type; the type follows its stored values."
-        } else if declared.contains("REAL") || declared.contains("FLOA") || declared.contains("DOUB") {
+        case .real:
             scalar = .double
-        } else if declared.contains("BOOL") {
-            scalar = .bool
-        } else if declared.contains("DATE") || declared.contains("TIME") {
-            scalar = .string
-            note = "Column \(column.name) is \(column.declaredType): kept as text so saves keep its format."
-        } else {
-            scalar = .double
+        case .numeric:
+            if declared.uppercased().contains("BOOL") {
+                scalar = .bool
+            } else if DBBAffinity.namesDateOrTime(declared) {
+                scalar = .string
+                note = "Column \(column.name) is \(declared): kept as text so saves keep its format."
+            } else {
+                scalar = .double
+            }
         }
         return (PropertyType(base: .scalar(scalar), isOptional: !column.isNotNull), note)
     }

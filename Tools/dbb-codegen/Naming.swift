@@ -24,6 +24,32 @@ enum Naming {
         return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
     }
 
+    /// The class every generated class subclasses, so no generated class can take its name.
+    static let baseClassName = "DBBTableObject"
+
+    /// Whether `name` can name a generated class: an identifier that is neither a keyword nor
+    /// ``baseClassName``.
+    static func isClassName(_ name: String) -> Bool {
+        isIdentifier(name) && !keywords.contains(name) && name != baseClassName
+    }
+
+    /// The message for a name that ``isClassName(_:)`` refuses, with the reason when it is the base class.
+    static func invalidClassNameMessage(_ name: String) -> String {
+        "'\(name)' is not a valid class name"
+            + (name == baseClassName ? ": every generated class is a subclass of \(baseClassName)" : "")
+    }
+
+    /// `base` if it is not used, else the first unused of `base + suffix(2)`, `base + suffix(3)`, ….
+    static func unique(_ base: String, suffix: (Int) -> String, isUsed: (String) -> Bool) -> String {
+        var candidate = base
+        var counter = 2
+        while isUsed(candidate) {
+            candidate = base + suffix(counter)
+            counter += 1
+        }
+        return candidate
+    }
+
     /// The name as written in Swift source: in backticks when it is a keyword.
     static func escaped(_ name: String) -> String {
         keywords.contains(name) ? "`\(name)`" : name

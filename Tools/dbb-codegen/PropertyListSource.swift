@@ -33,9 +33,7 @@ struct PropertyListSource {
     /// - Throws: ``CodegenError`` for a bad class or property name, an unsupported type, a duplicate
     ///   property, or a `--column`/`--index` that names no property.
     func generate() throws -> (GeneratedClass, notes: [String]) {
-        guard Naming.isIdentifier(className), !Naming.keywords.contains(className) else {
-            throw CodegenError("'\(className)' is not a valid class name")
-        }
+        guard Naming.isClassName(className) else { throw CodegenError(Naming.invalidClassNameMessage(className)) }
         if let defaultType { _ = try PropertyType(parsing: defaultType, for: "--default-type") }
         var generated = GeneratedClass(className: className)
         var notes: [String] = []

@@ -57,8 +57,8 @@ struct PropertyType: Equatable {
 
     /// Every spelling the parser accepts, for error messages.
     static let supportedSummary =
-        "Bool, Int, Int8, Int16, Int32, Int64, UInt, UInt8, UInt16, UInt32, UInt64, Float, Double, String, Date, "
-        + "Data, a DBBTableObject subclass, an array of any of these but Data ([String], [Person]), and an "
+        Scalar.allCases.map(\.rawValue).joined(separator: ", ")
+        + ", a DBBTableObject subclass, an array of any of these but Data ([String], [Person]), and an "
         + "optional of any of them (Date?, [Int]?, Person?)"
 
     /// Parses a type as written in Swift (`Int`, `Date?`, `[String]`, `[Meeting]?`, `Person?`).

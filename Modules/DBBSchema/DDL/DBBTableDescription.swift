@@ -251,10 +251,7 @@ public struct DBBTableDescription: Sendable {
     static func conflicts(existing declaredType: String, stores sqlType: String) -> Bool {
         let existing = DBBAffinity(declaredType: declaredType)
         let stored = DBBAffinity(declaredType: sqlType)
-        if existing == .numeric && stored == .text {
-            let type = declaredType.uppercased()
-            if type.contains("DATE") || type.contains("TIME") { return false }
-        }
+        if existing == .numeric && stored == .text && DBBAffinity.namesDateOrTime(declaredType) { return false }
         return existing.conflicts(with: stored)
     }
 
@@ -310,6 +307,15 @@ public enum DBBAffinity: String, Sendable {
         } else {
             self = .numeric
         }
+    }
+
+    /// Whether a declared type names a date or a time (`DATE`, `DATETIME`, `TIMESTAMP`, `TIME`: NUMERIC
+    /// affinity unless the name also matches another rule). SQLite has no date type, and such columns of
+    /// existing databases usually hold text such as `2021-01-01 00:00:00`, which SQLite keeps as text: they
+    /// are best read and written as text.
+    public static func namesDateOrTime(_ declaredType: String) -> Bool {
+        let type = declaredType.uppercased()
+        return type.contains("DATE") || type.contains("TIME")
     }
 
     /// Whether values of one affinity would be changed or misread in a column of the other: text against
