@@ -22,19 +22,16 @@ struct DBBDemo: AsyncParsableCommand {
     @Flag(name: .long, help: "Tour DBBSQL, the SQLite layer, on plain tables instead.")
     var sql = false
 
+    func validate() throws {
+        if let database, FileManager.default.fileExists(atPath: URL(fileURLWithPath: database).path) {
+            throw ValidationError("\(database) exists already; name a new file, so the demo overwrites nothing")
+        }
+    }
+
     mutating func run() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dbb-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let databaseURL: URL
-        if let database {
-            databaseURL = URL(fileURLWithPath: database)
-            guard !FileManager.default.fileExists(atPath: databaseURL.path) else {
-                try? FileManager.default.removeItem(at: folder)
-                throw ValidationError("\(database) exists already; name a new file, so the demo overwrites nothing")
-            }
-        } else {
-            databaseURL = folder.appendingPathComponent("demo.sqlite")
-        }
+        let databaseURL = database.map { URL(fileURLWithPath: $0) } ?? folder.appendingPathComponent("demo.sqlite")
         do {
             if sql {
                 try runSQLTour(databaseAt: databaseURL)

@@ -4,12 +4,15 @@ import Foundation
 /// Prints a section heading.
 func section(_ title: String) { print("\n== \(title)") }
 
+/// The tour's classes, in the order they are registered and counted.
+let tourClasses: [DBBTableObject.Type] = [Person.self, Company.self, Project.self, Meeting.self]
+
 /// The object tour: a small database of people, companies, projects and meetings, the typical operations
 /// on it, and a backup that is restored into a second file.
 func runObjectTour(databaseAt url: URL, backupFolder: URL) async throws {
     print("DBBBuilder on SQLite \(DBBDatabase.sqliteVersion); database: \(url.path)")
     let manager = try DBBManager(databaseURL: url)
-    try manager.addTableClasses([Person.self, Company.self, Project.self, Meeting.self])
+    try manager.addTableClasses(tourClasses)
 
     section("Registering the classes created the tables")
     let tables = try await manager.queue.inDatabase { db in try db.tableNames() }
@@ -60,8 +63,8 @@ func runObjectTour(databaseAt url: URL, backupFolder: URL) async throws {
     // One call, one transaction: the projects and every unsaved object they reach.
     try await Project.save(projects, manager: manager)
     print("  saved \(projects.count) projects; ids \(projects.map(\.idNum))")
-    for name in ["Person", "Company", "Project", "Meeting"] {
-        print("  \(name) rows: \(manager.countForTable(name))")
+    for type in tourClasses {
+        print("  \(type.tableName) rows: \(manager.countForTable(type.tableName))")
     }
 
     section("Queries with conditions and sorting")
@@ -102,7 +105,7 @@ func runObjectTour(databaseAt url: URL, backupFolder: URL) async throws {
     try await Project.delete([delta], manager: manager)
     print("  deleted Delta and its \(deltaMeetings.count) meetings")
     print("  projects now: \(Project.allInstances(manager: manager).map(\.name))")
-    print("  meetings now: \(manager.countForTable("Meeting")); Delta's join rows are gone too")
+    print("  meetings now: \(manager.countForTable(Meeting.tableName)); Delta's join rows are gone too")
 
     section("A backup through DBBExport, restored into a new file")
     let dumpURL = backupFolder.appendingPathComponent("demo.json.gz")
@@ -112,7 +115,7 @@ func runObjectTour(databaseAt url: URL, backupFolder: URL) async throws {
     print("  dumped \(dumped.tables.count) tables to \(dumpURL.lastPathComponent) (\(size) bytes)")
     try DBBExport.restore(dumpAt: dumpURL, to: restoredURL)
     let restored = try DBBManager(databaseURL: restoredURL)
-    try restored.addTableClasses([Person.self, Company.self, Project.self, Meeting.self])
+    try restored.addTableClasses(tourClasses)
     let copies = Project.allInstances(manager: restored)
     print("  restored \(copies.count) projects: \(copies.map(\.name))")
     let same = zip(copies, Project.allInstances(manager: manager)).allSatisfy {
