@@ -12,21 +12,9 @@ import Testing
     }
 
     static func blocks(in markdown: String) -> [Block] {
-        var blocks: [Block] = []
-        var current: (language: String, lines: [String])?
-        for line in markdown.components(separatedBy: "\n") {
-            if let open = current {
-                if line == "```" {
-                    blocks.append(Block(language: open.language, text: open.lines.joined(separator: "\n")))
-                    current = nil
-                } else {
-                    current?.lines.append(line)
-                }
-            } else if line.hasPrefix("```") {
-                current = (String(line.dropFirst(3)), [])
-            }
+        DocSnippets.fencedBlocks(in: markdown).map {
+            Block(language: $0.language, text: $0.lines.joined(separator: "\n"))
         }
-        return blocks
     }
 
     /// Splits a command line into words the way a shell does for plain words and single quotes.

@@ -3,22 +3,28 @@ import Foundation
 /// Checks that documentation cannot drift from compiled code: every ```swift block of a guide must stand,
 /// line for line (indentation and `import` lines aside), in a test source file that compiles and runs it.
 public enum DocSnippets {
-    /// The fenced blocks of one language (```swift, ```sql, …) of a Markdown text, their lines as written.
-    public static func blocks(_ language: String, in markdown: String) -> [[String]] {
-        var blocks: [[String]] = []
-        var current: [String]?
+    /// The fenced blocks of a Markdown text in order, with their language (`swift`, `sql`, empty for none)
+    /// and their lines as written.
+    public static func fencedBlocks(in markdown: String) -> [(language: String, lines: [String])] {
+        var blocks: [(language: String, lines: [String])] = []
+        var current: (language: String, lines: [String])?
         for line in markdown.components(separatedBy: "\n") {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if current == nil, trimmed == "```\(language)" {
-                current = []
+            if current == nil, trimmed.hasPrefix("```") {
+                current = (String(trimmed.dropFirst(3)), [])
             } else if let block = current, trimmed == "```" {
                 blocks.append(block)
                 current = nil
             } else {
-                current?.append(line)
+                current?.lines.append(line)
             }
         }
         return blocks
+    }
+
+    /// The fenced blocks of one language (```swift, ```sql, …) of a Markdown text, their lines as written.
+    public static func blocks(_ language: String, in markdown: String) -> [[String]] {
+        fencedBlocks(in: markdown).filter { $0.language == language }.map(\.lines)
     }
 
     /// The ```swift blocks of a Markdown text, their lines without indentation.
