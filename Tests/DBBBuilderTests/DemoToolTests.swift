@@ -6,10 +6,9 @@ import Testing
 /// `dbb-demo`, the README's first command, run as a process.
 @Suite struct DemoToolTests {
     @Test func theTourRunsWithNoArgumentsAndLeavesNothingBehind() throws {
-        let before = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter {
-            $0.hasPrefix("dbb-demo-")
-        }
-        let run = try ToolProcess.run("dbb-demo", [])
+        // A temporary directory of its own, so the demo tests running beside this one do not show in it.
+        let temporary = try TemporaryFolder()
+        let run = try ToolProcess.run("dbb-demo", [], environment: ["TMPDIR": temporary.url.path])
         #expect(run.exitCode == 0, "\(run.standardError)")
         let output = run.standardOutput
         #expect(output.contains("saved 4 projects; ids [1, 2, 3, 4]"))
@@ -22,10 +21,7 @@ import Testing
         #expect(output.contains("projects now: [\"Apollo\", \"Borealis\", \"Cygnus\"]"))
         #expect(output.contains("restored 3 projects"))
         #expect(output.contains("the restored objects match the originals: yes"))
-        let after = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter {
-            $0.hasPrefix("dbb-demo-")
-        }
-        #expect(Set(after) == Set(before))
+        #expect(try temporary.contents() == [])
     }
 
     @Test func aNamedDatabaseIsKeptAndReadableAndNeverOverwritten() throws {

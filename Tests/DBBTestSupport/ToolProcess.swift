@@ -43,15 +43,17 @@ public enum ToolProcess {
     ///   - arguments: its arguments.
     ///   - folder: the working directory. Optional.
     ///   - input: bytes for its standard input. Optional; otherwise it reads nothing.
+    ///   - environment: variables to set for it, on top of this process's environment.
     /// - Returns: the exit code and both output streams.
     /// - Throws: when the tool is not built or cannot be started.
-    public static func run(_ name: String, _ arguments: [String], in folder: URL? = nil, input: Data? = nil) throws
-        -> ToolRun
-    {
+    public static func run(
+        _ name: String, _ arguments: [String], in folder: URL? = nil, input: Data? = nil,
+        environment: [String: String] = [:]
+    ) throws -> ToolRun {
         guard let binary = executable(name) else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "\(name) is not built"])
         }
-        return try run(executable: binary, arguments, in: folder, input: input)
+        return try run(executable: binary, arguments, in: folder, input: input, environment: environment)
     }
 
     /// Runs any program to completion: a tool of the package, or one of the system's (`/usr/bin/sqlite3`, `gzip`).
@@ -63,15 +65,19 @@ public enum ToolProcess {
     ///   - input: bytes for its standard input. Optional; otherwise it reads nothing.
     ///   - mergingStandardError: whether standard error goes to standard output, interleaved as printed
     ///     (``ToolRun/standardError`` is then empty).
+    ///   - environment: variables to set for it, on top of this process's environment.
     /// - Returns: the exit code and both output streams.
     /// - Throws: when the program cannot be started.
     public static func run(
         executable: URL, _ arguments: [String], in folder: URL? = nil, input: Data? = nil,
-        mergingStandardError: Bool = false
+        mergingStandardError: Bool = false, environment: [String: String] = [:]
     ) throws -> ToolRun {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         if let folder { process.currentDirectoryURL = folder }
         // The streams go to files, so neither can fill a pipe and block the process.
         let streams = try TemporaryFolder()
