@@ -260,16 +260,9 @@ struct DumpPlan {
             pageSize: try db.fetchValue(Int.self, "PRAGMA main.page_size") ?? 4096,
             encoding: try db.fetchValue(String.self, "PRAGMA main.encoding") ?? "UTF-8",
             autoVacuum: try db.fetchValue(Int.self, "PRAGMA main.auto_vacuum") ?? 0,
-            created: Self.timestamp(),
+            created: DBBDateFormatting.iso8601String(from: Date()),
             isPartial: selection != nil,
             tables: tables)
-    }
-
-    static func timestamp() -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date())
     }
 }
 
