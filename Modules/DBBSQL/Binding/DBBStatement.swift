@@ -365,11 +365,7 @@ public final class DBBStatement {
     ///
     /// - Throws: ``DBBError`` for binding or execution failures.
     public func execute(_ arguments: (any DBBBindable)?...) throws {
-        try database.checkOpen(sql)
-        try checkNotInUse()
-        defer { sqlite3_reset(handle) }
-        try bind(arguments)
-        while try step() {}
+        try execute(arguments: DBBArguments(arguments))
     }
 
     /// Runs the statement to completion with positional or named arguments and resets it.

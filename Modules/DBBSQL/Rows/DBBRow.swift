@@ -126,15 +126,13 @@ public struct DBBRow {
     // MARK: Raw readers
 
     @inlinable @inline(__always) func text(at column: Int32) -> String {
-        guard let pointer = sqlite3_column_text(handle, column) else { return "" }
-        let length = Int(sqlite3_column_bytes(handle, column))
-        // Decoding with an explicit length keeps NUL characters inside the text.
-        return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF8.self)
+        textIfPresent(at: column) ?? ""
     }
 
     @inlinable @inline(__always) func textIfPresent(at column: Int32) -> String? {
         guard let pointer = sqlite3_column_text(handle, column) else { return nil }
         let length = Int(sqlite3_column_bytes(handle, column))
+        // Decoding with an explicit length keeps NUL characters inside the text.
         return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF8.self)
     }
 
