@@ -71,7 +71,6 @@ final class RestoreConsumer: DumpConsumer {
     private var insert: DBBStatement?
     private var insertColumns: [String] = []
     private var insertTable = ""
-    private var arguments: [(any DBBBindable)?] = []
 
     init(db: DBBDatabase) {
         self.db = db
@@ -162,7 +161,6 @@ final class RestoreConsumer: DumpConsumer {
             error.context = "preparing to load table \(table.name)"
             throw error
         }
-        arguments.removeAll(keepingCapacity: true)
     }
 
     /// The INSERT statement of the current table; raw text is bound as a BLOB and cast to TEXT, which
@@ -175,12 +173,10 @@ final class RestoreConsumer: DumpConsumer {
     }
 
     func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
-        arguments.removeAll(keepingCapacity: true)
-        for value in values { arguments.append(value) }
         if rawText.isEmpty {
-            try insert?.execute(arguments: DBBArguments(arguments))
+            try insert?.execute(values: values)
         } else {
-            try db.prepare(insertSQL(rawText: rawText)).execute(arguments: DBBArguments(arguments))
+            try db.prepare(insertSQL(rawText: rawText)).execute(values: values)
         }
     }
 

@@ -380,6 +380,29 @@ public final class DBBStatement {
         while try step() {}
     }
 
+    /// Runs the statement to completion with one value per parameter, in order, and resets it. The values
+    /// are bound as they are, without conversion.
+    ///
+    /// - Throws: ``DBBError`` (misuse) when the count differs from ``parameterCount``, or for binding or
+    ///   execution failures.
+    package func execute(values: some Collection<DBBValue>) throws {
+        try database.checkOpen(sql)
+        try checkNotInUse()
+        guard values.count == parameterCount else {
+            throw DBBError(
+                .misuse,
+                message: "the statement expects \(parameterCount) argument(s) but \(values.count) were given",
+                sql: sql, context: "binding arguments")
+        }
+        defer { sqlite3_reset(handle) }
+        var index: Int32 = 1
+        for value in values {
+            try bind(value, at: index)
+            index += 1
+        }
+        while try step() {}
+    }
+
     /// A lazy cursor over the rows the statement returns for these arguments.
     ///
     /// - Throws: ``DBBError`` for binding failures.
