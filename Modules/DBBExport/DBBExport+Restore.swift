@@ -69,6 +69,9 @@ final class RestoreConsumer: DumpConsumer {
     /// `CREATE VIRTUAL TABLE` made, and SQLite's own tables. They are emptied before loading.
     private var prefilled: Set<String> = []
     private var insert: DBBStatement?
+    /// Whether the database stores text in UTF-8, so that raw text can be bound as text with its bytes.
+    private var isUTF8 = true
+    /// The columns of the current table's INSERT, quoted.
     private var insertColumns: [String] = []
     private var insertTable = ""
 
@@ -115,6 +118,7 @@ final class RestoreConsumer: DumpConsumer {
             // ANALYZE of the schema table creates the statistics tables without filling them.
             try db.execute("ANALYZE main.sqlite_master")
         }
+        isUTF8 = try db.fetchValue(String.self, "PRAGMA main.encoding") == "UTF-8"
         let created = Set(
             try db.fetchValues(String.self, "SELECT lower(name) FROM main.sqlite_master WHERE type = 'table'"))
         for object in tables where !created.contains(object.name.lowercased()) {
@@ -163,8 +167,8 @@ final class RestoreConsumer: DumpConsumer {
         }
     }
 
-    /// The INSERT statement of the current table; raw text is bound as a BLOB and cast to TEXT, which
-    /// keeps its bytes.
+    /// The INSERT statement of the current table; in a UTF-16 database raw text is bound as a BLOB and
+    /// cast to TEXT.
     private func insertSQL(rawText: [Int]) -> String {
         var placeholders = Array(repeating: "?", count: insertColumns.count)
         for index in rawText { placeholders[index] = "CAST(? AS TEXT)" }
@@ -173,8 +177,9 @@ final class RestoreConsumer: DumpConsumer {
     }
 
     func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
-        if rawText.isEmpty {
-            try insert?.execute(values: values)
+        if rawText.isEmpty || isUTF8 {
+            // Raw text is bound as UTF-8 text with its bytes, which a UTF-8 database keeps.
+            try insert?.execute(values: values, textBytesAt: rawText)
         } else {
             try db.prepare(insertSQL(rawText: rawText)).execute(values: values)
         }

@@ -87,14 +87,6 @@ public enum DBBExport {
         }
     }
 
-    /// The bytes of a TEXT value as stored, by rowid.
-    private static func rawBytes(of column: String, in layout: TableLayout, db: DBBDatabase, rowID: DBBValue) throws
-        -> Data?
-    {
-        guard case .integer = rowID, let sql = layout.rawBytesSQL(column: column) else { return nil }
-        return try db.fetchValue(Data.self, sql, rowID)
-    }
-
     private static func write(
         _ plan: DumpPlan, from db: DBBDatabase, to output: GzipFileWriter, progress: ((DBBExportProgress) -> Void)?
     ) throws -> DBBDumpReport {
@@ -131,8 +123,8 @@ public enum DBBExport {
             let statement = try db.prepare(layout.selectSQL)
             let width = statement.columnCount
             // Text that is not valid UTF-8 reads back with U+FFFD in place of the bad bytes; such text is
-            // read again as bytes (in UTF-8 databases, by rowid) and written in its tagged form.
-            let rawTextCheck = plan.header.encoding == "UTF-8" ? layout.rowIDColumn : nil
+            // written in its tagged form, with its stored bytes (in rowid tables of UTF-8 databases).
+            let keepsRawText = plan.header.encoding == "UTF-8" && layout.rowIDColumn != nil
             var rows = 0
             let cursor = try statement.cursor()
             while let row = try cursor.next() {
@@ -145,10 +137,7 @@ public enum DBBExport {
                         continue
                     }
                     let mark = json.position
-                    if json.string(text), let rowIDColumn = rawTextCheck,
-                        let raw = try rawBytes(
-                            of: table.columns[column - (table.hasRowID ? 1 : 0)], in: layout, db: db,
-                            rowID: row.value(at: rowIDColumn)),
+                    if json.string(text), keepsRawText, case let raw = row.storedBytes(at: column),
                         !raw.elementsEqual(text.utf8)
                     {
                         json.truncate(to: mark)

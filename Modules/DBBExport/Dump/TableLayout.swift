@@ -70,13 +70,6 @@ struct TableLayout {
         }
     }
 
-    /// The query that reads one column's raw bytes in one row, by rowid.
-    func rawBytesSQL(column: String) -> String? {
-        guard let rowIDName else { return nil }
-        return
-            "SELECT CAST(\(DBBDatabase.quoteIdentifier(column)) AS BLOB) FROM \(qualifiedName) WHERE \(rowIDName) = ?"
-    }
-
     /// The query that reads every row: the rowid first when stored, in rowid order for rowid tables.
     var selectSQL: String {
         var names = columns.map(DBBDatabase.quoteIdentifier)

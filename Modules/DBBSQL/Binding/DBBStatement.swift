@@ -308,6 +308,20 @@ public final class DBBStatement {
         try check(code, index)
     }
 
+    /// Binds bytes as UTF-8 TEXT, as they are: SQLite takes them without checking them.
+    func bindText(bytes: Data, at index: Int32) throws {
+        let code = bytes.withUnsafeBytes { buffer in
+            // An empty buffer may have no base address; SQLite would then bind NULL, not ''.
+            guard let base = buffer.baseAddress, buffer.count > 0 else {
+                return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
+            }
+            return sqlite3_bind_text64(
+                handle, index, base.assumingMemoryBound(to: CChar.self), UInt64(buffer.count), sqliteTransient,
+                UInt8(SQLITE_UTF8))
+        }
+        try check(code, index)
+    }
+
     @inline(__always)
     func bindBlob(_ value: Data, at index: Int32) throws {
         let code = value.withUnsafeBytes { buffer in
@@ -383,9 +397,13 @@ public final class DBBStatement {
     /// Runs the statement to completion with one value per parameter, in order, and resets it. The values
     /// are bound as they are, without conversion.
     ///
+    /// - Parameters:
+    ///   - values: one value per parameter.
+    ///   - textBytesAt: the 0-based positions in `values` of BLOB values to bind as UTF-8 TEXT with these
+    ///     bytes, unchecked: in a UTF-8 database the text keeps them even when they are not valid UTF-8.
     /// - Throws: ``DBBError`` (misuse) when the count differs from ``parameterCount``, or for binding or
     ///   execution failures.
-    package func execute(values: some Collection<DBBValue>) throws {
+    package func execute(values: some Collection<DBBValue>, textBytesAt positions: [Int] = []) throws {
         try database.checkOpen(sql)
         try checkNotInUse()
         guard values.count == parameterCount else {
@@ -397,7 +415,11 @@ public final class DBBStatement {
         defer { sqlite3_reset(handle) }
         var index: Int32 = 1
         for value in values {
-            try bind(value, at: index)
+            if !positions.isEmpty, positions.contains(Int(index) - 1), case .blob(let bytes) = value {
+                try bindText(bytes: bytes, at: index)
+            } else {
+                try bind(value, at: index)
+            }
             index += 1
         }
         while try step() {}

@@ -125,6 +125,14 @@ public struct DBBRow {
 
     // MARK: Raw readers
 
+    /// A column's value as SQLite stores it, as bytes: a BLOB's bytes, or a TEXT value's bytes in the
+    /// database's text encoding, unchecked (so text that is not valid UTF-8 keeps its bytes in a UTF-8
+    /// database); numbers as their text. Read it before any other read of the column in a UTF-16 database,
+    /// which converts the text.
+    package func storedBytes(at index: Int) -> Data {
+        blob(at: Int32(index))
+    }
+
     @inlinable @inline(__always) func text(at column: Int32) -> String {
         textIfPresent(at: column) ?? ""
     }
