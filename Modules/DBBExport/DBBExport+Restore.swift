@@ -19,7 +19,7 @@ extension DBBExport {
     ///   - options: whether to replace an existing file, and whether to check the new database's integrity.
     ///   - progress: called on the calling thread as tables and rows are done.
     /// - Returns: what was read from the dump.
-    /// - Throws: ``DBBExportError`` for a damaged or foreign dump (naming where), an existing target, or
+    /// - Throws: ``DBBExportError`` for a missing, damaged or foreign dump (naming where), an existing target, or
     ///   a file that cannot be written; `DBBError` when SQLite rejects a statement of the dump's schema
     ///   or a row (its context names the table and row).
     @discardableResult
@@ -27,9 +27,7 @@ extension DBBExport {
         dumpAt dumpURL: URL, to databaseURL: URL, options: DBBRestoreOptions = DBBRestoreOptions(),
         progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> DBBDumpReport {
-        guard FileManager.default.fileExists(atPath: dumpURL.path) else {
-            throw DBBExportError(.io, "the dump file does not exist", path: dumpURL.path)
-        }
+        try DBBExportError.requireExists(dumpURL.path, "the dump file")
         let target = try TargetFile(path: databaseURL.path, replaceExisting: options.replaceExisting)
         try target.requireDifferent(from: dumpURL.path)
         var database: DBBDatabase?

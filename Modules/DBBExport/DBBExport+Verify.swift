@@ -46,13 +46,12 @@ extension DBBExport {
     ///   - databaseURL: the database to compare with; it is opened read-only.
     ///   - progress: called on the calling thread as tables and rows are compared.
     /// - Returns: the first difference, or `nil` when the database holds exactly what the dump holds.
-    /// - Throws: ``DBBExportError`` for a damaged or foreign dump; `DBBError` when the database cannot be read.
+    /// - Throws: ``DBBExportError`` for a missing database, a damaged or foreign dump; `DBBError` when the
+    ///   database cannot be read.
     public static func compare(
         dumpAt dumpURL: URL, withDatabaseAt databaseURL: URL, progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> DBBDumpDifference? {
-        guard FileManager.default.fileExists(atPath: databaseURL.path) else {
-            throw DBBExportError(.io, "the database file does not exist", path: databaseURL.path)
-        }
+        try DBBExportError.requireExists(databaseURL.path, "the database file")
         let db = try DBBDatabase(path: databaseURL.path, mode: .readOnly)
         defer { try? db.close() }
         try db.beginTransaction(.deferred)

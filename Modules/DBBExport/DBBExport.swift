@@ -36,16 +36,14 @@ public enum DBBExport {
     ///   - options: the tables to dump, the compression level, whether to replace an existing file.
     ///   - progress: called on the calling thread as tables and rows are done.
     /// - Returns: what was written: header, schema, tables with their row counts, sizes.
-    /// - Throws: ``DBBExportError`` (targetExists, unknownTable, io) or `DBBError` when the database
+    /// - Throws: ``DBBExportError`` (missingInput, targetExists, unknownTable, io) or `DBBError` when the database
     ///   cannot be read.
     @discardableResult
     public static func dump(
         databaseAt databaseURL: URL, to dumpURL: URL, options: DBBDumpOptions = DBBDumpOptions(),
         progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> DBBDumpReport {
-        guard FileManager.default.fileExists(atPath: databaseURL.path) else {
-            throw DBBExportError(.io, "the database file does not exist", path: databaseURL.path)
-        }
+        try DBBExportError.requireExists(databaseURL.path, "the database file")
         // Fail before reading anything.
         try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting)
             .requireDifferent(from: databaseURL.path)

@@ -30,9 +30,7 @@ struct DumpParser {
     /// - Returns: what was read.
     /// - Throws: ``DBBExportError`` naming where the dump is damaged, or what the consumer throws.
     func run(_ consumer: DumpConsumer?, stopAfterSchema: Bool = false) throws -> DBBDumpReport {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw DBBExportError(.io, "the dump file does not exist", path: path)
-        }
+        try DBBExportError.requireExists(path, "the dump file")
         let gzip = try GzipFileReader(path: path)
         defer { gzip.close() }
         let reader = DumpJSONReader(path: path) { try gzip.nextChunk() }
