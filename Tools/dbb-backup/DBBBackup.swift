@@ -194,7 +194,7 @@ extension DBBBackup {
                     }
                 }
             }
-            if difference != nil { throw ExitCode(1) }
+            if difference != nil { throw ExitCode(ExitStatus.difference) }
         }
     }
 }

@@ -247,35 +247,7 @@ struct DumpParser {
                 if try !reader.consume(UInt8(ascii: "]")) {
                     repeat {
                         number += 1
-                        let rowOffset = reader.offset
-                        try reader.expect(UInt8(ascii: "["), "a row (an array of values)")
-                        values.removeAll(keepingCapacity: true)
-                        rawText.removeAll(keepingCapacity: true)
-                        if try !reader.consume(UInt8(ascii: "]")) {
-                            repeat {
-                                values.append(try reader.readRowValue())
-                                if reader.lastValueWasRawText {
-                                    reader.lastValueWasRawText = false
-                                    rawText.append(values.count - 1)
-                                }
-                            } while try reader.nextArrayElement()
-                        }
-                        guard values.count == width else {
-                            throw malformed(
-                                "the row has \(values.count) values where \(width) are expected", at: rowOffset)
-                        }
-                        if table.hasRowID {
-                            guard case .integer = values[0] else {
-                                throw DBBExportError(
-                                    .malformed, "the rowid must be an integer", path: reader.path,
-                                    byteOffset: rowOffset, column: "rowid")
-                            }
-                        }
-                        if table.hasRowID && rawText.first == 0 {
-                            throw DBBExportError(
-                                .malformed, "the rowid must be an integer", path: reader.path, byteOffset: rowOffset,
-                                column: "rowid")
-                        }
+                        try readRow(of: table, width: width, into: &values, rawText: &rawText)
                         try consumer?.row(values[...], rawText: rawText, number: number, of: table)
                         if number % DBBExport.progressInterval == 0 {
                             state.rowsDone += DBBExport.progressInterval
@@ -288,15 +260,42 @@ struct DumpParser {
                 }
             } catch let error as DBBExportError {
                 throw error.locating(table: table.name, row: number > 0 && number <= table.rowCount ? number : nil)
-            } catch var error as DBBError {
-                error.context = "loading row \(number) of table \(table.name) from the dump"
-                throw error
             }
             try consumer?.endTable(table)
             state.rowsDone += number % DBBExport.progressInterval
             state.tablesDone += 1
             progress?(state)
             tables.append(table)
+        }
+
+        /// Reads one row's values, checking its width and that a stored rowid is an integer (raw text,
+        /// given as a BLOB, is not).
+        private func readRow(
+            of table: DBBDumpTable, width: Int, into values: inout [DBBValue], rawText: inout [Int]
+        ) throws {
+            let rowOffset = reader.offset
+            try reader.expect(UInt8(ascii: "["), "a row (an array of values)")
+            values.removeAll(keepingCapacity: true)
+            rawText.removeAll(keepingCapacity: true)
+            if try !reader.consume(UInt8(ascii: "]")) {
+                repeat {
+                    values.append(try reader.readRowValue())
+                    if reader.lastValueWasRawText {
+                        reader.lastValueWasRawText = false
+                        rawText.append(values.count - 1)
+                    }
+                } while try reader.nextArrayElement()
+            }
+            guard values.count == width else {
+                throw malformed("the row has \(values.count) values where \(width) are expected", at: rowOffset)
+            }
+            if table.hasRowID {
+                guard case .integer = values[0] else {
+                    throw DBBExportError(
+                        .malformed, "the rowid must be an integer", path: reader.path, byteOffset: rowOffset,
+                        column: "rowid")
+                }
+            }
         }
     }
 }

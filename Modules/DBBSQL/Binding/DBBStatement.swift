@@ -33,7 +33,6 @@ public final class DBBStatement {
     /// The number of parameters (`?`, `?NNN`, `:name`, `@name`, `$name`).
     public let parameterCount: Int
     @exclusivity(unchecked) var isInUse = false
-    let isCached: Bool
 
     /// Column names and name → index maps, computed once per preparation, so reading by name costs one
     /// dictionary look-up.
@@ -122,7 +121,6 @@ public final class DBBStatement {
         self.handle = statement
         self.database = database
         self.sql = sql
-        self.isCached = cached
         self.columnCount = Int(sqlite3_column_count(statement))
         self.parameterCount = Int(sqlite3_bind_parameter_count(statement))
     }
