@@ -86,9 +86,9 @@ final class RestoreConsumer: DumpConsumer {
             PRAGMA page_size = \(header.pageSize);
             PRAGMA auto_vacuum = \(header.autoVacuum);
             PRAGMA encoding = '\(header.encoding)';
-            PRAGMA foreign_keys = OFF;
-            PRAGMA synchronous = OFF;
             """)
+        try db.setForeignKeysEnabled(false)
+        try db.setSynchronous(.off)
         // No journal: the file is discarded on failure anyway, and is renamed into place only on success.
         try db.setJournalMode(.off)
         try db.beginTransaction(.exclusive)

@@ -184,10 +184,7 @@ private final class CompareConsumer: DumpConsumer {
         if applicationID != header.applicationID {
             throw differ("application_id is \(header.applicationID) in the dump, \(applicationID) in the database")
         }
-        let actual = try db.fetchCursor("SELECT type, name, tbl_name, sql FROM main.sqlite_master ORDER BY rowid").map {
-            row in
-            DBBSchemaObject(type: try row[0], name: try row[1], tableName: try row[2], sql: try row[3])
-        }
+        let actual = try DBBSchemaObject.all(in: db)
         for object in schema {
             guard let match = actual.first(where: { $0.name == object.name && $0.type == object.type }) else {
                 throw differ("the database has no \(object.type) named \(object.name)")
@@ -217,8 +214,7 @@ private final class CompareConsumer: DumpConsumer {
             throw differ("the dump \(table.hasRowID ? "stores" : "does not store") rowids", table: table.name)
         }
         if header?.isPartial == true && table.name.lowercased() == "sqlite_sequence" {
-            let names = (header?.tables ?? []).map { "'" + $0.name.replacingOccurrences(of: "'", with: "''") + "'" }
-            layout.condition = "name IN (\(names.joined(separator: ", ")))"
+            layout.condition = TableLayout.sequenceCondition(tables: (header?.tables ?? []).map(\.name))
         }
         cursor = try db.fetchCursor(layout.selectSQL)
     }

@@ -45,11 +45,11 @@ public enum DBBExport {
     ) throws -> DBBDumpReport {
         try DBBExportError.requireExists(databaseURL.path, "the database file")
         // Fail before reading anything.
-        try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting)
-            .requireDifferent(from: databaseURL.path)
+        let target = try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting)
+        try target.requireDifferent(from: databaseURL.path)
         let db = try DBBDatabase(path: databaseURL.path, mode: .readOnly)
         defer { try? db.close() }
-        return try dump(db, to: dumpURL, options: options, progress: progress)
+        return try dump(db, to: target, options: options, progress: progress)
     }
 
     /// Dumps an open database to a gzip-compressed JSON file.
@@ -70,6 +70,13 @@ public enum DBBExport {
     ) throws -> DBBDumpReport {
         let target = try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting)
         try target.requireDifferent(from: db.path)
+        return try dump(db, to: target, options: options, progress: progress)
+    }
+
+    /// Dumps an open database to a checked target file.
+    private static func dump(
+        _ db: DBBDatabase, to target: TargetFile, options: DBBDumpOptions, progress: ((DBBExportProgress) -> Void)?
+    ) throws -> DBBDumpReport {
         try db.beginTransaction(.deferred)
         defer { try? db.rollback() }
         let plan = try DumpPlan(db: db, selection: options.tables)
@@ -102,13 +109,11 @@ public enum DBBExport {
             json.json(object.jsonValue)
         }
         json.raw("\n],\n\"tables\":[")
-        var state = DBBExportProgress(
-            tablesDone: 0, tableCount: plan.layouts.count, rowsDone: 0, rowCount: header.totalRows, currentTable: nil)
-        progress?(state)
+        var counter = ProgressCounter(progress)
+        counter.begin(tableCount: plan.layouts.count, rowCount: header.totalRows)
         for (tableIndex, layout) in plan.layouts.enumerated() {
             let table = header.tables[tableIndex]
-            state.currentTable = table.name
-            progress?(state)
+            counter.beginTable(table.name)
             json.raw(tableIndex == 0 ? "\n{\"name\":" : ",\n{\"name\":")
             json.string(table.name)
             json.raw(",\"columns\":")
@@ -144,13 +149,8 @@ public enum DBBExport {
                 }
                 json.byte(UInt8(ascii: "]"))
                 rows += 1
-                if rows % progressInterval == 0 {
-                    try json.flushIfNeeded()
-                    state.rowsDone += progressInterval
-                    progress?(state)
-                } else {
-                    try json.flushIfNeeded()
-                }
+                try json.flushIfNeeded()
+                counter.add(rows: 1)
             }
             guard rows == table.rowCount else {
                 throw DBBExportError(
@@ -158,15 +158,12 @@ public enum DBBExport {
                     table: table.name)
             }
             json.raw(rows == 0 ? "]}" : "\n]}")
-            state.rowsDone += rows % progressInterval
-            state.tablesDone += 1
-            progress?(state)
+            counter.endTable()
         }
         json.raw(plan.layouts.isEmpty ? "]\n}\n" : "\n]\n}\n")
         try json.flush()
         let sizes = try output.finish()
-        state.currentTable = nil
-        progress?(state)
+        counter.finish()
         return DBBDumpReport(
             header: header, schema: plan.schema, tables: header.tables, jsonBytes: sizes.uncompressed,
             compressedBytes: sizes.compressed)
@@ -180,10 +177,7 @@ struct DumpPlan {
     var layouts: [TableLayout]
 
     init(db: DBBDatabase, selection: [String]?) throws {
-        let all = try db.fetchCursor("SELECT type, name, tbl_name, sql FROM main.sqlite_master ORDER BY rowid").map {
-            row in
-            DBBSchemaObject(type: try row[0], name: try row[1], tableName: try row[2], sql: try row[3])
-        }
+        let all = try DBBSchemaObject.all(in: db)
         let shadowNames = Set(
             (try? db.fetchValues(
                 String.self, "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'shadow'"))
@@ -218,10 +212,7 @@ struct DumpPlan {
                 default: return names.contains(object.tableName.lowercased())
                 }
             }
-            let selectedList = chosen.filter { $0.type == "table" }.map {
-                "'" + $0.name.replacingOccurrences(of: "'", with: "''") + "'"
-            }
-            sequenceCondition = "name IN (\(selectedList.joined(separator: ", ")))"
+            sequenceCondition = TableLayout.sequenceCondition(tables: chosen.filter { $0.type == "table" }.map(\.name))
         }
         schema = chosen
         var layouts: [TableLayout] = []
@@ -254,6 +245,13 @@ struct DumpPlan {
 }
 
 extension DBBSchemaObject {
+    /// The schema objects of a database's main schema, in `sqlite_master` order.
+    static func all(in db: DBBDatabase) throws -> [DBBSchemaObject] {
+        try db.fetchCursor("SELECT type, name, tbl_name, sql FROM main.sqlite_master ORDER BY rowid").map { row in
+            DBBSchemaObject(type: try row[0], name: try row[1], tableName: try row[2], sql: try row[3])
+        }
+    }
+
     /// Whether the table was declared with `AUTOINCREMENT` (so it has an entry in `sqlite_sequence`).
     var isAutoincrement: Bool {
         sql?.uppercased().contains("AUTOINCREMENT") ?? false

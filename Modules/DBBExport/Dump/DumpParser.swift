@@ -47,17 +47,16 @@ struct DumpParser {
     private struct Session {
         let reader: DumpJSONReader
         let consumer: DumpConsumer?
-        let progress: ((DBBExportProgress) -> Void)?
+        var progress: ProgressCounter
         var header: DBBDumpHeader?
         var schema: [DBBSchemaObject]?
         var tables: [DBBDumpTable] = []
         var began = false
-        var state = DBBExportProgress(tablesDone: 0, tableCount: 0, rowsDone: 0, rowCount: 0, currentTable: nil)
 
         init(reader: DumpJSONReader, consumer: DumpConsumer?, progress: ((DBBExportProgress) -> Void)?) {
             self.reader = reader
             self.consumer = consumer
-            self.progress = progress
+            self.progress = ProgressCounter(progress)
         }
 
         private func malformed(_ message: String, at offset: Int64? = nil) -> DBBExportError {
@@ -138,10 +137,8 @@ struct DumpParser {
         private mutating func beginIfNeeded() throws {
             guard !began, let header, let schema else { return }
             began = true
-            state.tableCount = header.tables.count
-            state.rowCount = header.totalRows
             try consumer?.begin(header: header, schema: schema)
-            progress?(state)
+            progress.begin(tableCount: header.tables.count, rowCount: header.totalRows)
         }
 
         private mutating func readTables() throws {
@@ -234,8 +231,7 @@ struct DumpParser {
         }
 
         private mutating func readRows(of table: DBBDumpTable) throws {
-            state.currentTable = table.name
-            progress?(state)
+            progress.beginTable(table.name)
             try consumer?.beginTable(table)
             let width = table.columns.count + (table.hasRowID ? 1 : 0)
             var values: [DBBValue] = []
@@ -249,10 +245,7 @@ struct DumpParser {
                         number += 1
                         try readRow(of: table, width: width, into: &values, rawText: &rawText)
                         try consumer?.row(values[...], rawText: rawText, number: number, of: table)
-                        if number % DBBExport.progressInterval == 0 {
-                            state.rowsDone += DBBExport.progressInterval
-                            progress?(state)
-                        }
+                        progress.add(rows: 1)
                     } while try reader.nextArrayElement()
                 }
                 guard number == table.rowCount else {
@@ -262,9 +255,7 @@ struct DumpParser {
                 throw error.locating(table: table.name, row: number > 0 && number <= table.rowCount ? number : nil)
             }
             try consumer?.endTable(table)
-            state.rowsDone += number % DBBExport.progressInterval
-            state.tablesDone += 1
-            progress?(state)
+            progress.endTable()
             tables.append(table)
         }
 

@@ -80,6 +80,12 @@ struct TableLayout {
         return sql
     }
 
+    /// The condition that selects the entries of `sqlite_sequence` for some tables.
+    static func sequenceCondition(tables: [String]) -> String {
+        let names = tables.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }
+        return "name IN (\(names.joined(separator: ", ")))"
+    }
+
     /// The query that counts the rows `selectSQL` reads.
     var countSQL: String {
         var sql = "SELECT count(*) FROM \(qualifiedName)"
