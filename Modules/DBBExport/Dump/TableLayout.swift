@@ -27,18 +27,13 @@ struct TableLayout {
         name = table
         var stored: [String] = []
         var all: [String] = []
-        var primaryKey: [(name: String, type: String)] = []
-        try db.forEachRow(
-            "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?, 'main') ORDER BY cid", arguments: [table]
-        ) { row in
+        try db.forEachRow("SELECT name, hidden FROM pragma_table_xinfo(?, 'main') ORDER BY cid", arguments: [table]) {
+            row in
             let column: String = try row[0]
-            let type: String = try row[1] as String? ?? ""
-            let pk: Int = try row[2]
-            let hidden: Int = try row[3]
+            let hidden: Int = try row[1]
             all.append(column.lowercased())
             // hidden: 0 ordinary, 1 hidden column of a virtual table, 2 and 3 generated columns.
             if hidden == 0 { stored.append(column) }
-            if pk > 0 { primaryKey.append((column, type)) }
         }
         columns = stored
         let alias = ["rowid", "_rowid_", "oid"].first { !all.contains($0) }
@@ -50,21 +45,14 @@ struct TableLayout {
             }
         }
         self.rowIDName = rowIDName
-        if rowIDName != nil, primaryKey.count == 1, primaryKey[0].type.uppercased() == "INTEGER" {
-            // An INTEGER PRIMARY KEY is the rowid unless SQLite had to back it with an index (the
-            // `PRIMARY KEY DESC` quirk), in which case pragma index_list shows an index of origin 'pk'.
-            let backedByIndex =
-                try db.fetchValue(
-                    Int.self, "SELECT count(*) FROM pragma_index_list(?, 'main') WHERE origin = 'pk'", table)
-                ?? 0
-            storesRowID = backedByIndex > 0
-        } else {
-            storesRowID = rowIDName != nil
-        }
+        // A rowid table stores its rowid separately unless a column (its INTEGER PRIMARY KEY) is the rowid.
+        var aliasColumn: String?
+        if rowIDName != nil { aliasColumn = try db.rowidAliasColumn(in: table) }
+        storesRowID = rowIDName != nil && aliasColumn == nil
         if storesRowID {
             rowIDColumn = 0
-        } else if rowIDName != nil, primaryKey.count == 1 {
-            rowIDColumn = stored.firstIndex(of: primaryKey[0].name)
+        } else if let aliasColumn {
+            rowIDColumn = stored.firstIndex(of: aliasColumn)
         } else {
             rowIDColumn = nil
         }
