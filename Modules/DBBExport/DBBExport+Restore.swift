@@ -19,7 +19,7 @@ extension DBBExport {
     ///   - options: whether to replace an existing file, and whether to check the new database's integrity.
     ///   - progress: called on the calling thread as tables and rows are done.
     /// - Returns: what was read from the dump.
-    /// - Throws: ``DBBExportError`` for a damaged or foreign dump (naming where), an existing target, or
+    /// - Throws: ``DBBExportError`` for a missing, damaged or foreign dump (naming where), an existing target, or
     ///   a file that cannot be written; `DBBError` when SQLite rejects a statement of the dump's schema
     ///   or a row (its context names the table and row).
     @discardableResult
@@ -27,9 +27,7 @@ extension DBBExport {
         dumpAt dumpURL: URL, to databaseURL: URL, options: DBBRestoreOptions = DBBRestoreOptions(),
         progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> DBBDumpReport {
-        guard FileManager.default.fileExists(atPath: dumpURL.path) else {
-            throw DBBExportError(.io, "the dump file does not exist", path: dumpURL.path)
-        }
+        try DBBExportError.requireExists(dumpURL.path, "the dump file")
         let target = try TargetFile(path: databaseURL.path, replaceExisting: options.replaceExisting)
         try target.requireDifferent(from: dumpURL.path)
         var database: DBBDatabase?
@@ -69,9 +67,11 @@ final class RestoreConsumer: DumpConsumer {
     /// `CREATE VIRTUAL TABLE` made, and SQLite's own tables. They are emptied before loading.
     private var prefilled: Set<String> = []
     private var insert: DBBStatement?
+    /// Whether the database stores text in UTF-8, so that raw text can be bound as text with its bytes.
+    private var isUTF8 = true
+    /// The columns of the current table's INSERT, quoted.
     private var insertColumns: [String] = []
     private var insertTable = ""
-    private var arguments: [(any DBBBindable)?] = []
 
     init(db: DBBDatabase) {
         self.db = db
@@ -86,9 +86,9 @@ final class RestoreConsumer: DumpConsumer {
             PRAGMA page_size = \(header.pageSize);
             PRAGMA auto_vacuum = \(header.autoVacuum);
             PRAGMA encoding = '\(header.encoding)';
-            PRAGMA foreign_keys = OFF;
-            PRAGMA synchronous = OFF;
             """)
+        try db.setForeignKeysEnabled(false)
+        try db.setSynchronous(.off)
         // No journal: the file is discarded on failure anyway, and is renamed into place only on success.
         try db.setJournalMode(.off)
         try db.beginTransaction(.exclusive)
@@ -116,6 +116,7 @@ final class RestoreConsumer: DumpConsumer {
             // ANALYZE of the schema table creates the statistics tables without filling them.
             try db.execute("ANALYZE main.sqlite_master")
         }
+        isUTF8 = try db.fetchValue(String.self, "PRAGMA main.encoding") == "UTF-8"
         let created = Set(
             try db.fetchValues(String.self, "SELECT lower(name) FROM main.sqlite_master WHERE type = 'table'"))
         for object in tables where !created.contains(object.name.lowercased()) {
@@ -162,11 +163,10 @@ final class RestoreConsumer: DumpConsumer {
             error.context = "preparing to load table \(table.name)"
             throw error
         }
-        arguments.removeAll(keepingCapacity: true)
     }
 
-    /// The INSERT statement of the current table; raw text is bound as a BLOB and cast to TEXT, which
-    /// keeps its bytes.
+    /// The INSERT statement of the current table; in a UTF-16 database raw text is bound as a BLOB and
+    /// cast to TEXT.
     private func insertSQL(rawText: [Int]) -> String {
         var placeholders = Array(repeating: "?", count: insertColumns.count)
         for index in rawText { placeholders[index] = "CAST(? AS TEXT)" }
@@ -175,12 +175,11 @@ final class RestoreConsumer: DumpConsumer {
     }
 
     func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
-        arguments.removeAll(keepingCapacity: true)
-        for value in values { arguments.append(value) }
-        if rawText.isEmpty {
-            try insert?.execute(arguments: DBBArguments(arguments))
+        if rawText.isEmpty || isUTF8 {
+            // Raw text is bound as UTF-8 text with its bytes, which a UTF-8 database keeps.
+            try insert?.execute(values: values, textBytesAt: rawText)
         } else {
-            try db.prepare(insertSQL(rawText: rawText)).execute(arguments: DBBArguments(arguments))
+            try db.prepare(insertSQL(rawText: rawText)).execute(values: values)
         }
     }
 

@@ -46,13 +46,12 @@ extension DBBExport {
     ///   - databaseURL: the database to compare with; it is opened read-only.
     ///   - progress: called on the calling thread as tables and rows are compared.
     /// - Returns: the first difference, or `nil` when the database holds exactly what the dump holds.
-    /// - Throws: ``DBBExportError`` for a damaged or foreign dump; `DBBError` when the database cannot be read.
+    /// - Throws: ``DBBExportError`` for a missing database, a damaged or foreign dump; `DBBError` when the
+    ///   database cannot be read.
     public static func compare(
         dumpAt dumpURL: URL, withDatabaseAt databaseURL: URL, progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> DBBDumpDifference? {
-        guard FileManager.default.fileExists(atPath: databaseURL.path) else {
-            throw DBBExportError(.io, "the database file does not exist", path: databaseURL.path)
-        }
+        try DBBExportError.requireExists(databaseURL.path, "the database file")
         let db = try DBBDatabase(path: databaseURL.path, mode: .readOnly)
         defer { try? db.close() }
         try db.beginTransaction(.deferred)
@@ -64,6 +63,93 @@ extension DBBExport {
             return found.difference
         }
         return nil
+    }
+}
+
+extension DBBExport {
+    /// Reads a dump from end to end, checking it as ``verify(dumpAt:progress:)`` does, and compares it with
+    /// a database as ``compare(dumpAt:withDatabaseAt:progress:)`` does, in one pass.
+    ///
+    /// Problems are reported as the two calls one after the other would: a damaged dump first, then a
+    /// database that cannot be read, then the first difference. After a difference the dump is still
+    /// read to its end, to check it.
+    ///
+    /// - Returns: what ``verify(dumpAt:progress:)`` returns, and the first difference or `nil`.
+    /// - Throws: what ``verify(dumpAt:progress:)`` throws, then what
+    ///   ``compare(dumpAt:withDatabaseAt:progress:)`` throws.
+    package static func verifyAndCompare(
+        dumpAt dumpURL: URL, withDatabaseAt databaseURL: URL, progress: ((DBBExportProgress) -> Void)? = nil
+    ) throws -> (report: DBBDumpReport, difference: DBBDumpDifference?) {
+        var db: DBBDatabase?
+        var databaseError: (any Error)?
+        do {
+            try DBBExportError.requireExists(databaseURL.path, "the database file")
+            let opened = try DBBDatabase(path: databaseURL.path, mode: .readOnly)
+            db = opened
+            try opened.beginTransaction(.deferred)
+        } catch {
+            databaseError = error
+        }
+        defer {
+            try? db?.rollback()
+            try? db?.close()
+        }
+        let comparer = ContinuingConsumer(comparer: databaseError == nil ? db.map(CompareConsumer.init(db:)) : nil)
+        let report = try ConcurrentDumpParser(path: dumpURL.path, progress: progress).run(comparer)
+        if let databaseError { throw databaseError }
+        switch comparer.stop {
+        case nil: return (report, nil)
+        case let found as FoundDifference: return (report, found.difference)
+        case let error?: throw error
+        }
+    }
+}
+
+/// Passes what it reads to a comparing consumer until that throws, and keeps the error, so the pass
+/// reads on to the end of the dump.
+private final class ContinuingConsumer: DumpConsumer {
+    private var comparer: CompareConsumer?
+    /// What stopped the comparison: a ``FoundDifference``, or an error.
+    private(set) var stop: (any Error)?
+
+    init(comparer: CompareConsumer?) {
+        self.comparer = comparer
+    }
+
+    private func forward(_ body: (CompareConsumer) throws -> Void) {
+        guard let comparer else { return }
+        do {
+            try body(comparer)
+        } catch {
+            stop = error
+            self.comparer = nil
+        }
+    }
+
+    func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) {
+        forward { try $0.begin(header: header, schema: schema) }
+    }
+
+    func beginTable(_ table: DBBDumpTable) {
+        forward { try $0.beginTable(table) }
+    }
+
+    func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) {
+        forward { comparer in
+            // Located as the parser locates a consumer's error.
+            do {
+                try comparer.row(values, rawText: rawText, number: number, of: table)
+            } catch let error as DBBExportError {
+                throw error.locating(table: table.name, row: number)
+            } catch var error as DBBError {
+                error.context = "loading row \(number) of table \(table.name) from the dump"
+                throw error
+            }
+        }
+    }
+
+    func endTable(_ table: DBBDumpTable) {
+        forward { try $0.endTable(table) }
     }
 }
 
@@ -98,10 +184,7 @@ private final class CompareConsumer: DumpConsumer {
         if applicationID != header.applicationID {
             throw differ("application_id is \(header.applicationID) in the dump, \(applicationID) in the database")
         }
-        let actual = try db.fetchCursor("SELECT type, name, tbl_name, sql FROM main.sqlite_master ORDER BY rowid").map {
-            row in
-            DBBSchemaObject(type: try row[0], name: try row[1], tableName: try row[2], sql: try row[3])
-        }
+        let actual = try DBBSchemaObject.all(in: db)
         for object in schema {
             guard let match = actual.first(where: { $0.name == object.name && $0.type == object.type }) else {
                 throw differ("the database has no \(object.type) named \(object.name)")
@@ -131,8 +214,7 @@ private final class CompareConsumer: DumpConsumer {
             throw differ("the dump \(table.hasRowID ? "stores" : "does not store") rowids", table: table.name)
         }
         if header?.isPartial == true && table.name.lowercased() == "sqlite_sequence" {
-            let names = (header?.tables ?? []).map { "'" + $0.name.replacingOccurrences(of: "'", with: "''") + "'" }
-            layout.condition = "name IN (\(names.joined(separator: ", ")))"
+            layout.condition = TableLayout.sequenceCondition(tables: (header?.tables ?? []).map(\.name))
         }
         cursor = try db.fetchCursor(layout.selectSQL)
     }

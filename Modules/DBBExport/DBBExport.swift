@@ -36,22 +36,20 @@ public enum DBBExport {
     ///   - options: the tables to dump, the compression level, whether to replace an existing file.
     ///   - progress: called on the calling thread as tables and rows are done.
     /// - Returns: what was written: header, schema, tables with their row counts, sizes.
-    /// - Throws: ``DBBExportError`` (targetExists, unknownTable, io) or `DBBError` when the database
+    /// - Throws: ``DBBExportError`` (missingInput, targetExists, unknownTable, io) or `DBBError` when the database
     ///   cannot be read.
     @discardableResult
     public static func dump(
         databaseAt databaseURL: URL, to dumpURL: URL, options: DBBDumpOptions = DBBDumpOptions(),
         progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> DBBDumpReport {
-        guard FileManager.default.fileExists(atPath: databaseURL.path) else {
-            throw DBBExportError(.io, "the database file does not exist", path: databaseURL.path)
-        }
+        try DBBExportError.requireExists(databaseURL.path, "the database file")
         // Fail before reading anything.
-        try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting)
-            .requireDifferent(from: databaseURL.path)
+        let target = try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting)
+        try target.requireDifferent(from: databaseURL.path)
         let db = try DBBDatabase(path: databaseURL.path, mode: .readOnly)
         defer { try? db.close() }
-        return try dump(db, to: dumpURL, options: options, progress: progress)
+        return try dump(db, to: target, options: options, progress: progress)
     }
 
     /// Dumps an open database to a gzip-compressed JSON file.
@@ -72,6 +70,13 @@ public enum DBBExport {
     ) throws -> DBBDumpReport {
         let target = try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting)
         try target.requireDifferent(from: db.path)
+        return try dump(db, to: target, options: options, progress: progress)
+    }
+
+    /// Dumps an open database to a checked target file.
+    private static func dump(
+        _ db: DBBDatabase, to target: TargetFile, options: DBBDumpOptions, progress: ((DBBExportProgress) -> Void)?
+    ) throws -> DBBDumpReport {
         try db.beginTransaction(.deferred)
         defer { try? db.rollback() }
         let plan = try DumpPlan(db: db, selection: options.tables)
@@ -85,14 +90,6 @@ public enum DBBExport {
             target.discard()
             throw error
         }
-    }
-
-    /// The bytes of a TEXT value as stored, by rowid.
-    private static func rawBytes(of column: String, in layout: TableLayout, db: DBBDatabase, rowID: DBBValue) throws
-        -> Data?
-    {
-        guard case .integer = rowID, let sql = layout.rawBytesSQL(column: column) else { return nil }
-        return try db.fetchValue(Data.self, sql, rowID)
     }
 
     private static func write(
@@ -112,13 +109,11 @@ public enum DBBExport {
             json.json(object.jsonValue)
         }
         json.raw("\n],\n\"tables\":[")
-        var state = DBBExportProgress(
-            tablesDone: 0, tableCount: plan.layouts.count, rowsDone: 0, rowCount: header.totalRows, currentTable: nil)
-        progress?(state)
+        var counter = ProgressCounter(progress)
+        counter.begin(tableCount: plan.layouts.count, rowCount: header.totalRows)
         for (tableIndex, layout) in plan.layouts.enumerated() {
             let table = header.tables[tableIndex]
-            state.currentTable = table.name
-            progress?(state)
+            counter.beginTable(table.name)
             json.raw(tableIndex == 0 ? "\n{\"name\":" : ",\n{\"name\":")
             json.string(table.name)
             json.raw(",\"columns\":")
@@ -131,8 +126,8 @@ public enum DBBExport {
             let statement = try db.prepare(layout.selectSQL)
             let width = statement.columnCount
             // Text that is not valid UTF-8 reads back with U+FFFD in place of the bad bytes; such text is
-            // read again as bytes (in UTF-8 databases, by rowid) and written in its tagged form.
-            let rawTextCheck = plan.header.encoding == "UTF-8" ? layout.rowIDColumn : nil
+            // written in its tagged form, with its stored bytes (in rowid tables of UTF-8 databases).
+            let keepsRawText = plan.header.encoding == "UTF-8" && layout.rowIDColumn != nil
             var rows = 0
             let cursor = try statement.cursor()
             while let row = try cursor.next() {
@@ -145,10 +140,7 @@ public enum DBBExport {
                         continue
                     }
                     let mark = json.position
-                    if json.string(text), let rowIDColumn = rawTextCheck,
-                        let raw = try rawBytes(
-                            of: table.columns[column - (table.hasRowID ? 1 : 0)], in: layout, db: db,
-                            rowID: row.value(at: rowIDColumn)),
+                    if json.string(text), keepsRawText, case let raw = row.storedBytes(at: column),
                         !raw.elementsEqual(text.utf8)
                     {
                         json.truncate(to: mark)
@@ -157,13 +149,8 @@ public enum DBBExport {
                 }
                 json.byte(UInt8(ascii: "]"))
                 rows += 1
-                if rows % progressInterval == 0 {
-                    try json.flushIfNeeded()
-                    state.rowsDone += progressInterval
-                    progress?(state)
-                } else {
-                    try json.flushIfNeeded()
-                }
+                try json.flushIfNeeded()
+                counter.add(rows: 1)
             }
             guard rows == table.rowCount else {
                 throw DBBExportError(
@@ -171,15 +158,12 @@ public enum DBBExport {
                     table: table.name)
             }
             json.raw(rows == 0 ? "]}" : "\n]}")
-            state.rowsDone += rows % progressInterval
-            state.tablesDone += 1
-            progress?(state)
+            counter.endTable()
         }
         json.raw(plan.layouts.isEmpty ? "]\n}\n" : "\n]\n}\n")
         try json.flush()
         let sizes = try output.finish()
-        state.currentTable = nil
-        progress?(state)
+        counter.finish()
         return DBBDumpReport(
             header: header, schema: plan.schema, tables: header.tables, jsonBytes: sizes.uncompressed,
             compressedBytes: sizes.compressed)
@@ -193,10 +177,7 @@ struct DumpPlan {
     var layouts: [TableLayout]
 
     init(db: DBBDatabase, selection: [String]?) throws {
-        let all = try db.fetchCursor("SELECT type, name, tbl_name, sql FROM main.sqlite_master ORDER BY rowid").map {
-            row in
-            DBBSchemaObject(type: try row[0], name: try row[1], tableName: try row[2], sql: try row[3])
-        }
+        let all = try DBBSchemaObject.all(in: db)
         let shadowNames = Set(
             (try? db.fetchValues(
                 String.self, "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'shadow'"))
@@ -231,10 +212,7 @@ struct DumpPlan {
                 default: return names.contains(object.tableName.lowercased())
                 }
             }
-            let selectedList = chosen.filter { $0.type == "table" }.map {
-                "'" + $0.name.replacingOccurrences(of: "'", with: "''") + "'"
-            }
-            sequenceCondition = "name IN (\(selectedList.joined(separator: ", ")))"
+            sequenceCondition = TableLayout.sequenceCondition(tables: chosen.filter { $0.type == "table" }.map(\.name))
         }
         schema = chosen
         var layouts: [TableLayout] = []
@@ -260,20 +238,20 @@ struct DumpPlan {
             pageSize: try db.fetchValue(Int.self, "PRAGMA main.page_size") ?? 4096,
             encoding: try db.fetchValue(String.self, "PRAGMA main.encoding") ?? "UTF-8",
             autoVacuum: try db.fetchValue(Int.self, "PRAGMA main.auto_vacuum") ?? 0,
-            created: Self.timestamp(),
+            created: DBBDateFormatting.iso8601String(from: Date()),
             isPartial: selection != nil,
             tables: tables)
-    }
-
-    static func timestamp() -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date())
     }
 }
 
 extension DBBSchemaObject {
+    /// The schema objects of a database's main schema, in `sqlite_master` order.
+    static func all(in db: DBBDatabase) throws -> [DBBSchemaObject] {
+        try db.fetchCursor("SELECT type, name, tbl_name, sql FROM main.sqlite_master ORDER BY rowid").map { row in
+            DBBSchemaObject(type: try row[0], name: try row[1], tableName: try row[2], sql: try row[3])
+        }
+    }
+
     /// Whether the table was declared with `AUTOINCREMENT` (so it has an entry in `sqlite_sequence`).
     var isAutoincrement: Bool {
         sql?.uppercased().contains("AUTOINCREMENT") ?? false

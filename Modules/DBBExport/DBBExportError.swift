@@ -1,3 +1,5 @@
+import Foundation
+
 /// The error DBBExport throws for a problem with a dump file, a target file, or the data itself.
 ///
 /// Problems SQLite reports (a schema statement that fails, a full disk) are thrown as `DBBError`;
@@ -29,6 +31,8 @@ public struct DBBExportError: Error, Sendable, Equatable, CustomStringConvertibl
         case targetExists
         /// A file could not be opened, read, written or renamed.
         case io
+        /// An input file, the database or the dump to read, does not exist.
+        case missingInput
         /// A table or other name given in the options does not exist in the database.
         case unknownTable
     }
@@ -85,6 +89,17 @@ public struct DBBExportError: Error, Sendable, Equatable, CustomStringConvertibl
         if let compressedOffset { places.append("compressed byte offset \(compressedOffset)") }
         if let path { places.append("file \(path)") }
         return places.isEmpty ? message : "\(message) (\(places.joined(separator: ", ")))"
+    }
+
+    /// Throws ``Kind/missingInput`` when an input file does not exist.
+    ///
+    /// - Parameters:
+    ///   - path: the input file.
+    ///   - name: what the file is, for the message: "the dump file", "the database file".
+    static func requireExists(_ path: String, _ name: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw DBBExportError(.missingInput, "\(name) does not exist", path: path)
+        }
     }
 
     /// The same error with the table and row filled in where they are still missing.

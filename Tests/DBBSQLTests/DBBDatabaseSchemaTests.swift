@@ -96,6 +96,29 @@ struct DBBDatabaseSchemaTests {
         }
     }
 
+    @Test("the rowid alias column is a single INTEGER PRIMARY KEY that SQLite does not back with an index")
+    func rowidAliasColumn() throws {
+        let db = try DBBDatabase(path: ":memory:")
+        try db.executeStatements(
+            """
+            CREATE TABLE aliased (Id INTEGER PRIMARY KEY, v);
+            CREATE TABLE constrained (k integer, v, PRIMARY KEY (k));
+            CREATE TABLE descending (id INTEGER PRIMARY KEY DESC, v);
+            CREATE TABLE keyed (id INTEGER PRIMARY KEY, v) WITHOUT ROWID;
+            CREATE TABLE keyless (v, w);
+            CREATE TABLE textual (id TEXT PRIMARY KEY, v);
+            CREATE TABLE composite (a INTEGER, b INTEGER, PRIMARY KEY (a, b));
+            """)
+        #expect(try db.rowidAliasColumn(in: "aliased") == "Id")
+        #expect(try db.rowidAliasColumn(in: "constrained") == "k")
+        #expect(try db.rowidAliasColumn(in: "descending") == nil)
+        #expect(try db.rowidAliasColumn(in: "keyed") == nil)
+        #expect(try db.rowidAliasColumn(in: "keyless") == nil)
+        #expect(try db.rowidAliasColumn(in: "textual") == nil)
+        #expect(try db.rowidAliasColumn(in: "composite") == nil)
+        #expect(try db.rowidAliasColumn(in: "missing") == nil)
+    }
+
     @Test("identifiers with quotes are quoted correctly")
     func quoting() throws {
         #expect(DBBDatabase.quoteIdentifier(#"my "table""#) == #""my ""table""""#)

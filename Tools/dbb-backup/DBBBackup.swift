@@ -168,18 +168,18 @@ extension DBBBackup {
 
         func run() throws {
             let url = URL(fileURLWithPath: dump)
-            let bar = ProgressBar(enabled: !outputOptions.quiet && !json, verb: "verifying")
-            let report = try runReportingErrors(json: json) { try DBBExport.verify(dumpAt: url, progress: bar.update) }
-            bar.finish()
-            var difference: DBBDumpDifference?
-            if let against {
-                let compareBar = ProgressBar(enabled: !outputOptions.quiet && !json, verb: "comparing")
-                difference = try runReportingErrors(json: json) {
-                    try DBBExport.compare(
-                        dumpAt: url, withDatabaseAt: URL(fileURLWithPath: against), progress: compareBar.update)
+            // One pass over the dump checks it and, with --against, compares it.
+            let bar = ProgressBar(
+                enabled: !outputOptions.quiet && !json, verb: against == nil ? "verifying" : "comparing")
+            let (report, difference) = try runReportingErrors(json: json) {
+                if let against {
+                    try DBBExport.verifyAndCompare(
+                        dumpAt: url, withDatabaseAt: URL(fileURLWithPath: against), progress: bar.update)
+                } else {
+                    (try DBBExport.verify(dumpAt: url, progress: bar.update), nil)
                 }
-                compareBar.finish()
             }
+            bar.finish()
             if json {
                 printJSON(VerifyOutput(report: report, compared: against, difference: difference))
             } else if !outputOptions.quiet {
@@ -194,7 +194,7 @@ extension DBBBackup {
                     }
                 }
             }
-            if difference != nil { throw ExitCode(1) }
+            if difference != nil { throw ExitCode(ExitStatus.difference) }
         }
     }
 }

@@ -44,14 +44,8 @@ func exitCode(for error: DBBExportError) -> Int32 {
     case .truncated, .corruptCompression, .notADump, .unsupportedVersion, .malformed: ExitStatus.dataError
     case .targetExists: ExitStatus.cannotCreate
     case .unknownTable: ExitStatus.usage
-    case .io:
-        if let path = error.path,
-            !FileManager.default.fileExists(atPath: path) && error.message.contains("does not exist")
-        {
-            ExitStatus.noInput
-        } else {
-            ExitStatus.ioError
-        }
+    case .missingInput: ExitStatus.noInput
+    case .io: ExitStatus.ioError
     }
 }
 

@@ -42,33 +42,21 @@ struct ConcurrentDumpParser {
     }
 
     private func replay(_ channel: BoundedChannel<DumpEvent>, into consumer: DumpConsumer) throws -> DBBDumpReport {
-        var state = DBBExportProgress(tablesDone: 0, tableCount: 0, rowsDone: 0, rowCount: 0, currentTable: nil)
-        var sinceReport = 0
+        var counter = ProgressCounter(progress)
         while let event = try channel.receive() {
             switch event {
             case .begin(let header, let schema):
-                state.tableCount = header.tables.count
-                state.rowCount = header.totalRows
                 try consumer.begin(header: header, schema: schema)
-                progress?(state)
+                counter.begin(tableCount: header.tables.count, rowCount: header.totalRows)
             case .beginTable(let table):
-                state.currentTable = table.name
-                progress?(state)
+                counter.beginTable(table.name)
                 try consumer.beginTable(table)
             case .rows(let batch):
                 try replay(batch, into: consumer)
-                sinceReport += batch.rowCount
-                if sinceReport >= DBBExport.progressInterval {
-                    state.rowsDone += sinceReport
-                    sinceReport = 0
-                    progress?(state)
-                }
+                counter.add(rows: batch.rowCount)
             case .endTable(let table):
                 try consumer.endTable(table)
-                state.rowsDone += sinceReport
-                sinceReport = 0
-                state.tablesDone += 1
-                progress?(state)
+                counter.endTable()
             case .finished(let report):
                 return report
             }

@@ -30,9 +30,7 @@ struct DumpParser {
     /// - Returns: what was read.
     /// - Throws: ``DBBExportError`` naming where the dump is damaged, or what the consumer throws.
     func run(_ consumer: DumpConsumer?, stopAfterSchema: Bool = false) throws -> DBBDumpReport {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw DBBExportError(.io, "the dump file does not exist", path: path)
-        }
+        try DBBExportError.requireExists(path, "the dump file")
         let gzip = try GzipFileReader(path: path)
         defer { gzip.close() }
         let reader = DumpJSONReader(path: path) { try gzip.nextChunk() }
@@ -49,17 +47,16 @@ struct DumpParser {
     private struct Session {
         let reader: DumpJSONReader
         let consumer: DumpConsumer?
-        let progress: ((DBBExportProgress) -> Void)?
+        var progress: ProgressCounter
         var header: DBBDumpHeader?
         var schema: [DBBSchemaObject]?
         var tables: [DBBDumpTable] = []
         var began = false
-        var state = DBBExportProgress(tablesDone: 0, tableCount: 0, rowsDone: 0, rowCount: 0, currentTable: nil)
 
         init(reader: DumpJSONReader, consumer: DumpConsumer?, progress: ((DBBExportProgress) -> Void)?) {
             self.reader = reader
             self.consumer = consumer
-            self.progress = progress
+            self.progress = ProgressCounter(progress)
         }
 
         private func malformed(_ message: String, at offset: Int64? = nil) -> DBBExportError {
@@ -140,10 +137,8 @@ struct DumpParser {
         private mutating func beginIfNeeded() throws {
             guard !began, let header, let schema else { return }
             began = true
-            state.tableCount = header.tables.count
-            state.rowCount = header.totalRows
             try consumer?.begin(header: header, schema: schema)
-            progress?(state)
+            progress.begin(tableCount: header.tables.count, rowCount: header.totalRows)
         }
 
         private mutating func readTables() throws {
@@ -236,8 +231,7 @@ struct DumpParser {
         }
 
         private mutating func readRows(of table: DBBDumpTable) throws {
-            state.currentTable = table.name
-            progress?(state)
+            progress.beginTable(table.name)
             try consumer?.beginTable(table)
             let width = table.columns.count + (table.hasRowID ? 1 : 0)
             var values: [DBBValue] = []
@@ -249,40 +243,9 @@ struct DumpParser {
                 if try !reader.consume(UInt8(ascii: "]")) {
                     repeat {
                         number += 1
-                        let rowOffset = reader.offset
-                        try reader.expect(UInt8(ascii: "["), "a row (an array of values)")
-                        values.removeAll(keepingCapacity: true)
-                        rawText.removeAll(keepingCapacity: true)
-                        if try !reader.consume(UInt8(ascii: "]")) {
-                            repeat {
-                                values.append(try reader.readRowValue())
-                                if reader.lastValueWasRawText {
-                                    reader.lastValueWasRawText = false
-                                    rawText.append(values.count - 1)
-                                }
-                            } while try reader.nextArrayElement()
-                        }
-                        guard values.count == width else {
-                            throw malformed(
-                                "the row has \(values.count) values where \(width) are expected", at: rowOffset)
-                        }
-                        if table.hasRowID {
-                            guard case .integer = values[0] else {
-                                throw DBBExportError(
-                                    .malformed, "the rowid must be an integer", path: reader.path,
-                                    byteOffset: rowOffset, column: "rowid")
-                            }
-                        }
-                        if table.hasRowID && rawText.first == 0 {
-                            throw DBBExportError(
-                                .malformed, "the rowid must be an integer", path: reader.path, byteOffset: rowOffset,
-                                column: "rowid")
-                        }
+                        try readRow(of: table, width: width, into: &values, rawText: &rawText)
                         try consumer?.row(values[...], rawText: rawText, number: number, of: table)
-                        if number % DBBExport.progressInterval == 0 {
-                            state.rowsDone += DBBExport.progressInterval
-                            progress?(state)
-                        }
+                        progress.add(rows: 1)
                     } while try reader.nextArrayElement()
                 }
                 guard number == table.rowCount else {
@@ -290,15 +253,40 @@ struct DumpParser {
                 }
             } catch let error as DBBExportError {
                 throw error.locating(table: table.name, row: number > 0 && number <= table.rowCount ? number : nil)
-            } catch var error as DBBError {
-                error.context = "loading row \(number) of table \(table.name) from the dump"
-                throw error
             }
             try consumer?.endTable(table)
-            state.rowsDone += number % DBBExport.progressInterval
-            state.tablesDone += 1
-            progress?(state)
+            progress.endTable()
             tables.append(table)
+        }
+
+        /// Reads one row's values, checking its width and that a stored rowid is an integer (raw text,
+        /// given as a BLOB, is not).
+        private func readRow(
+            of table: DBBDumpTable, width: Int, into values: inout [DBBValue], rawText: inout [Int]
+        ) throws {
+            let rowOffset = reader.offset
+            try reader.expect(UInt8(ascii: "["), "a row (an array of values)")
+            values.removeAll(keepingCapacity: true)
+            rawText.removeAll(keepingCapacity: true)
+            if try !reader.consume(UInt8(ascii: "]")) {
+                repeat {
+                    values.append(try reader.readRowValue())
+                    if reader.lastValueWasRawText {
+                        reader.lastValueWasRawText = false
+                        rawText.append(values.count - 1)
+                    }
+                } while try reader.nextArrayElement()
+            }
+            guard values.count == width else {
+                throw malformed("the row has \(values.count) values where \(width) are expected", at: rowOffset)
+            }
+            if table.hasRowID {
+                guard case .integer = values[0] else {
+                    throw DBBExportError(
+                        .malformed, "the rowid must be an integer", path: reader.path, byteOffset: rowOffset,
+                        column: "rowid")
+                }
+            }
         }
     }
 }

@@ -27,18 +27,13 @@ struct TableLayout {
         name = table
         var stored: [String] = []
         var all: [String] = []
-        var primaryKey: [(name: String, type: String)] = []
-        try db.forEachRow(
-            "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?, 'main') ORDER BY cid", arguments: [table]
-        ) { row in
+        try db.forEachRow("SELECT name, hidden FROM pragma_table_xinfo(?, 'main') ORDER BY cid", arguments: [table]) {
+            row in
             let column: String = try row[0]
-            let type: String = try row[1] as String? ?? ""
-            let pk: Int = try row[2]
-            let hidden: Int = try row[3]
+            let hidden: Int = try row[1]
             all.append(column.lowercased())
             // hidden: 0 ordinary, 1 hidden column of a virtual table, 2 and 3 generated columns.
             if hidden == 0 { stored.append(column) }
-            if pk > 0 { primaryKey.append((column, type)) }
         }
         columns = stored
         let alias = ["rowid", "_rowid_", "oid"].first { !all.contains($0) }
@@ -50,31 +45,17 @@ struct TableLayout {
             }
         }
         self.rowIDName = rowIDName
-        if rowIDName != nil, primaryKey.count == 1, primaryKey[0].type.uppercased() == "INTEGER" {
-            // An INTEGER PRIMARY KEY is the rowid unless SQLite had to back it with an index (the
-            // `PRIMARY KEY DESC` quirk), in which case pragma index_list shows an index of origin 'pk'.
-            let backedByIndex =
-                try db.fetchValue(
-                    Int.self, "SELECT count(*) FROM pragma_index_list(?, 'main') WHERE origin = 'pk'", table)
-                ?? 0
-            storesRowID = backedByIndex > 0
-        } else {
-            storesRowID = rowIDName != nil
-        }
+        // A rowid table stores its rowid separately unless a column (its INTEGER PRIMARY KEY) is the rowid.
+        var aliasColumn: String?
+        if rowIDName != nil { aliasColumn = try db.rowidAliasColumn(in: table) }
+        storesRowID = rowIDName != nil && aliasColumn == nil
         if storesRowID {
             rowIDColumn = 0
-        } else if rowIDName != nil, primaryKey.count == 1 {
-            rowIDColumn = stored.firstIndex(of: primaryKey[0].name)
+        } else if let aliasColumn {
+            rowIDColumn = stored.firstIndex(of: aliasColumn)
         } else {
             rowIDColumn = nil
         }
-    }
-
-    /// The query that reads one column's raw bytes in one row, by rowid.
-    func rawBytesSQL(column: String) -> String? {
-        guard let rowIDName else { return nil }
-        return
-            "SELECT CAST(\(DBBDatabase.quoteIdentifier(column)) AS BLOB) FROM \(qualifiedName) WHERE \(rowIDName) = ?"
     }
 
     /// The query that reads every row: the rowid first when stored, in rowid order for rowid tables.
@@ -85,6 +66,12 @@ struct TableLayout {
         if let condition { sql += " WHERE \(condition)" }
         if let rowIDName { sql += " ORDER BY \(rowIDName)" }
         return sql
+    }
+
+    /// The condition that selects the entries of `sqlite_sequence` for some tables.
+    static func sequenceCondition(tables: [String]) -> String {
+        let names = tables.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }
+        return "name IN (\(names.joined(separator: ", ")))"
     }
 
     /// The query that counts the rows `selectSQL` reads.

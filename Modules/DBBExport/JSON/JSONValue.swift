@@ -30,17 +30,4 @@ enum JSONValue: Sendable, Equatable {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.key == key }?.value
     }
-
-    /// A short name of the value's JSON type, for error messages.
-    var typeName: String {
-        switch self {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .integer: "an integer"
-        case .real: "a real number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        }
-    }
 }

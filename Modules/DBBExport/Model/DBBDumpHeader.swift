@@ -97,9 +97,6 @@ public struct DBBSchemaObject: Sendable, Equatable, Hashable {
         let words = sql.uppercased().split(whereSeparator: { $0.isWhitespace }).prefix(3)
         return words.count == 3 && words[0] == "CREATE" && words[1] == "VIRTUAL" && words[2] == "TABLE"
     }
-
-    /// Whether the object is one of SQLite's own (`sqlite_sequence`, `sqlite_stat1`, …).
-    public var isInternal: Bool { name.lowercased().hasPrefix("sqlite_") }
 }
 
 /// What reading a whole dump found: its header, schema, and the rows actually present per table.

@@ -239,16 +239,27 @@ package enum DBBDateFormatting {
             ? text.replacingCharacters(
                 in: text.index(text.startIndex, offsetBy: 10)..<text.index(text.startIndex, offsetBy: 11), with: "T")
             : text
-        let withZone =
-            normalized.hasSuffix("Z") || normalized.range(of: #"[+-]\d\d:?\d\d$"#, options: .regularExpression) != nil
-            ? normalized : normalized + "Z"
-        if let date = try? Date(
-            withZone, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))
-        {
-            return date
-        }
-        if let date = try? Date(withZone, strategy: .iso8601) { return date }
-        if text.count == 10, let date = try? Date(text + "T00:00:00Z", strategy: .iso8601) { return date }
+        let withZone = normalized.hasSuffix("Z") || endsWithZoneOffset(normalized) ? normalized : normalized + "Z"
+        if let date = try? Date(withZone, strategy: fractionalStyle) { return date }
+        if let date = try? Date(withZone, strategy: plainStyle) { return date }
+        if text.count == 10, let date = try? Date(text + "T00:00:00Z", strategy: plainStyle) { return date }
         return nil
+    }
+
+    private static let fractionalStyle: Date.ISO8601FormatStyle = .iso8601.year().month().day().time(
+        includingFractionalSeconds: true)
+    private static let plainStyle: Date.ISO8601FormatStyle = .iso8601
+
+    /// Whether the text ends with a zone offset, `+hh:mm` or `+hhmm` (or `-`): the regular expression
+    /// `[+-]\d\d:?\d\d$`, where `\d` is any decimal digit.
+    private static func endsWithZoneOffset(_ text: String) -> Bool {
+        let scalars = Array(text.unicodeScalars.suffix(6))
+        func isDigit(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.numericType == .decimal }
+        func isSign(_ scalar: Unicode.Scalar) -> Bool { scalar == "+" || scalar == "-" }
+        let count = scalars.count
+        guard count >= 5, isDigit(scalars[count - 1]), isDigit(scalars[count - 2]) else { return false }
+        if isDigit(scalars[count - 3]), isDigit(scalars[count - 4]), isSign(scalars[count - 5]) { return true }
+        return count == 6 && scalars[count - 3] == ":" && isDigit(scalars[count - 4]) && isDigit(scalars[count - 5])
+            && isSign(scalars[count - 6])
     }
 }

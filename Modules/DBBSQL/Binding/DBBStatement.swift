@@ -33,7 +33,6 @@ public final class DBBStatement {
     /// The number of parameters (`?`, `?NNN`, `:name`, `@name`, `$name`).
     public let parameterCount: Int
     @exclusivity(unchecked) var isInUse = false
-    let isCached: Bool
 
     /// Column names and name → index maps, computed once per preparation, so reading by name costs one
     /// dictionary look-up.
@@ -122,7 +121,6 @@ public final class DBBStatement {
         self.handle = statement
         self.database = database
         self.sql = sql
-        self.isCached = cached
         self.columnCount = Int(sqlite3_column_count(statement))
         self.parameterCount = Int(sqlite3_bind_parameter_count(statement))
     }
@@ -308,6 +306,20 @@ public final class DBBStatement {
         try check(code, index)
     }
 
+    /// Binds bytes as UTF-8 TEXT, as they are: SQLite takes them without checking them.
+    func bindText(bytes: Data, at index: Int32) throws {
+        let code = bytes.withUnsafeBytes { buffer in
+            // An empty buffer may have no base address; SQLite would then bind NULL, not ''.
+            guard let base = buffer.baseAddress, buffer.count > 0 else {
+                return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
+            }
+            return sqlite3_bind_text64(
+                handle, index, base.assumingMemoryBound(to: CChar.self), UInt64(buffer.count), sqliteTransient,
+                UInt8(SQLITE_UTF8))
+        }
+        try check(code, index)
+    }
+
     @inline(__always)
     func bindBlob(_ value: Data, at index: Int32) throws {
         let code = value.withUnsafeBytes { buffer in
@@ -365,11 +377,7 @@ public final class DBBStatement {
     ///
     /// - Throws: ``DBBError`` for binding or execution failures.
     public func execute(_ arguments: (any DBBBindable)?...) throws {
-        try database.checkOpen(sql)
-        try checkNotInUse()
-        defer { sqlite3_reset(handle) }
-        try bind(arguments)
-        while try step() {}
+        try execute(arguments: DBBArguments(arguments))
     }
 
     /// Runs the statement to completion with positional or named arguments and resets it.
@@ -381,6 +389,37 @@ public final class DBBStatement {
         // Every parameter is bound on each run, so old bindings need no clearing: a plain reset suffices.
         defer { sqlite3_reset(handle) }
         try bind(arguments)
+        while try step() {}
+    }
+
+    /// Runs the statement to completion with one value per parameter, in order, and resets it. The values
+    /// are bound as they are, without conversion.
+    ///
+    /// - Parameters:
+    ///   - values: one value per parameter.
+    ///   - textBytesAt: the 0-based positions in `values` of BLOB values to bind as UTF-8 TEXT with these
+    ///     bytes, unchecked: in a UTF-8 database the text keeps them even when they are not valid UTF-8.
+    /// - Throws: ``DBBError`` (misuse) when the count differs from ``parameterCount``, or for binding or
+    ///   execution failures.
+    package func execute(values: some Collection<DBBValue>, textBytesAt positions: [Int] = []) throws {
+        try database.checkOpen(sql)
+        try checkNotInUse()
+        guard values.count == parameterCount else {
+            throw DBBError(
+                .misuse,
+                message: "the statement expects \(parameterCount) argument(s) but \(values.count) were given",
+                sql: sql, context: "binding arguments")
+        }
+        defer { sqlite3_reset(handle) }
+        var index: Int32 = 1
+        for value in values {
+            if !positions.isEmpty, positions.contains(Int(index) - 1), case .blob(let bytes) = value {
+                try bindText(bytes: bytes, at: index)
+            } else {
+                try bind(value, at: index)
+            }
+            index += 1
+        }
         while try step() {}
     }
 

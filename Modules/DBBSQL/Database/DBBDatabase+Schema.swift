@@ -66,6 +66,27 @@ extension DBBDatabase {
         }
     }
 
+    /// The column that is the rowid of a table in the main schema: its `INTEGER PRIMARY KEY`, or `nil`
+    /// when it has none.
+    ///
+    /// A single-column primary key declared `INTEGER` is the rowid unless SQLite backs it with an index:
+    /// in a `WITHOUT ROWID` table, and for the `PRIMARY KEY DESC` quirk (such an index is listed with
+    /// origin `pk`).
+    ///
+    /// - Throws: ``DBBError`` if the schema cannot be read.
+    package func rowidAliasColumn(in table: String) throws -> String? {
+        var primaryKey: [(name: String, type: String)] = []
+        try forEachRow("SELECT name, type FROM pragma_table_xinfo(?, 'main') WHERE pk > 0", arguments: [table]) {
+            row in
+            primaryKey.append((try row[0], try row[1] as String? ?? ""))
+        }
+        guard primaryKey.count == 1, primaryKey[0].type.uppercased() == "INTEGER" else { return nil }
+        let backedByIndex =
+            try fetchValue(Int.self, "SELECT count(*) FROM pragma_index_list(?, 'main') WHERE origin = 'pk'", table)
+            ?? 0
+        return backedByIndex > 0 ? nil : primaryKey[0].name
+    }
+
     /// The names of the tables in the main schema, SQLite's own (`sqlite_…`) excluded, sorted.
     ///
     /// - Throws: ``DBBError`` if the schema cannot be read.

@@ -59,20 +59,14 @@ extension DBBDatabase {
     {
         if isInTransaction { return try inSavepoint(body) }
         try beginTransaction(kind)
-        let result: T
         do {
-            result = try body(self)
-        } catch {
-            try? rollback()
-            throw error
-        }
-        do {
+            let result = try body(self)
             try commit()
+            return result
         } catch {
             try? rollback()
             throw error
         }
-        return result
     }
 
     /// Runs a closure inside a savepoint: released when it returns, rolled back to when it throws.

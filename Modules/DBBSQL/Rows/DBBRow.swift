@@ -125,16 +125,22 @@ public struct DBBRow {
 
     // MARK: Raw readers
 
+    /// A column's value as SQLite stores it, as bytes: a BLOB's bytes, or a TEXT value's bytes in the
+    /// database's text encoding, unchecked (so text that is not valid UTF-8 keeps its bytes in a UTF-8
+    /// database); numbers as their text. Read it before any other read of the column in a UTF-16 database,
+    /// which converts the text.
+    package func storedBytes(at index: Int) -> Data {
+        blob(at: Int32(index))
+    }
+
     @inlinable @inline(__always) func text(at column: Int32) -> String {
-        guard let pointer = sqlite3_column_text(handle, column) else { return "" }
-        let length = Int(sqlite3_column_bytes(handle, column))
-        // Decoding with an explicit length keeps NUL characters inside the text.
-        return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF8.self)
+        textIfPresent(at: column) ?? ""
     }
 
     @inlinable @inline(__always) func textIfPresent(at column: Int32) -> String? {
         guard let pointer = sqlite3_column_text(handle, column) else { return nil }
         let length = Int(sqlite3_column_bytes(handle, column))
+        // Decoding with an explicit length keeps NUL characters inside the text.
         return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF8.self)
     }
 
