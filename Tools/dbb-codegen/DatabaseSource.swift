@@ -109,11 +109,8 @@ struct DatabaseSource {
                 "its primary key \(column.name) is \(column.declaredType.isEmpty ? "untyped" : column.declaredType), but "
                     + "a DBBTableObject needs an INTEGER PRIMARY KEY as its id")
         }
-        // A rowid table's INTEGER PRIMARY KEY has no index of its own; a WITHOUT ROWID table's key does.
-        let keyIndexes =
-            try database.fetchValue(
-                Int.self, "SELECT count(*) FROM pragma_index_list(?) WHERE origin = 'pk'", table) ?? 0
-        guard keyIndexes == 0 else {
+        // DBBSQL tells whether the INTEGER PRIMARY KEY really is the rowid (not in a WITHOUT ROWID table).
+        guard try database.rowidAliasColumn(in: table) == column.name else {
             throw CodegenError(
                 "it is a WITHOUT ROWID table, but a DBBTableObject needs a rowid table whose INTEGER PRIMARY KEY "
                     + "is its id")
