@@ -32,17 +32,6 @@ func time(_ body: () throws -> Void) throws -> Double {
     return cpuTime() - start
 }
 
-/// The best (least) CPU times of `first` and `second` over `repetitions` runs, the two run alternately so
-/// that both see the same machine load.
-func bestOf(_ repetitions: Int, _ first: () throws -> Void, _ second: () throws -> Void) throws -> (Double, Double) {
-    var best = (Double.infinity, Double.infinity)
-    for _ in 0..<repetitions {
-        best.0 = min(best.0, try time(first))
-        best.1 = min(best.1, try time(second))
-    }
-    return best
-}
-
 /// The wall-clock time `body` takes, in seconds: for workloads that measure I/O or other processes too.
 func wallTime(_ body: () throws -> Void) throws -> Double {
     let elapsed = try ContinuousClock().measure(body)
@@ -53,14 +42,6 @@ func cpuTime() -> Double {
     var now = timespec()
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
-
-/// One line of a workload's table: both times, the ratio, and whether it meets the target.
-func report(_ name: String, raw: Double, api: Double, target: Double) {
-    let ratio = api / raw
-    let verdict = ratio <= target ? "ok" : "MISSED"
-    let padded = name.padding(toLength: 42, withPad: " ", startingAt: 0)
-    print(String(format: "%@ %8.3f   %12.3f   %6.2f×   ≤ %.1f× %@", padded, raw, api, ratio, target, verdict))
 }
 
 /// A column's text, read with its byte length.
@@ -124,4 +105,45 @@ final class RawDatabase {
 struct RawError: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
+}
+
+/// The command line's options; the workload names are what is left.
+struct BenchmarkOptions {
+    nonisolated(unsafe) static var current = BenchmarkOptions()
+
+    var jsonPath: String?
+    var runs = 5
+    var scale = 1
+    var workloads: Set<String> = []
+    var contenders: Set<String> = []
+
+    static func parse(_ arguments: [String]) throws -> (BenchmarkOptions, [String]) {
+        var options = BenchmarkOptions()
+        var names: [String] = []
+        var rest = arguments[...]
+        func value(_ flag: String) throws -> String {
+            guard let value = rest.popFirst() else { throw RawError(message: "\(flag) needs a value") }
+            return value
+        }
+        func count(_ flag: String) throws -> Int {
+            guard let number = Int(try value(flag)), number > 0 else {
+                throw RawError(message: "\(flag) needs a positive whole number")
+            }
+            return number
+        }
+        func list(_ flag: String) throws -> Set<String> {
+            Set(try value(flag).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--json": options.jsonPath = try value(argument)
+            case "--runs": options.runs = try count(argument)
+            case "--scale": options.scale = try count(argument)
+            case "--only": options.workloads = try list(argument)
+            case "--contenders": options.contenders = try list(argument)
+            default: names.append(argument)
+            }
+        }
+        return (options, names)
+    }
 }
