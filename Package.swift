@@ -84,6 +84,7 @@ let package = Package(
             name: "DBBMacrosTests",
             dependencies: [
                 "DBBMacros", "DBBMacrosPlugin", "DBBTestSupport",
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             ],
             path: "Tests/DBBMacrosTests"),

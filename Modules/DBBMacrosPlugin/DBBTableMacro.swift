@@ -5,6 +5,9 @@ import SwiftSyntaxMacros
 /// `@DBBTable`: writes a `DBBTableObject` subclass's class-level mapping, with a direct get/set closure for
 /// every stored property, and its `required init(dbManager:)`.
 public struct DBBTableMacro: MemberMacro {
+    /// The members are written laid out; reformatting would break every closure over several lines.
+    public static var formatMode: FormatMode { .disabled }
+
     public static func expansion(
         of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
         conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
@@ -88,7 +91,9 @@ public struct DBBTableMacro: MemberMacro {
             labels.append("set: { $0.\(name) = $1 }")
             return "\"\(property.key)\": .init(\(labels.joined(separator: ", ")))"
         }
-        let dictionary = entries.isEmpty ? "[:]" : "[\n\(entries.joined(separator: ",\n")),\n]"
+        // Laid out by hand (the expansion is not reformatted), one entry a line, as a person would write it.
+        let dictionary =
+            entries.isEmpty ? "[:]" : "[\n" + entries.map { "                \($0),\n" }.joined() + "            ]"
         var arguments = [dictionary]
         let attributes = properties.compactMap { property in property.attribute.map { "\"\(property.key)\": \($0)" } }
         if !attributes.isEmpty { arguments.append("attributes: [\(attributes.joined(separator: ", "))]") }
@@ -101,13 +106,15 @@ public struct DBBTableMacro: MemberMacro {
         }
         return """
             \(raw: access)override class var persistenceMapping: DBBTableMapping {
-                super.persistenceMapping.merging(DBBTableMapping(\(raw: arguments.joined(separator: ", "))))
+                super.persistenceMapping.merging(
+                    DBBTableMapping(
+                        \(raw: arguments.joined(separator: ",\n            "))))
             }
             """
     }
 
     private static func initializer(_ uninitialized: [PropertyReader.Uninitialized], access: String) -> DeclSyntax {
-        let assignments = uninitialized.map { "self.\($0.name) = \($0.value ?? "")\n" }.joined()
+        let assignments = uninitialized.map { "self.\($0.name) = \($0.value ?? "")\n    " }.joined()
         return """
             \(raw: access)required init(dbManager: DBBManager) {
                 \(raw: assignments)super.init(dbManager: dbManager)
