@@ -308,6 +308,37 @@ final class ClosureProject: DBBTableObject, ProjectFields {
     }
 }
 
+// MARK: The library, mapped by the @DBBTable macro (direct accessors, declared once per class)
+
+@DBBTable(name: "Person")
+final class MacroPerson: DBBTableObject, PersonFields {
+    @Unique var name = ""
+    @Indexed var code = ""
+    var budget = 0.0
+    var startDate: Date?
+    var active = false
+    var rowID: Int64 { idNum }
+    var created: Date? { createdTime }
+}
+
+@DBBTable(name: "Meeting")
+final class MacroMeeting: DBBTableObject, MeetingFields {
+    var purpose = ""
+    var startTime = Date(timeIntervalSinceReferenceDate: 0)
+    var minutes = 0
+    var rowID: Int64 { idNum }
+}
+
+@DBBTable(name: "Project")
+final class MacroProject: DBBTableObject, ProjectFields {
+    var name = ""
+    var budget = 0.0
+    var tags: [String] = []
+    var meetings: [MacroMeeting] = []
+    var lead: MacroPerson?
+    var rowID: Int64 { idNum }
+}
+
 // MARK: GRDB, with hand-written records
 
 /// Dates in the library's layout: REAL seconds since 2001 (GRDB's own default is text).

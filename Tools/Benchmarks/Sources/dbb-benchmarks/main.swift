@@ -12,7 +12,8 @@ let usage = """
       workloads: \(names.joined(separator: ", ")) (all when none is named)
       compare options: --json PATH writes the table as JSON; --runs N timed runs after the warm-up (default 5);
         --scale N divides every count by N (short runs for profiling); --only picks workloads W1–W5;
-        --contenders picks contenders by name ("raw sqlite3", "GRDB 7.10", "key paths", "closures")
+        --contenders picks contenders by name ("raw sqlite3", "GRDB 7.10", "key paths", "closures",
+        "macro")
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
