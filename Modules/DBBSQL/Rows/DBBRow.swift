@@ -53,7 +53,7 @@ public struct DBBRow {
     }
 
     /// Whether a column's value is NULL.
-    public func isNull(at index: Int) -> Bool { sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
+    @inlinable public func isNull(at index: Int) -> Bool { sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
 
     /// A column's value, in its storage class.
     public func value(at index: Int) -> DBBValue {

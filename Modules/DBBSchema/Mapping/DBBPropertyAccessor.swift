@@ -3,8 +3,9 @@ import Foundation
 
 /// Reads and writes one mapped property of an object whose class is known only at run time.
 ///
-/// Each closure is built once per mapping entry, specialised for the property's root and value types,
-/// so the per-row cost is one closure call, plus one key-path access for an entry made from a key path alone.
+/// Each closure is built once per mapping entry, specialised for the property's root and value types where
+/// the entry is written (the initializers are inlinable), so the per-row cost is one closure call, plus one key-path access for an entry made from a key path alone.
+@usableFromInline
 package enum DBBPropertyAccessor {
     case scalar(DBBScalarAccessor)
     case values(DBBValuesAccessor)
@@ -12,29 +13,33 @@ package enum DBBPropertyAccessor {
     case objects(DBBObjectsAccessor)
 }
 
+@usableFromInline
 func wrongType(_ value: Any, _ expected: Any.Type) -> DBBError {
     DBBError(
         .mismatch, message: "a value of type \(type(of: value)) cannot be assigned to a \(expected) property",
         context: "assigning a property")
 }
 
+@usableFromInline
 package struct DBBScalarAccessor {
     /// The property's value as stored.
-    package let get: (AnyObject, DBBCodingOptions) throws -> DBBValue
+    @usableFromInline package let get: (AnyObject, DBBCodingOptions) throws -> DBBValue
     /// Sets the property from a column of the current row. NULL leaves a non-optional property as it is
     /// (a column added after the row was written holds NULL).
-    package let read: (AnyObject, DBBRow, Int32) throws -> Void
+    @usableFromInline package let read: (AnyObject, DBBRow, Int32) throws -> Void
     /// Sets the property from a stored value (join-table rows).
-    package let setStored: (AnyObject, DBBValue) throws -> Void
+    @usableFromInline package let setStored: (AnyObject, DBBValue) throws -> Void
     /// Sets the property from a loosely typed value (`init(dictionary:manager:)`).
-    package let setAny: (AnyObject, Any?) throws -> Void
+    @usableFromInline package let setAny: (AnyObject, Any?) throws -> Void
 
+    @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(_ keyPath: ReferenceWritableKeyPath<Root, Value>) {
         self.init(
             get: { (root: Root) in root[keyPath: keyPath] },
             set: { (root: Root, value: Value) in root[keyPath: keyPath] = value })
     }
 
+    @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(optional keyPath: ReferenceWritableKeyPath<Root, Value?>) {
         self.init(
             optionalGet: { (root: Root) in root[keyPath: keyPath] },
@@ -44,12 +49,13 @@ package struct DBBScalarAccessor {
 
 extension DBBScalarAccessor {
     /// Accessors through direct get/set closures: no key-path projection per row.
+    @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(
         get getValue: @escaping (Root) -> Value, set setValue: @escaping (Root, Value) -> Void
     ) {
         get = { object, options in try getValue(unsafeDowncast(object, to: Root.self)).dbbValue(options: options) }
         read = { object, row, column in
-            guard row.storageClass(at: Int(column)) != .null else { return }
+            guard !row.isNull(at: Int(column)) else { return }
             setValue(unsafeDowncast(object, to: Root.self), try Value.read(from: row, at: column))
         }
         setStored = { object, value in
@@ -63,6 +69,7 @@ extension DBBScalarAccessor {
     }
 
     /// Accessors of an optional property through direct get/set closures.
+    @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(
         optionalGet getValue: @escaping (Root) -> Value?, set setValue: @escaping (Root, Value?) -> Void
     ) {
@@ -84,6 +91,7 @@ extension DBBScalarAccessor {
 /// Converts a loosely typed value to a persistable type: a value of the type itself, or a number
 /// (or Bool) for a numeric property when it converts exactly. Anything else is a clear error: text never
 /// becomes a number, nor a number text.
+@usableFromInline
 func convert<Value: DBBPersistableValue>(_ any: Any, to type: Value.Type) throws -> Value {
     if let value = any as? Value { return value }
     let isNumber = any is any BinaryInteger || any is any BinaryFloatingPoint || any is Bool
@@ -96,17 +104,20 @@ func convert<Value: DBBPersistableValue>(_ any: Any, to type: Value.Type) throws
     return value
 }
 
+@usableFromInline
 package struct DBBValuesAccessor {
-    package let get: (AnyObject, DBBCodingOptions) throws -> [DBBValue]
-    package let set: (AnyObject, [DBBValue]) throws -> Void
-    package let setAny: (AnyObject, Any?) throws -> Void
+    @usableFromInline package let get: (AnyObject, DBBCodingOptions) throws -> [DBBValue]
+    @usableFromInline package let set: (AnyObject, [DBBValue]) throws -> Void
+    @usableFromInline package let setAny: (AnyObject, Any?) throws -> Void
 
+    @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(_ keyPath: ReferenceWritableKeyPath<Root, [Value]>) {
         self.init(
             get: { (root: Root) in root[keyPath: keyPath] },
             set: { (root: Root, values: [Value]) in root[keyPath: keyPath] = values })
     }
 
+    @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(optional keyPath: ReferenceWritableKeyPath<Root, [Value]?>) {
         self.init(
             optionalGet: { (root: Root) in root[keyPath: keyPath] },
@@ -114,6 +125,7 @@ package struct DBBValuesAccessor {
     }
 
     /// Accessors through direct get/set closures.
+    @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(
         get getValues: @escaping (Root) -> [Value], set setValues: @escaping (Root, [Value]) -> Void
     ) {
@@ -134,6 +146,7 @@ package struct DBBValuesAccessor {
     }
 
     /// Accessors of an optional array through direct get/set closures; `nil` reads as empty.
+    @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(
         optionalGet getValues: @escaping (Root) -> [Value]?, set setValues: @escaping (Root, [Value]?) -> Void
     ) {
@@ -154,17 +167,20 @@ package struct DBBValuesAccessor {
     }
 }
 
+@usableFromInline
 package struct DBBObjectAccessor {
-    package let get: (AnyObject) -> AnyObject?
+    @usableFromInline package let get: (AnyObject) -> AnyObject?
     /// Sets the reference; `nil` leaves a non-optional reference as it is.
-    package let set: (AnyObject, AnyObject?) throws -> Void
+    @usableFromInline package let set: (AnyObject, AnyObject?) throws -> Void
 
+    @inlinable
     init<Root: AnyObject, Object: DBBTableRepresentable>(_ keyPath: ReferenceWritableKeyPath<Root, Object>) {
         self.init(
             get: { (root: Root) in root[keyPath: keyPath] },
             set: { (root: Root, value: Object) in root[keyPath: keyPath] = value })
     }
 
+    @inlinable
     init<Root: AnyObject, Object: DBBTableRepresentable>(optional keyPath: ReferenceWritableKeyPath<Root, Object?>) {
         self.init(
             optionalGet: { (root: Root) in root[keyPath: keyPath] },
@@ -172,6 +188,7 @@ package struct DBBObjectAccessor {
     }
 
     /// Accessors through direct get/set closures.
+    @inlinable
     init<Root: AnyObject, Object: DBBTableRepresentable>(
         get getObject: @escaping (Root) -> Object, set setObject: @escaping (Root, Object) -> Void
     ) {
@@ -184,6 +201,7 @@ package struct DBBObjectAccessor {
     }
 
     /// Accessors of an optional reference through direct get/set closures.
+    @inlinable
     init<Root: AnyObject, Object: DBBTableRepresentable>(
         optionalGet getObject: @escaping (Root) -> Object?, set setObject: @escaping (Root, Object?) -> Void
     ) {
@@ -199,16 +217,19 @@ package struct DBBObjectAccessor {
     }
 }
 
+@usableFromInline
 package struct DBBObjectsAccessor {
-    package let get: (AnyObject) -> [AnyObject]
-    package let set: (AnyObject, [AnyObject]) throws -> Void
+    @usableFromInline package let get: (AnyObject) -> [AnyObject]
+    @usableFromInline package let set: (AnyObject, [AnyObject]) throws -> Void
 
+    @inlinable
     init<Root: AnyObject, Object: DBBTableRepresentable>(_ keyPath: ReferenceWritableKeyPath<Root, [Object]>) {
         self.init(
             get: { (root: Root) in root[keyPath: keyPath] },
             set: { (root: Root, objects: [Object]) in root[keyPath: keyPath] = objects })
     }
 
+    @inlinable
     init<Root: AnyObject, Object: DBBTableRepresentable>(optional keyPath: ReferenceWritableKeyPath<Root, [Object]?>) {
         self.init(
             optionalGet: { (root: Root) in root[keyPath: keyPath] },
@@ -216,6 +237,7 @@ package struct DBBObjectsAccessor {
     }
 
     /// Accessors through direct get/set closures.
+    @inlinable
     init<Root: AnyObject, Object: DBBTableRepresentable>(
         get getObjects: @escaping (Root) -> [Object], set setObjects: @escaping (Root, [Object]) -> Void
     ) {
@@ -224,6 +246,7 @@ package struct DBBObjectsAccessor {
     }
 
     /// Accessors of an optional array through direct get/set closures; `nil` reads as empty.
+    @inlinable
     init<Root: AnyObject, Object: DBBTableRepresentable>(
         optionalGet getObjects: @escaping (Root) -> [Object]?, set setObjects: @escaping (Root, [Object]?) -> Void
     ) {
@@ -231,7 +254,8 @@ package struct DBBObjectsAccessor {
         set = { object, values in setObjects(unsafeDowncast(object, to: Root.self), try Self.typed(values)) }
     }
 
-    private static func typed<Object>(_ values: [AnyObject]) throws -> [Object] {
+    @usableFromInline
+    static func typed<Object>(_ values: [AnyObject]) throws -> [Object] {
         try values.map {
             guard let typed = $0 as? Object else { throw wrongType($0, Object.self) }
             return typed

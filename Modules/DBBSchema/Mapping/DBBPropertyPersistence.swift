@@ -19,6 +19,9 @@ import Foundation
 public struct DBBPropertyPersistence: @unchecked Sendable {
     // @unchecked: the accessor closures only touch the object handed to them, on the manager's queue.
 
+    // The members an entry's inlinable initializers use are usable from inlinable code, so that its accessors
+    // are specialized for the property's class and type where the entry is written.
+
     /// The storage type.
     public let storageType: DBBStorageType
     /// The custom column name, or `nil` to use the property name.
@@ -27,10 +30,11 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     /// existing databases and DBBuilder lay it out) instead of a join table.
     public let isForeignKeyColumn: Bool
     /// The type the caller declared with `type:` when it differs from the inferred one.
-    package let declaredTypeMismatch: DBBStorageType?
+    @usableFromInline package let declaredTypeMismatch: DBBStorageType?
     /// Reads and writes the property.
-    package let accessor: DBBPropertyAccessor
+    @usableFromInline package let accessor: DBBPropertyAccessor
 
+    @usableFromInline
     init(
         inferred: DBBStorageType, declared: DBBStorageType?, columnName: String?, foreignKey: Bool,
         accessor: DBBPropertyAccessor
@@ -48,6 +52,7 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ///   - keyPath: the property.
     ///   - type: the storage type, checked against the inferred one at registration. Optional.
     ///   - columnName: the column's name when it differs from the property's. Optional.
+    @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue>(
         _ keyPath: ReferenceWritableKeyPath<Root, Value>, type: DBBStorageType? = nil, columnName: String? = nil
     ) {
@@ -62,6 +67,7 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ///   - keyPath: the property.
     ///   - type: the storage type, checked against the inferred one at registration. Optional.
     ///   - columnName: the column's name when it differs from the property's. Optional.
+    @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue>(
         _ keyPath: ReferenceWritableKeyPath<Root, Value?>, type: DBBStorageType? = nil, columnName: String? = nil
     ) {
@@ -86,6 +92,7 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ///   - columnName: the column's name when it differs from the property's. Optional.
     ///   - get: returns the property's value.
     ///   - set: sets the property.
+    @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue>(
         _ keyPath: ReferenceWritableKeyPath<Root, Value>, type: DBBStorageType? = nil, columnName: String? = nil,
         get: @escaping (Root) -> Value, set: @escaping (Root, Value) -> Void
@@ -102,6 +109,7 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ///   - columnName: the column's name when it differs from the property's. Optional.
     ///   - get: returns the property's value.
     ///   - set: sets the property.
+    @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue>(
         _ keyPath: ReferenceWritableKeyPath<Root, Value?>, type: DBBStorageType? = nil, columnName: String? = nil,
         get: @escaping (Root) -> Value?, set: @escaping (Root, Value?) -> Void
@@ -115,6 +123,7 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ///   - keyPath: the property.
     ///   - type: the storage type, checked against the inferred one at registration. Optional.
     ///   - columnName: the join table's value column when it differs from the property's name. Optional.
+    @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue>(
         _ keyPath: ReferenceWritableKeyPath<Root, [Value]>, type: DBBStorageType? = nil, columnName: String? = nil
     ) where Value: DBBArrayElement {
@@ -124,6 +133,7 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     }
 
     /// Maps an optional array of scalars; `nil` and an empty array both store no rows, and load as empty.
+    @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue>(
         _ keyPath: ReferenceWritableKeyPath<Root, [Value]?>, type: DBBStorageType? = nil, columnName: String? = nil
     ) where Value: DBBArrayElement {
@@ -140,6 +150,7 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ///   - columnName: the column (join table value column, or foreign key column) name. Optional.
     ///   - foreignKey: `true` to store the referenced id in a column of this class's table (how existing
     ///     databases are usually built) instead of a join table. Default: `false`.
+    @inlinable
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
         _ keyPath: ReferenceWritableKeyPath<Root, Object?>, type: DBBStorageType? = nil, columnName: String? = nil,
         foreignKey: Bool = false
@@ -150,6 +161,7 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     }
 
     /// Maps a non-optional reference to another persisted object.
+    @inlinable
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
         _ keyPath: ReferenceWritableKeyPath<Root, Object>, type: DBBStorageType? = nil, columnName: String? = nil,
         foreignKey: Bool = false
@@ -160,6 +172,7 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     }
 
     /// Maps an array of references to other persisted objects, kept in a join table in array order.
+    @inlinable
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
         _ keyPath: ReferenceWritableKeyPath<Root, [Object]>, type: DBBStorageType? = nil, columnName: String? = nil
     ) {
@@ -169,6 +182,7 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     }
 
     /// Maps an optional array of references; `nil` stores no rows and loads as an empty array.
+    @inlinable
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
         _ keyPath: ReferenceWritableKeyPath<Root, [Object]?>, type: DBBStorageType? = nil, columnName: String? = nil
     ) {
@@ -193,6 +207,7 @@ extension DBBPropertyPersistence {
     ///   - columnName: the column's name when it differs from the property's. Optional.
     ///   - get: returns the property's value.
     ///   - set: sets the property.
+    @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue>(
         type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> Value,
         set: @escaping (Root, Value) -> Void
@@ -209,6 +224,7 @@ extension DBBPropertyPersistence {
     ///   - columnName: the column's name when it differs from the property's. Optional.
     ///   - get: returns the property's value.
     ///   - set: sets the property.
+    @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue>(
         type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> Value?,
         set: @escaping (Root, Value?) -> Void
@@ -225,6 +241,7 @@ extension DBBPropertyPersistence {
     ///   - columnName: the join table's value column when it differs from the property's name. Optional.
     ///   - get: returns the property's value.
     ///   - set: sets the property.
+    @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue & DBBArrayElement>(
         type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> [Value],
         set: @escaping (Root, [Value]) -> Void
@@ -242,6 +259,7 @@ extension DBBPropertyPersistence {
     ///   - columnName: the join table's value column when it differs from the property's name. Optional.
     ///   - get: returns the property's value.
     ///   - set: sets the property.
+    @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue & DBBArrayElement>(
         type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> [Value]?,
         set: @escaping (Root, [Value]?) -> Void
@@ -260,6 +278,7 @@ extension DBBPropertyPersistence {
     ///     join table. Default: `false`.
     ///   - get: returns the property's value.
     ///   - set: sets the property.
+    @inlinable
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
         type: DBBStorageType? = nil, columnName: String? = nil, foreignKey: Bool = false,
         get: @escaping (Root) -> Object?, set: @escaping (Root, Object?) -> Void
@@ -278,6 +297,7 @@ extension DBBPropertyPersistence {
     ///     join table. Default: `false`.
     ///   - get: returns the property's value.
     ///   - set: sets the property.
+    @inlinable
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
         type: DBBStorageType? = nil, columnName: String? = nil, foreignKey: Bool = false,
         get: @escaping (Root) -> Object, set: @escaping (Root, Object) -> Void
@@ -295,6 +315,7 @@ extension DBBPropertyPersistence {
     ///   - columnName: the join table's value column when it differs from the property's name. Optional.
     ///   - get: returns the property's value.
     ///   - set: sets the property.
+    @inlinable
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
         type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> [Object],
         set: @escaping (Root, [Object]) -> Void
@@ -312,6 +333,7 @@ extension DBBPropertyPersistence {
     ///   - columnName: the join table's value column when it differs from the property's name. Optional.
     ///   - get: returns the property's value.
     ///   - set: sets the property.
+    @inlinable
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
         type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> [Object]?,
         set: @escaping (Root, [Object]?) -> Void
