@@ -70,8 +70,9 @@ final class DBBObjectLoader {
         // What a partial fetch loads: exactly what the join loop below reads, so a save writes nothing else.
         let loadedSet = Self.loadedProperties(of: map, for: request)
         let unloadedNames = loadedSet.map { map.propertyNames.subtracting($0) } ?? []
-        // A first, whole-table load of a class meets each row once: no look-up, and indexing only on demand.
-        let mayKnowRows = !known.isEmpty || !request.isAll
+        // One statement meets each row once, so a class's first load needs no look-up, and its objects are
+        // indexed only when a later look-up needs them.
+        let mayKnowRows = !known.isEmpty
         while let row = try cursor.next() {
             let id = try Int64.read(from: row, at: 0)
             if mayKnowRows, let existing = known[id] {
@@ -81,8 +82,8 @@ final class DBBObjectLoader {
             let object = map.type.init(dbManager: manager)
             object.idNum = id
             if map.hasTimestamps {
-                object.createdTime = row.isNull(at: 1) ? nil : try Date.read(from: row, at: 1)
-                object.modifiedTime = row.isNull(at: 2) ? nil : try Date.read(from: row, at: 2)
+                object.createdTime = try Date.readIfPresent(from: row, at: 1)
+                object.modifiedTime = try Date.readIfPresent(from: row, at: 2)
             }
             if !request.sparse {
                 for (read, column) in scalarReaders {
@@ -116,39 +117,57 @@ final class DBBObjectLoader {
         guard !fresh.isEmpty, !request.sparse else { return result }
 
         let owners = fresh.count == result.count && request.isAll ? nil : DBBTableMap.idList(fresh.map(\.idNum))
+        // Join rows come ordered by owner: walked alongside the objects in id order, each object's values are
+        // collected in one buffer, with no dictionary of groups.
+        let inIDOrder = zip(fresh, fresh.dropFirst()).allSatisfy { $0.idNum < $1.idNum }
+        let byID = inIDOrder ? fresh : fresh.sorted { $0.idNum < $1.idNum }
+        var values: [DBBValue] = []
         for join in map.joins {
             if let properties = request.properties, !properties.contains(join.name) { continue }
             if let joins = request.joinProperties, !joins.contains(join.name) { continue }
-            var grouped: [Int64: [DBBValue]] = [:]
             let cursor =
                 try owners.map { try db.fetchCursor(join.selectOwnersSQL, $0) } ?? db.fetchCursor(join.selectAllSQL)
+            var position = 0
             while let row = try cursor.next() {
-                let owner: Int64? = try row[0]
-                guard let owner else { continue }
-                grouped[owner, default: []].append(row.value(at: 1))
-            }
-            for object in fresh {
-                let values = grouped[object.idNum] ?? []
-                switch join.values {
-                case .scalar(let accessor):
-                    try accessor.setStored(object, values.first ?? .null)
-                case .values(let accessor):
-                    try accessor.set(object, values)
-                case .object(let accessor, let target):
-                    let ids = values.compactMap(\.int64Value)
-                    if ids.isEmpty {
-                        try accessor.set(object, nil)
-                    } else {
-                        pending.append(
-                            PendingReference(object: object, assign: .one(accessor), target: target, ids: ids))
-                    }
-                case .objects(let accessor, let target):
-                    let ids = values.compactMap(\.int64Value)
-                    pending.append(PendingReference(object: object, assign: .many(accessor), target: target, ids: ids))
+                guard let owner = try Int64.readIfPresent(from: row, at: 0) else { continue }
+                while position < byID.count && byID[position].idNum < owner {
+                    try assign(values, of: join, to: byID[position], pending: &pending)
+                    values.removeAll(keepingCapacity: true)
+                    position += 1
                 }
+                // Rows of owners loaded before (or not at all) are not this fetch's.
+                guard position < byID.count, byID[position].idNum == owner else { continue }
+                values.append(row.value(at: 1))
+            }
+            while position < byID.count {
+                try assign(values, of: join, to: byID[position], pending: &pending)
+                values.removeAll(keepingCapacity: true)
+                position += 1
             }
         }
         return result
+    }
+
+    /// Sets a join property from the values of its join rows, or collects the references to resolve.
+    private func assign(
+        _ values: [DBBValue], of join: DBBTableMap.Join, to object: DBBTableObject, pending: inout [PendingReference]
+    ) throws {
+        switch join.values {
+        case .scalar(let accessor):
+            try accessor.setStored(object, values.first ?? .null)
+        case .values(let accessor):
+            try accessor.set(object, values)
+        case .object(let accessor, let target):
+            let ids = values.compactMap(\.int64Value)
+            if ids.isEmpty {
+                try accessor.set(object, nil)
+            } else {
+                pending.append(PendingReference(object: object, assign: .one(accessor), target: target, ids: ids))
+            }
+        case .objects(let accessor, let target):
+            let ids = values.compactMap(\.int64Value)
+            pending.append(PendingReference(object: object, assign: .many(accessor), target: target, ids: ids))
+        }
     }
 
     /// Removes a class's objects from the identity map, indexed by id (so that adding to them copies nothing).
@@ -186,9 +205,15 @@ final class DBBObjectLoader {
         while !pending.isEmpty {
             assignments += pending
             var wanted: [ObjectIdentifier: Set<Int64>] = [:]
-            for reference in pending {
-                let known = index(of: reference.target)
-                for id in reference.ids where known[id] == nil { wanted[reference.target, default: []].insert(id) }
+            do {
+                // References come grouped by class: each class's index is looked up once per group, and let go
+                // before its class loads more rows into it.
+                var last: (type: ObjectIdentifier, known: [Int64: DBBTableObject])?
+                for reference in pending {
+                    if last?.type != reference.target { last = (reference.target, index(of: reference.target)) }
+                    let known = last?.known ?? [:]
+                    for id in reference.ids where known[id] == nil { wanted[reference.target, default: []].insert(id) }
+                }
             }
             pending = []
             for (target, ids) in wanted where !ids.isEmpty {

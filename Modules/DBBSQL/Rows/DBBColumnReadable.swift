@@ -11,12 +11,27 @@ public protocol DBBColumnReadable {
     ///
     /// - Throws: ``DBBError`` (mismatch) naming the column when the value does not convert.
     static func read(from row: DBBRow, at column: Int32) throws -> Self
+
+    /// Reads the value of a column of the current row, or `nil` when it is NULL.
+    ///
+    /// The library's own types look at the column's storage class once, where a NULL check followed by
+    /// ``read(from:at:)`` would look twice; the default implementation does just that.
+    ///
+    /// - Throws: ``DBBError`` (mismatch) naming the column when a non-NULL value does not convert.
+    static func readIfPresent(from row: DBBRow, at column: Int32) throws -> Self?
+}
+
+extension DBBColumnReadable {
+    @inlinable
+    public static func readIfPresent(from row: DBBRow, at column: Int32) throws -> Self? {
+        row.columnType(column) == SQLITE_NULL ? nil : try read(from: row, at: column)
+    }
 }
 
 extension Optional: DBBColumnReadable where Wrapped: DBBColumnReadable {
     @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Wrapped? {
-        row.columnType(column) == SQLITE_NULL ? nil : try Wrapped.read(from: row, at: column)
+        try Wrapped.readIfPresent(from: row, at: column)
     }
 }
 
@@ -31,6 +46,14 @@ extension String: DBBColumnReadable {
         // sqlite3_column_text gives no pointer exactly for NULL (or when out of memory): no type check needed.
         guard let text = row.textIfPresent(at: column) else { throw row.mismatch(column, expected: "text") }
         return text
+    }
+
+    /// Reads TEXT (or a number or BLOB as ``read(from:at:)`` does); `nil` for NULL.
+    @inlinable
+    public static func readIfPresent(from row: DBBRow, at column: Int32) -> String? {
+        // Only NULL (or a failed allocation, which the NULL check of other types would miss as well) gives
+        // no pointer.
+        row.textIfPresent(at: column)
     }
 }
 
@@ -48,6 +71,13 @@ extension Int64: DBBColumnReadable {
             throw row.mismatch(column, expected: "an integer")
         }
     }
+
+    @inlinable @inline(__always)
+    public static func readIfPresent(from row: DBBRow, at column: Int32) throws -> Int64? {
+        let type = row.columnType(column)
+        if type == SQLITE_INTEGER { return row.int64(at: column) }
+        return type == SQLITE_NULL ? nil : try read(from: row, at: column)
+    }
 }
 
 extension FixedWidthInteger where Self: DBBColumnReadable {
@@ -55,6 +85,13 @@ extension FixedWidthInteger where Self: DBBColumnReadable {
     @inlinable
     static func readInteger(from row: DBBRow, at column: Int32) throws -> Self {
         let value = try Int64.read(from: row, at: column)
+        guard let result = Self(exactly: value) else { throw row.mismatch(column, expected: "a \(Self.self)") }
+        return result
+    }
+
+    @inlinable
+    public static func readIfPresent(from row: DBBRow, at column: Int32) throws -> Self? {
+        guard let value = try Int64.readIfPresent(from: row, at: column) else { return nil }
         guard let result = Self(exactly: value) else { throw row.mismatch(column, expected: "a \(Self.self)") }
         return result
     }
@@ -125,12 +162,26 @@ extension Double: DBBColumnReadable {
             return try row.doubleFromText(at: column)
         }
     }
+
+    @inlinable @inline(__always)
+    public static func readIfPresent(from row: DBBRow, at column: Int32) throws -> Double? {
+        switch row.columnType(column) {
+        case SQLITE_FLOAT, SQLITE_INTEGER: return row.double(at: column)
+        case SQLITE_NULL: return nil
+        default: return try row.doubleFromText(at: column)
+        }
+    }
 }
 
 extension Float: DBBColumnReadable {
     @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Float {
         Float(try Double.read(from: row, at: column))
+    }
+
+    @inlinable
+    public static func readIfPresent(from row: DBBRow, at column: Int32) throws -> Float? {
+        try Double.readIfPresent(from: row, at: column).map(Float.init)
     }
 }
 
@@ -142,6 +193,15 @@ extension Bool: DBBColumnReadable {
         case SQLITE_INTEGER: return row.int64(at: column) != 0
         case SQLITE_FLOAT: return row.double(at: column) != 0
         default: throw row.mismatch(column, expected: "a boolean")
+        }
+    }
+
+    @inlinable
+    public static func readIfPresent(from row: DBBRow, at column: Int32) throws -> Bool? {
+        switch row.columnType(column) {
+        case SQLITE_INTEGER: return row.int64(at: column) != 0
+        case SQLITE_NULL: return nil
+        default: return try read(from: row, at: column)
         }
     }
 }
@@ -172,6 +232,13 @@ extension Date: DBBColumnReadable {
     /// Reads a REAL or INTEGER number of seconds (since 1970, or since 2001 under
     /// ``DBBDateStrategy/secondsSinceReferenceDate``), or ISO 8601 / SQLite date text.
     public static func read(from row: DBBRow, at column: Int32) throws -> Date {
+        guard let date = try readIfPresent(from: row, at: column) else {
+            throw row.mismatch(column, expected: "a date")
+        }
+        return date
+    }
+
+    public static func readIfPresent(from row: DBBRow, at column: Int32) throws -> Date? {
         switch row.columnType(column) {
         case SQLITE_FLOAT, SQLITE_INTEGER:
             let seconds = row.double(at: column)
@@ -180,6 +247,8 @@ extension Date: DBBColumnReadable {
         case SQLITE_TEXT:
             if let date = DBBDateFormatting.date(from: row.text(at: column)) { return date }
             throw row.mismatch(column, expected: "a date")
+        case SQLITE_NULL:
+            return nil
         default:
             throw row.mismatch(column, expected: "a date")
         }

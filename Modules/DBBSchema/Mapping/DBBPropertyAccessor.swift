@@ -55,8 +55,8 @@ extension DBBScalarAccessor {
     ) {
         get = { object, options in try getValue(unsafeDowncast(object, to: Root.self)).dbbValue(options: options) }
         read = { object, row, column in
-            guard !row.isNull(at: Int(column)) else { return }
-            setValue(unsafeDowncast(object, to: Root.self), try Value.read(from: row, at: column))
+            guard let value = try Value.readIfPresent(from: row, at: column) else { return }
+            setValue(unsafeDowncast(object, to: Root.self), value)
         }
         setStored = { object, value in
             guard !value.isNull else { return }
@@ -75,7 +75,7 @@ extension DBBScalarAccessor {
     ) {
         get = { object, options in try getValue(unsafeDowncast(object, to: Root.self)).dbbValue(options: options) }
         read = { object, row, column in
-            setValue(unsafeDowncast(object, to: Root.self), try Value?.read(from: row, at: column))
+            setValue(unsafeDowncast(object, to: Root.self), try Value.readIfPresent(from: row, at: column))
         }
         setStored = { object, value in
             setValue(unsafeDowncast(object, to: Root.self), value.isNull ? nil : try Value.fromStoredValue(value))
