@@ -189,20 +189,21 @@ struct DBBObjectWriter {
         var fixups: [Int] = []
         // The statements of the class met last: a batch of one class looks its SQL up once, not per row.
         var statementsOf: (map: DBBTableMap, insert: DBBStatement, update: DBBStatement?)?
-        var arguments: [(any DBBBindable)?] = []  // one buffer for every row
+        // One buffer for every row, bound value by value without boxing the values as `DBBBindable`s.
+        var arguments: [DBBValue] = []
         for (index, row) in plan.rows.enumerated() {
             let map = row.map
             let isNew = row.existingID == 0
             arguments.removeAll(keepingCapacity: true)
             if map.hasTimestamps {
-                arguments.append(stamp)
-                if isNew { arguments.append(stamp) }
+                arguments.append(.real(stamp))
+                if isNew { arguments.append(.real(stamp)) }
             }
-            for value in row.scalarValues { arguments.append(value) }
+            arguments.append(contentsOf: row.scalarValues)
             for reference in row.keyReferences {
                 let id = resolve(reference)
                 if id == nil && reference != nil { fixups.append(index) }
-                arguments.append(id)
+                arguments.append(id.map { .integer($0) } ?? .null)
             }
             if statementsOf?.map !== map {
                 statementsOf = (
@@ -210,22 +211,23 @@ struct DBBObjectWriter {
                 )
             }
             if isNew {
-                try statementsOf?.insert.execute(arguments: DBBArguments(arguments))
+                try statementsOf?.insert.execute(values: arguments[...])
                 ids[index] = db.lastInsertRowID
             } else if row.written == nil {
                 guard let update = statementsOf?.update else { continue }
-                arguments.append(row.existingID)
-                try update.execute(arguments: DBBArguments(arguments))
+                arguments.append(.integer(row.existingID))
+                try update.execute(values: arguments[...])
                 try requireRowUpdated(row, in: db)
             } else {
                 let columns =
                     (map.hasTimestamps ? ["modifiedTime"] : []) + (row.scalarColumns ?? []).map(DBBIdentifier.sql)
                     + (row.keyColumns ?? []).map(DBBIdentifier.sql)
                 guard !columns.isEmpty else { continue }
-                arguments.append(row.existingID)
-                try db.execute(
+                arguments.append(.integer(row.existingID))
+                try db.prepare(
                     "UPDATE \(DBBIdentifier.sql(map.tableName)) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) "
-                        + "WHERE \(DBBIdentifier.sql(map.idColumn)) = ?", arguments: DBBArguments(arguments))
+                        + "WHERE \(DBBIdentifier.sql(map.idColumn)) = ?"
+                ).execute(values: arguments[...])
                 try requireRowUpdated(row, in: db)
             }
         }

@@ -396,12 +396,12 @@ public final class DBBStatement {
     /// are bound as they are, without conversion.
     ///
     /// - Parameters:
-    ///   - values: one value per parameter.
+    ///   - values: one value per parameter (a slice, so that the loop over them is compiled for it).
     ///   - textBytesAt: the 0-based positions in `values` of BLOB values to bind as UTF-8 TEXT with these
     ///     bytes, unchecked: in a UTF-8 database the text keeps them even when they are not valid UTF-8.
     /// - Throws: ``DBBError`` (misuse) when the count differs from ``parameterCount``, or for binding or
     ///   execution failures.
-    package func execute(values: some Collection<DBBValue>, textBytesAt positions: [Int] = []) throws {
+    package func execute(values: ArraySlice<DBBValue>, textBytesAt positions: [Int] = []) throws {
         try database.checkOpen(sql)
         try checkNotInUse()
         guard values.count == parameterCount else {
