@@ -19,14 +19,17 @@ import Foundation
 ///
 /// Instances are not `Sendable`: keep each on one thread or task, and share objects between tasks by id.
 open class DBBTableObject: DBBTableRepresentable {
+    // The bookkeeping properties skip run-time exclusivity checks: loading and saving set them on every
+    // object, and an object is used from one thread or task at a time.
+
     /// The row id; 0 until the object is first saved.
-    public var idNum: Int64 = 0
+    @exclusivity(unchecked) public var idNum: Int64 = 0
     /// When the object was first saved (`nil` before, and for tables without timestamp columns).
-    public var createdTime: Date?
+    @exclusivity(unchecked) public var createdTime: Date?
     /// When the object was last saved.
-    public var modifiedTime: Date?
+    @exclusivity(unchecked) public var modifiedTime: Date?
     /// Whether the object has changes to save. A successful save clears it.
-    public var isDirty = false
+    @exclusivity(unchecked) public var isDirty = false
     /// Attributes for columns, keyed by property name: `ColumnAttribute.notNull`,
     /// `ColumnAttribute.unique`, or `ColumnAttribute.cascadingDeletion` on an array of objects.
     /// Set it in `init(dbManager:)`; it is read when the class is registered.
@@ -36,9 +39,9 @@ open class DBBTableObject: DBBTableRepresentable {
 
     /// The properties a partial fetch loaded (`nil`: all of them). A save writes only these and the ones
     /// set since, so unloaded columns and join rows are left as they are.
-    package var loadedProperties: Set<String>?
+    @exclusivity(unchecked) package var loadedProperties: Set<String>?
     /// What a partial fetch left in the properties it did not load, to detect the ones set since.
-    var unloadedSnapshot: [String: DBBPropertySnapshot] = [:]
+    @exclusivity(unchecked) var unloadedSnapshot: [String: DBBPropertySnapshot] = [:]
 
     /// Creates an empty instance. Subclasses override it to add their persistence mapping.
     ///
