@@ -180,7 +180,7 @@ enum MacroChinook {
 
     @Test func macroClassesReadAndWriteChinook() throws {
         let folder = try TemporaryFolder()
-        let url = try copySharedDatabase("chinook.sqlite", into: folder)
+        let url = try copyOfFixture("chinook.sqlite", into: folder)
         let manager = try DBBManager(databaseURL: url)
         let schema = {
             try manager.queue.inDatabase { db in
