@@ -92,11 +92,7 @@ enum ClassRenderer {
     /// The lines of one class, mapped from its initializer with key paths.
     static func render(_ generated: GeneratedClass) -> [String] {
         let className = generated.className
-        var lines = ["final class \(className): DBBTableObject {"]
-        for property in generated.properties {
-            if let note = property.note { lines.append("    /// \(note)") }
-            lines.append("    " + declaration(of: property))
-        }
+        var lines = classOpening(generated)
         let overrides = tableOverrides(generated)
         if !overrides.isEmpty {
             if !generated.properties.isEmpty { lines.append("") }
@@ -123,6 +119,16 @@ enum ClassRenderer {
         }
         lines.append("    }")
         lines.append("}")
+        return lines
+    }
+
+    /// `final class …: DBBTableObject {` and the property declarations, each after its note.
+    private static func classOpening(_ generated: GeneratedClass) -> [String] {
+        var lines = ["final class \(generated.className): DBBTableObject {"]
+        for property in generated.properties {
+            if let note = property.note { lines.append("    /// \(note)") }
+            lines.append("    " + declaration(of: property))
+        }
         return lines
     }
 
@@ -188,11 +194,7 @@ enum ClassRenderer {
     /// closures: what the macro writes, written out.
     static func renderClosures(_ generated: GeneratedClass) -> [String] {
         let className = generated.className
-        var lines = ["final class \(className): DBBTableObject {"]
-        for property in generated.properties {
-            if let note = property.note { lines.append("    /// \(note)") }
-            lines.append("    " + declaration(of: property))
-        }
+        var lines = classOpening(generated)
         if !generated.properties.isEmpty { lines.append("") }
         lines += tableOverrides(generated)
         lines.append("    override class var persistenceMapping: DBBTableMapping {")
