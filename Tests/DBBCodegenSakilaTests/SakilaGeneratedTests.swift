@@ -29,13 +29,8 @@ private actor Counter {}
 
     @Test func everyTableLoadsEveryRowAndWritesItBackUnchanged() throws {
         let result = try GeneratedTablesCheck.run(fixture: "sakila.sqlite", classes: Self.classes)
-        #expect(result.unmappedTables == [])
-        #expect(result.schemaChanges == [])
+        #expect(result.problems == [])
         #expect(result.tables.count == 16)
-        for table in result.tables {
-            #expect(table.objects == table.rows, "\(table)")
-            #expect(table.differingRows == 0, "\(table)")
-        }
         #expect(result.tables.first { $0.table == "payment" }?.rows == 16_049)
     }
 

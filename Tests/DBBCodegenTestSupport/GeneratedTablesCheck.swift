@@ -32,6 +32,13 @@ public enum GeneratedTablesCheck {
         public var schemaChanges: [String]
         /// One result per class, in the order given.
         public var tables: [TableResult]
+
+        /// Everything that is not as it should be: an unmapped table, a schema change, a class that loads
+        /// another number of objects than its table has rows or whose saves change rows. Empty when all is well.
+        public var problems: [String] {
+            unmappedTables.map { "no class maps table \($0)" } + schemaChanges.map { "registering changed: \($0)" }
+                + tables.filter { $0.objects != $0.rows || $0.differingRows != 0 }.map(\.description)
+        }
     }
 
     /// Runs the check on a copy of a fixture.

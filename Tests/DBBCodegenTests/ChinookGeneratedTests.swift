@@ -40,13 +40,8 @@ struct ChinookCopy {
 
     @Test func everyTableLoadsEveryRowAndWritesItBackUnchanged() throws {
         let result = try GeneratedTablesCheck.run(fixture: "chinook.sqlite", classes: ChinookCopy.classes)
-        #expect(result.unmappedTables == [])
-        #expect(result.schemaChanges == [])
+        #expect(result.problems == [])
         #expect(result.tables.count == 11)
-        for table in result.tables {
-            #expect(table.objects == table.rows, "\(table)")
-            #expect(table.differingRows == 0, "\(table)")
-        }
         #expect(result.tables.map(\.rows).reduce(0, +) == 15_607)
     }
 

@@ -30,13 +30,8 @@ import Testing
 
     @Test func everyTableLoadsEveryRowAndWritesItBackUnchanged() throws {
         let result = try GeneratedTablesCheck.run(fixture: "northwind.sqlite", classes: Self.classes)
-        #expect(result.unmappedTables == [])
-        #expect(result.schemaChanges == [])
+        #expect(result.problems == [])
         #expect(result.tables.count == 13)
-        for table in result.tables {
-            #expect(table.objects == table.rows, "\(table)")
-            #expect(table.differingRows == 0, "\(table)")
-        }
         #expect(result.tables.first { $0.table == "Order Details" }?.rows == 2155)
         #expect(result.tables.first { $0.table == "Customers" }?.rows == 93)
     }
