@@ -15,7 +15,7 @@ struct DBBCodegen: ParsableCommand {
               dbb-codegen Meeting --properties-file meeting.txt --index purpose
               dbb-codegen --database chinook.sqlite --table Album --table Artist
               dbb-codegen --database chinook.sqlite --all-tables -o Chinook.swift
-              dbb-codegen --database northwind.sqlite --all-tables -o Northwind.swift --force
+              dbb-codegen --database northwind.sqlite --all-tables -o N.swift --force
 
             A table without an INTEGER PRIMARY KEY (a TEXT or composite key, or none)
             uses its rowid as its id, with its key columns as properties. A class
@@ -26,7 +26,7 @@ struct DBBCodegen: ParsableCommand {
             A non-optional reference is generated optional. See Docs/CodeGenerator.md.
 
             Exit codes: 64 bad arguments, 65 unsupported input, 66 unreadable input,
-            73 unwritable output.
+            73 unwritable output (or an existing one without --force).
             """,
         version: "1.0.0")
 
