@@ -13,10 +13,27 @@ struct GeneratedProperty {
     var initialValue: String?
 }
 
+/// A read-only property that fetches the object a foreign key names by a key that is not the target's id
+/// (a TEXT primary key of a table mapped through its rowid).
+struct GeneratedLookup {
+    /// The Swift name (without backticks).
+    var name: String
+    /// The class fetched.
+    var targetClass: String
+    /// The target's property holding the referenced key.
+    var targetProperty: String
+    /// This class's property holding the foreign key value.
+    var property: String
+    /// A documentation line written above the property.
+    var note: String
+}
+
 /// One generated `DBBTableObject` subclass.
 struct GeneratedClass {
     var className: String
     var properties: [GeneratedProperty] = []
+    /// Objects found by a foreign key to a key other than the id.
+    var lookups: [GeneratedLookup] = []
     /// The table name when it differs from the class name.
     var tableName: String?
     /// The id column when it is not `id`.
@@ -126,10 +143,18 @@ enum ClassRenderer {
     private static func classOpening(_ generated: GeneratedClass) -> [String] {
         var lines = ["final class \(generated.className): DBBTableObject {"]
         for property in generated.properties {
-            if let note = property.note { lines.append("    /// \(note)") }
+            lines += noteLines(property.note)
             lines.append("    " + declaration(of: property))
         }
+        for lookup in generated.lookups {
+            lines += [""] + lookupLines(lookup, in: generated)
+        }
         return lines
+    }
+
+    /// A property's note as documentation lines, wrapped.
+    private static func noteLines(_ note: String?) -> [String] {
+        note.map { wrapped($0, width: lineLength - 8).map { "    /// " + $0 } } ?? []
     }
 
     /// The `tableName`, `idColumnName` and `hasTimestampColumns` overrides a class needs.
@@ -176,7 +201,7 @@ enum ClassRenderer {
         }
         lines.append("final class \(generated.className): DBBTableObject {")
         for property in generated.properties {
-            if let note = property.note { lines.append("    /// \(note)") }
+            lines += noteLines(property.note)
             var markers: [String] = []
             if property.name == indexed { markers.append("@Indexed") }
             if property.isForeignKey {
@@ -185,6 +210,9 @@ enum ClassRenderer {
                 markers.append("@Column(\(Naming.stringLiteral(column)))")
             }
             lines.append("    " + (markers + [declaration(of: property)]).joined(separator: " "))
+        }
+        for lookup in generated.lookups {
+            lines += [""] + lookupLines(lookup, in: generated)
         }
         lines.append("}")
         return lines
@@ -233,6 +261,23 @@ enum ClassRenderer {
         let line = "                    \(key): .init(\(arguments.joined(separator: ", "))),"
         if line.count <= lineLength { return [line] }
         return ["                    \(key): .init("] + filled(arguments, indent: 24, suffix: "),")
+    }
+
+    /// A computed property that fetches the object whose key equals the foreign key property, throwing what
+    /// the fetch throws.
+    static func lookupLines(_ lookup: GeneratedLookup, in generated: GeneratedClass) -> [String] {
+        let optional = generated.properties.first { $0.name == lookup.property }?.type.isOptional ?? true
+        let value = Naming.escaped(lookup.property)
+        return wrapped(lookup.note, width: lineLength - 8).map { "    /// " + $0 } + [
+            "    var \(Naming.escaped(lookup.name)): \(lookup.targetClass)? {",
+            "        get throws {",
+        ] + (optional ? ["            guard let \(value) else { return nil }"] : []) + [
+            "            var options = DBBQueryOptions()",
+            "            options.addCondition(\(Naming.stringLiteral(lookup.targetProperty + " = ?")), \(value))",
+            "            return try \(lookup.targetClass).fetch(options: options, manager: dbManager).first",
+            "        }",
+            "    }",
+        ]
     }
 
     /// `], for: self, indexer: …)`, broken before the indexer (and inside it) when too long.

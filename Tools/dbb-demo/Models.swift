@@ -4,6 +4,9 @@ import Foundation
 // The demo's classes: people work for companies, lead projects and meet in meetings. `@DBBTable` writes each
 // class's mapping; the markers give column names, attributes and indexes.
 
+/// Where the classes are, for the tour's output.
+let modelsSource = sourceLocation()
+
 @DBBTable(indexes: [DBBIndexer(columnsToIndex: ["lastName", "firstName"])])
 final class Person: DBBTableObject {
     var firstName = ""
