@@ -145,7 +145,8 @@ public final class DBBManager: @unchecked Sendable {
         }
     }
 
-    /// Registers classes: builds each one's mapping, then creates its missing table, join tables and
+    /// Registers classes: builds each one's mapping (its class-level `persistenceMapping` and what its
+    /// initializer registers, each read once, here), then creates its missing table, join tables and
     /// indexes, and adds columns for new properties. Nothing is ever dropped.
     ///
     /// - Parameter tableClasses: the classes this manager persists.

@@ -3,7 +3,9 @@ import Foundation
 
 /// The parent class of every class whose instances are persisted.
 ///
-/// Subclasses declare their properties as usual and map them from `required init(dbManager:)`:
+/// Subclasses declare their properties as usual and declare their mapping once: with the `@DBBTable` macro
+/// (module `DBBMacros`, re-exported by `DBBBuilder`), as a class-level ``persistenceMapping``, or, the seed's
+/// form, from `required init(dbManager:)`:
 ///
 /// ```swift
 /// final class Person: DBBTableObject {
