@@ -42,6 +42,12 @@ import Testing
         meeting.purpose = "edited after the delete"
         #expect(meeting.saveToDB() == false)
         #expect(world.manager.errorMessage().contains("no longer exists"))
+        #expect(world.manager.lastFailure?.kind == .rowDeleted)
+        #expect {
+            try meeting.save()
+        } throws: { error in
+            (error as? DBBError)?.kind == .rowDeleted
+        }
         let orphans = try world.test.sql { db in
             try db.fetchValue(
                 Int.self, "SELECT count(*) FROM Meeting_participants WHERE Meeting_ID = ?", meeting.idNum)

@@ -84,8 +84,9 @@ public final class DBBManager: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let map = maps[ObjectIdentifier(type)] else {
-            let error = DBBError(
-                .misuse, message: "\(type) is not registered with this manager; call addTableClasses([\(type).self])",
+            let error = DBBError.misuse(
+                "\(type) is not registered with this manager",
+                recovery: "call addTableClasses([\(type).self]) before using the class",
                 context: "looking up \(type)")
             lastError = error
             throw error
@@ -174,9 +175,13 @@ public final class DBBManager: @unchecked Sendable {
         return dbbError
     }
 
-    /// The message of the most recent failure of an operation through this manager (empty when none failed).
+    /// The message of the most recent failure of an operation through this manager, followed by what to do
+    /// when it was a misuse (empty when none failed).
     public func errorMessage() -> String {
-        lock.withLock { lastError.map { $0.message } ?? "" }
+        lock.withLock {
+            guard let lastError else { return "" }
+            return lastError.recoverySuggestion.map { "\(lastError.message); \($0)" } ?? lastError.message
+        }
     }
 
     /// The most recent failure of an operation through this manager.

@@ -9,9 +9,9 @@ extension DBBTableObject {
     static func requireOnlyInstances(_ objects: [DBBTableObject], manager: DBBManager, action: String) throws {
         if let stranger = objects.first(where: { type(of: $0) != self }) {
             throw manager.record(
-                DBBError(
-                    .misuse,
-                    message: "\(action) \(self) objects takes instances of \(self) only; found a \(type(of: stranger))",
+                DBBError.misuse(
+                    "\(action) \(self) objects takes instances of \(self) only; found a \(type(of: stranger))",
+                    recovery: "call it on each object's own class, since each class has its own table",
                     context: "\(action) \(self) objects"))
         }
     }

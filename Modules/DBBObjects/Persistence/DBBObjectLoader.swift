@@ -193,8 +193,9 @@ final class DBBObjectLoader {
             pending = []
             for (target, ids) in wanted where !ids.isEmpty {
                 guard let map = manager.mapIfRegistered(target) else {
-                    throw DBBError(
-                        .misuse, message: "a referenced class is not registered with this manager",
+                    throw DBBError.misuse(
+                        "a referenced class is not registered with this manager",
+                        recovery: "register every class a mapping refers to with addTableClasses(_:)",
                         context: "loading references")
                 }
                 _ = try loadRows(map, map.rowsRequest(ids: ids.sorted()), pending: &pending)

@@ -263,9 +263,8 @@ struct DBBObjectWriter {
     /// join rows for an owner that does not exist, so the save fails (and its transaction rolls back).
     private static func requireRowUpdated(_ row: DBBSavePlan.Row, in db: DBBDatabase) throws {
         guard db.changes == 0 else { return }
-        throw DBBError(
-            .notFound,
-            message: "\(row.map.type) \(row.existingID) no longer exists in table \(row.map.tableName); "
+        throw DBBError.rowDeleted(
+            "\(row.map.type) \(row.existingID) no longer exists in table \(row.map.tableName); "
                 + "it was deleted after it was loaded",
             context: "saving \(row.map.type) objects")
     }

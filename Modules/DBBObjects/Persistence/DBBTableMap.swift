@@ -98,8 +98,8 @@ final class DBBTableMap: @unchecked Sendable {
                         name: column.propertyName, column: column.name, accessor: accessor,
                         target: ObjectIdentifier(target), targetName: String(describing: target)))
             default:
-                throw DBBError(
-                    .misuse, message: "property \(column.propertyName) cannot be stored as a column",
+                throw DBBError.misuse(
+                    "property \(column.propertyName) cannot be stored as a column",
                     context: "registering \(tableName)")
             }
         }
