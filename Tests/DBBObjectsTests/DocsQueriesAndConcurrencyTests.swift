@@ -54,6 +54,23 @@ import Testing
         #expect(lastNames == ["Lee", "Ng", "O'Brien", "Park"])
     }
 
+    @Test func counting() throws {
+        let world = try DBBObjectsQueryTests.world()
+        let manager = world.manager
+        var adultsOnly = DBBQueryOptions()
+        adultsOnly.addCondition("age >= ?", 18)
+        let adultCount = try Person.fetchCount(options: adultsOnly, manager: manager)
+        let everyone = try Person.fetchCount(manager: manager)
+        #expect((adultCount, everyone) == (5, 5))
+    }
+
+    func deliverProjects(to inbox: ProjectInbox, manager: DBBManager) async {
+        let projects = await withCheckedContinuation { continuation in
+            Project.getAllInstancesFromQueue(manager: manager) { continuation.resume(returning: $0) }
+        }
+        await inbox.receive(projects)
+    }
+
     func renameProject(id: Int64, to name: String, manager: DBBManager) async throws {
         guard let project = try await Project.fetchOne(id: id, manager: manager) else { return }
         project.name = name
@@ -81,7 +98,15 @@ import Testing
         try await renameProject(id: id, to: "Renamed", manager: manager)
         #expect(try await Project.fetchOne(id: id, manager: manager)?.name == "Renamed")
         #expect(try countTags(manager: manager) == 3)
+        let inbox = ProjectInbox()
+        await deliverProjects(to: inbox, manager: manager)
+        #expect(await inbox.names == ["Apollo", "Renamed", "Cygnus"])
         await archiveAll(manager: manager)
         #expect(try await Project.fetchAllIDs(manager: manager).isEmpty)
     }
+}
+
+actor ProjectInbox {
+    var names: [String] = []
+    func receive(_ projects: [Project]) { names += projects.map(\.name) }
 }

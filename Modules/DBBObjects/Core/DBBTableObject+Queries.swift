@@ -40,6 +40,25 @@ extension DBBTableObject {
     }
 }
 
+extension DBBTableObject {
+    /// The `SELECT count(*)` that counts what a fetch with these options returns.
+    static func countQuery(_ options: DBBQueryOptions, manager: DBBManager) throws -> (String, [DBBValue]) {
+        let map = try manager.map(for: self)
+        let plan = try DBBQueryPlan(options: options, table: map.description)
+        let table = DBBIdentifier.sql(map.tableName)
+        let sql: String
+        if let columns = plan.distinctColumns {
+            let groups = columns.map(DBBIdentifier.sql).joined(separator: ", ")
+            sql = "SELECT count(*) FROM (SELECT 1 FROM \(table)\(plan.whereSQL) GROUP BY \(groups)\(plan.limitSQL))"
+        } else if plan.limitSQL.isEmpty {
+            sql = "SELECT count(*) FROM \(table)\(plan.whereSQL)"
+        } else {
+            sql = "SELECT count(*) FROM (SELECT 1 FROM \(table)\(plan.whereSQL)\(plan.limitSQL))"
+        }
+        return (sql, plan.arguments)
+    }
+}
+
 extension DBBTableRepresentable where Self: DBBTableObject {
     /// The objects that match query options.
     ///
@@ -63,6 +82,28 @@ extension DBBTableRepresentable where Self: DBBTableObject {
             return try manager.run { db in
                 try run(request, distinct: distinct, map: map, manager: manager, db: db).map { $0 as! Self }
             }
+        } catch {
+            throw manager.record(error)
+        }
+    }
+
+    /// The number of objects that match query options, counted by one `SELECT count(*)` (no object is
+    /// built). With `distinct`, distinct combinations of the chosen properties are counted; `limit` and
+    /// `offset` apply as they do to a fetch.
+    ///
+    /// ```swift
+    /// let adults = try Person.fetchCount(options: .options(withConditions: ["age >= 18"]), manager: manager)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - options: the conditions to match. Default: every object.
+    ///   - manager: the manager to read through.
+    /// - Returns: the number of matching objects.
+    /// - Throws: `DBBError` as ``fetch(options:manager:sparsePopulation:)``.
+    public static func fetchCount(options: DBBQueryOptions = DBBQueryOptions(), manager: DBBManager) throws -> Int {
+        do {
+            let (sql, arguments) = try countQuery(options, manager: manager)
+            return try manager.run { db in try db.fetchValue(Int.self, sql, arguments: DBBArguments(arguments)) ?? 0 }
         } catch {
             throw manager.record(error)
         }
@@ -161,6 +202,22 @@ extension DBBTableRepresentable where Self: DBBTableObject {
         }
     }
 
+    /// The number of objects that match query options, without blocking the calling task.
+    ///
+    /// - Throws: `DBBError` as ``fetchCount(options:manager:)``.
+    public static func fetchCount(options: DBBQueryOptions = DBBQueryOptions(), manager: DBBManager) async throws
+        -> Int
+    {
+        do {
+            let (sql, arguments) = try countQuery(options, manager: manager)
+            return try await manager.queue.inDatabase { db in
+                try db.fetchValue(Int.self, sql, arguments: DBBArguments(arguments)) ?? 0
+            }
+        } catch {
+            throw manager.record(error)
+        }
+    }
+
     /// Saves objects of this class in one transaction without blocking the calling task.
     ///
     /// - Throws: `DBBError` as ``DBBTableObject/save(_:manager:)``.
@@ -206,15 +263,34 @@ extension DBBTableObject {
     public func save() async throws {
         try await DBBObjectWriter(manager: dbManager).save([self])
     }
+
+    /// Deletes the object's row without blocking the calling task; the object gets `idNum` 0.
+    ///
+    /// - Throws: `DBBError` as `delete()`.
+    public func delete() async throws {
+        guard idNum != 0 else { return }
+        let map = try dbManager.map(for: type(of: self))
+        let (manager, id) = (dbManager, idNum)
+        do {
+            try await manager.queue.inDatabase { db in try map.deleteRows(ids: [id], manager: manager, db: db) }
+        } catch {
+            throw manager.record(error)
+        }
+        idNum = 0
+    }
 }
 
 // MARK: Completion handlers
+
+// The DBBBuilder-compatible forms: each runs its async twin in a detached task and calls the completion
+// handler on a background thread. Fetched objects are new and handed to the handler as `sending` values,
+// so the handler may pass them on to an actor or a task of its own.
 
 extension DBBTableRepresentable where Self: DBBTableObject {
     /// Fetches every instance in the background and passes them to a completion handler (on a
     /// background thread). On failure the array is empty and `manager.errorMessage()` says why.
     public static func getAllInstancesFromQueue(
-        manager: DBBManager, completion: @escaping @Sendable ([Self]) -> Void
+        manager: DBBManager, completion: @escaping @Sendable (sending [Self]) -> Void
     ) {
         Task.detached { completion((try? await fetchAll(manager: manager)) ?? []) }
     }
@@ -223,7 +299,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     /// to a completion handler (on a background thread).
     public static func getInstancesFromQueue(
         withOptions options: DBBQueryOptions, manager: DBBManager, sparsePopulation: Bool = false,
-        completion: @escaping @Sendable ([Self], DBBError?) -> Void
+        completion: @escaping @Sendable (sending [Self], DBBError?) -> Void
     ) {
         Task.detached {
             do {
@@ -236,7 +312,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// Fetches the instance with an id in the background and passes it to a completion handler.
     public static func getQueuedInstanceWithIDNumber(
-        _ id: Int64, manager: DBBManager, completion: @escaping @Sendable (Self?) -> Void,
+        _ id: Int64, manager: DBBManager, completion: @escaping @Sendable (sending Self?) -> Void,
         sparsePopulation: Bool = false
     ) {
         Task.detached {
@@ -246,7 +322,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// Fetches the instances with these ids in the background and passes them to a completion handler.
     public static func getInstancesWithIDNumbersFromQueue(
-        ids: [Int64], manager: DBBManager, completion: @escaping @Sendable ([Self]) -> Void
+        ids: [Int64], manager: DBBManager, completion: @escaping @Sendable (sending [Self]) -> Void
     ) {
         Task.detached { completion((try? await fetch(ids: ids, manager: manager)) ?? []) }
     }
