@@ -138,8 +138,8 @@ public final class DBBManager: @unchecked Sendable {
     /// indexes, and adds columns for new properties. Nothing is ever dropped.
     ///
     /// - Parameter tableClasses: the classes this manager persists.
-    /// - Throws: `DBBError` when a mapping is invalid (a declared type that differs from the
-    ///   property's, an index on an unknown property), when an existing column's type conflicts with the
+    /// - Throws: `DBBError` when a mapping is invalid (a key that does not name its key path's property,
+    ///   a declared type that differs from the property's, an index on an unknown property), when an existing column's type conflicts with the
     ///   mapping, or when SQLite refuses the DDL. A class that fails is not registered; nothing of it is
     ///   written (its DDL runs in one transaction).
     public func addTableClasses(_ tableClasses: [DBBTableObject.Type]) throws {
@@ -153,6 +153,7 @@ public final class DBBManager: @unchecked Sendable {
             let prototype = tableClass.init(dbManager: self)
             let mapping = lock.withLock { pending.removeValue(forKey: key) } ?? PendingMapping()
             do {
+                try DBBPropertyPersistence.checkKeys(mapping.properties, tableName: tableClass.tableName)
                 let map = try DBBTableMap(
                     type: tableClass, properties: mapping.properties, attributes: prototype.attributesDictionary ?? [:],
                     indexers: mapping.indexers)

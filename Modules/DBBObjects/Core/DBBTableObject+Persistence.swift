@@ -154,7 +154,7 @@ extension DBBTableObject {
     static func deleteInstances(_ instances: [DBBTableObject], manager: DBBManager) throws {
         try requireOnlyInstances(instances, manager: manager, action: "deleting")
         try delete(ids: instances.map(\.idNum).filter { $0 != 0 }, manager: manager)
-        for instance in instances { instance.idNum = 0 }
+        for instance in instances { instance.markDeleted() }
     }
 
     /// Deletes the rows with these ids, as ``DBBTableRepresentable/delete(_:manager:)`` does.

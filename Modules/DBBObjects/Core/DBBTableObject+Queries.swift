@@ -245,7 +245,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     public static func delete(_ instances: [Self], manager: DBBManager) async throws {
         try requireOnlyInstances(instances, manager: manager, action: "deleting")
         try await delete(ids: instances.map(\.idNum).filter { $0 != 0 }, manager: manager)
-        for instance in instances { instance.idNum = 0 }
+        for instance in instances { instance.markDeleted() }
     }
 
     /// Deletes every instance without blocking the calling task.
@@ -276,7 +276,7 @@ extension DBBTableObject {
         } catch {
             throw manager.record(error)
         }
-        idNum = 0
+        markDeleted()
     }
 }
 

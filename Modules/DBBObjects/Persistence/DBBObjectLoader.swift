@@ -80,6 +80,7 @@ final class DBBObjectLoader {
             }
             let object = map.type.init(dbManager: manager)
             object.idNum = id
+            object.hasStoredRow = true
             if map.hasTimestamps {
                 object.createdTime = row.isNull(at: 1) ? nil : try Date.read(from: row, at: 1)
                 object.modifiedTime = row.isNull(at: 2) ? nil : try Date.read(from: row, at: 2)
