@@ -17,6 +17,8 @@ public struct DBBQueryPlan: Sendable {
     public var joinProperties: Set<String>?
     /// For a distinct fetch, the columns whose combinations are distinct.
     public var distinctColumns: [String]?
+    /// For a grouped fetch (``DBBQueryOptions/groupBy``), the columns to group by.
+    public var groupColumns: [String]?
 
     /// Translates options for a table.
     ///
@@ -77,6 +79,17 @@ public struct DBBQueryPlan: Sendable {
                     return name
                 })
         }
+        if let groupBy = options.groupBy, !groupBy.isEmpty {
+            groupColumns = try groupBy.map { name in
+                guard let column = names.column(named: name) else {
+                    throw DBBError.misuse(
+                        "\(name) is not a column property of \(table.tableName)",
+                        recovery: "group by property or column names of the class's own table",
+                        context: "reading groupBy")
+                }
+                return column
+            }
+        }
         if options.distinct {
             let selected =
                 properties.map { set in names.columnOrder.filter { set.contains($0.property) } } ?? names.columnOrder
@@ -112,6 +125,13 @@ struct DBBQueryNames {
         }
     }
 
+    /// The column a sort or group item names: a property's column, the id, or a column by its own name.
+    func column(named name: String) -> String? {
+        if let column = columns[name] { return column }
+        if name == table.idColumn { return name }
+        return columnOrder.first { $0.column.caseInsensitiveCompare(name) == .orderedSame }?.column
+    }
+
     func requireProperty(_ name: String, context: String) throws -> String {
         guard columns[name] != nil || joins[name] != nil else {
             throw DBBError.misuse(
@@ -136,10 +156,10 @@ struct DBBQueryNames {
             case 2 where ["ASC", "DESC"].contains(parts[1].uppercased()): direction = parts[1].uppercased()
             default:
                 throw DBBError.misuse(
-                    "sort item '\(item)' is not a property name with an optional ASC or DESC",
+                    "sort item '\(item)' is not a property or column name with an optional ASC or DESC",
                     context: "reading sorting")
             }
-            guard let column = columns[name] ?? (name == table.idColumn ? table.idColumn : nil) else {
+            guard let column = column(named: name) else {
                 if joins[name] != nil {
                     throw DBBError.misuse(
                         "cannot sort by \(name): it is an array, reference or binary property",

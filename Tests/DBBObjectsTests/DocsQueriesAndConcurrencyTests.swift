@@ -54,6 +54,20 @@ import Testing
         #expect(lastNames == ["Lee", "Ng", "O'Brien", "Park"])
     }
 
+    @Test func grouping() throws {
+        let world = try DBBObjectsQueryTests.world()
+        let manager = world.manager
+        var oldestFirst = DBBQueryOptions.options(
+            withConditions: ["age >= 18"], sortColumns: ["age"], ascendingSort: false)
+        oldestFirst.groupBy = ["lastName"]
+        let onePerFamily = try Person.fetch(options: oldestFirst, manager: manager)
+        let families = try Person.fetchCount(options: oldestFirst, manager: manager)
+        // Ann Lee (34) stands for the Lees; the groups are ordered by their representative's age, then
+        // by descending id (Di before Bo, both 51).
+        #expect(onePerFamily.map(\.firstName) == ["Di", "Bo", "Ed", "Ann"])
+        #expect(families == 4)
+    }
+
     @Test func counting() throws {
         let world = try DBBObjectsQueryTests.world()
         let manager = world.manager

@@ -23,6 +23,7 @@ public final class DBBManager: @unchecked Sendable {
     private var lastError: DBBError?
 
     private struct PendingMapping {
+        var tableName: String
         var properties: [String: DBBPropertyPersistence] = [:]
         var indexers: [DBBIndexer] = []
     }
@@ -121,7 +122,29 @@ public final class DBBManager: @unchecked Sendable {
         _ contents: @autoclosure () -> [String: DBBPropertyPersistence], for tableObject: DBBTableObject,
         indexer: @autoclosure () -> DBBIndexer? = nil
     ) {
-        let key = ObjectIdentifier(type(of: tableObject))
+        addPending(ObjectIdentifier(type(of: tableObject)), contents(), indexer())
+    }
+
+    /// Records the persistence mapping of the class being registered whose table is `table`; the seed's
+    /// form of ``addPersistenceMapping(_:for:indexer:)``, called from `required init(dbManager:)` with
+    /// `forTableNamed: shortName`. Like it, it evaluates its arguments only while the class is registered.
+    ///
+    /// - Parameters:
+    ///   - contents: the mapping, keyed by property name.
+    ///   - table: the table of the class being initialized (`shortName`).
+    ///   - indexer: the columns to index. Optional.
+    public func addPersistenceMapContents(
+        _ contents: @autoclosure () -> [String: DBBPropertyPersistence], forTableNamed table: String,
+        indexer: @autoclosure () -> DBBIndexer? = nil
+    ) {
+        guard let key = lock.withLock({ pending.first(where: { $0.value.tableName == table })?.key }) else { return }
+        addPending(key, contents(), indexer())
+    }
+
+    private func addPending(
+        _ key: ObjectIdentifier, _ contents: @autoclosure () -> [String: DBBPropertyPersistence],
+        _ indexer: @autoclosure () -> DBBIndexer?
+    ) {
         guard lock.withLock({ maps[key] == nil && pending[key] != nil }) else { return }
         // The caller's expressions run outside the lock: they may use the manager themselves.
         let properties = contents()
@@ -149,9 +172,10 @@ public final class DBBManager: @unchecked Sendable {
         for tableClass in tableClasses {
             let key = ObjectIdentifier(tableClass)
             if mapIfRegistered(key) != nil { continue }
-            lock.withLock { pending[key] = PendingMapping() }
+            lock.withLock { pending[key] = PendingMapping(tableName: tableClass.tableName) }
             let prototype = tableClass.init(dbManager: self)
-            let mapping = lock.withLock { pending.removeValue(forKey: key) } ?? PendingMapping()
+            let mapping =
+                lock.withLock { pending.removeValue(forKey: key) } ?? PendingMapping(tableName: tableClass.tableName)
             do {
                 try DBBPropertyPersistence.checkKeys(mapping.properties, tableName: tableClass.tableName)
                 let map = try DBBTableMap(

@@ -2,7 +2,7 @@ import Foundation
 
 extension DBBTableObject {
     /// Builds the fetch a set of query options asks for; a distinct fetch first selects one id per
-    /// distinct combination of the loaded properties.
+    /// distinct combination of the loaded properties, a grouped fetch one id per group.
     static func request(
         for options: DBBQueryOptions, map: DBBTableMap, sparse: Bool
     ) throws -> (request: DBBFetchRequest, distinct: DBBQueryPlan?) {
@@ -14,7 +14,7 @@ extension DBBTableObject {
         request.joinProperties = plan.joinProperties
         request.sparse = sparse
         request.isAll = plan.whereSQL.isEmpty && plan.limitSQL.isEmpty
-        return (request, plan.distinctColumns == nil ? nil : plan)
+        return (request, plan.distinctColumns == nil && plan.groupColumns == nil ? nil : plan)
     }
 
     /// Runs a fetch built from query options; call on the manager's queue.
@@ -22,7 +22,7 @@ extension DBBTableObject {
         _ request: DBBFetchRequest, distinct: DBBQueryPlan?, map: DBBTableMap, manager: DBBManager, db: DBBDatabase
     ) throws -> [DBBTableObject] {
         var request = request
-        if let distinct, let columns = distinct.distinctColumns {
+        if let distinct, let columns = distinct.groupColumns ?? distinct.distinctColumns {
             let id = DBBIdentifier.sql(map.idColumn)
             let groups = columns.map(DBBIdentifier.sql).joined(separator: ", ")
             let ids = try db.fetchValues(
@@ -34,7 +34,10 @@ extension DBBTableObject {
             request.arguments = [.text(DBBTableMap.idList(ids))]
             request.isAll = false
             // Distinct combinations of the chosen properties: the objects carry those properties only.
-            request.properties = request.properties ?? Set(map.scalars.map(\.name) + map.foreignKeys.map(\.name))
+            if distinct.distinctColumns != nil {
+                request.properties =
+                    request.properties ?? Set(map.scalars.map(\.name) + map.foreignKeys.map(\.name))
+            }
         }
         return try DBBObjectLoader(manager: manager, db: db).fetch(map, request)
     }
@@ -47,7 +50,7 @@ extension DBBTableObject {
         let plan = try DBBQueryPlan(options: options, table: map.description)
         let table = DBBIdentifier.sql(map.tableName)
         let sql: String
-        if let columns = plan.distinctColumns {
+        if let columns = plan.groupColumns ?? plan.distinctColumns {
             let groups = columns.map(DBBIdentifier.sql).joined(separator: ", ")
             sql = "SELECT count(*) FROM (SELECT 1 FROM \(table)\(plan.whereSQL) GROUP BY \(groups)\(plan.limitSQL))"
         } else if plan.limitSQL.isEmpty {
