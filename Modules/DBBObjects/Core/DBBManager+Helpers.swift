@@ -22,6 +22,7 @@ extension DBBManager {
     ///
     /// - Throws: `DBBError` when SQLite cannot vacuum (for example inside a transaction, or on a full disk).
     public func vacuum() throws {
+        try requireWritable("vacuuming")
         try run { db in try db.vacuum() }
     }
 
@@ -31,6 +32,7 @@ extension DBBManager {
     /// - Throws: `DBBError` when SQLite refuses, for example for an index that belongs to a `UNIQUE`
     ///   constraint.
     public func dropIndex(_ indexName: String) throws {
+        try requireWritable("dropping an index")
         try run { db in try db.dropIndex(indexName) }
     }
 
@@ -52,6 +54,7 @@ extension DBBManager {
     /// - Parameter version: the new version.
     /// - Throws: `DBBError` when the version cannot be written; the stored version is then unchanged.
     public func setDatabaseVersion(_ version: Double) throws {
+        try requireWritable("setting the database version")
         try run { db in
             try db.inTransaction(.immediate) { db in
                 let stored = try db.fetchValue(Double.self, "SELECT MAX(version) FROM DBVersion")

@@ -15,6 +15,8 @@ public final class DBBManager: @unchecked Sendable {
     public let queue: DBBDatabaseQueue
     /// The database file, or `nil` for an in-memory manager.
     public let databaseURL: URL?
+    /// Whether the manager writes to its file, or only reads it (``Mode/readOnly``). Set by the initializer.
+    public private(set) var mode: Mode = .readWrite
 
     private let lock = NSLock()
     private let registration = NSRecursiveLock()
@@ -38,6 +40,15 @@ public final class DBBManager: @unchecked Sendable {
         try Self.configure(database, isFile: true)
         queue = DBBDatabaseQueue(database: database)
         try addTableClasses([DBVersion.self])
+    }
+
+    /// Opens a file read-only: no configuration that writes, no `DBVersion` table.
+    init(readOnly database: sending DBBDatabase, url: URL) throws {
+        databaseURL = url
+        mode = .readOnly
+        database.codingOptions = .objectLayout
+        try database.setBusyTimeout(5)
+        queue = DBBDatabaseQueue(database: database)
     }
 
     private init(inMemory database: sending DBBDatabase) throws {
@@ -181,7 +192,11 @@ public final class DBBManager: @unchecked Sendable {
                 let map = try DBBTableMap(
                     type: tableClass, properties: mapping.properties, attributes: prototype.attributesDictionary ?? [:],
                     indexers: mapping.indexers)
-                try queue.inTransaction { db in try map.createOrUpdateSchema(in: db) }
+                if mode == .readOnly {
+                    try queue.inDatabase { db in try map.checkSchema(in: db) }
+                } else {
+                    try queue.inTransaction { db in try map.createOrUpdateSchema(in: db) }
+                }
                 lock.withLock { maps[key] = map }
             } catch {
                 throw record(error)

@@ -161,6 +161,7 @@ extension DBBTableObject {
     ///
     /// - Throws: `DBBError` when the class is not registered or SQLite fails.
     public static func delete(ids: [Int64], manager: DBBManager) throws {
+        try manager.requireWritable("deleting \(self) objects")
         let map = try manager.map(for: self)
         guard !ids.isEmpty else { return }
         try manager.run { db in try map.deleteRows(ids: ids, manager: manager, db: db) }

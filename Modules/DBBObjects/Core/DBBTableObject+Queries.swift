@@ -234,6 +234,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     /// - Throws: `DBBError` when the class is not registered or SQLite fails.
     public static func delete(ids: [Int64], manager: DBBManager) async throws {
         do {
+            try manager.requireWritable("deleting \(self) objects")
             let map = try manager.map(for: self)
             guard !ids.isEmpty else { return }
             try await manager.queue.inDatabase { db in try map.deleteRows(ids: ids, manager: manager, db: db) }
@@ -272,6 +273,7 @@ extension DBBTableObject {
     /// - Throws: `DBBError` as `delete()`.
     public func delete() async throws {
         guard idNum != 0 else { return }
+        try dbManager.requireWritable("deleting \(type(of: self)) objects")
         let map = try dbManager.map(for: type(of: self))
         let (manager, id) = (dbManager, idNum)
         do {

@@ -302,6 +302,7 @@ struct DBBObjectWriter {
 
     /// Collects and plans a save, recording a failure for the manager's `errorMessage()`.
     private func prepare(_ objects: [DBBTableObject]) throws -> ([(DBBTableObject, DBBTableMap)], DBBSavePlan) {
+        try manager.requireWritable("saving objects")
         do {
             let graph = Self.foreignKeyTargetsFirst(try collectGraph(objects))
             return (graph, try plan(graph))
