@@ -99,6 +99,35 @@ import Testing
         print(done ? "archived" : manager.errorMessage())
     }
 
+    func moveLead(of project: Project, to person: Person, manager: DBBManager) throws {
+        try manager.write { db in
+            try person.save()
+            project.projectLead = person
+            try project.save()
+            try db.execute("UPDATE Person SET age = age + 1 WHERE id = ?", person.idNum)
+        }
+    }
+
+    func report(manager: DBBManager) throws -> String {
+        try manager.read { _ in
+            let projects = try Project.fetchAll(manager: manager)
+            let people = try Person.fetchCount(manager: manager)
+            return "\(projects.count) projects led by some of \(people) people"
+        }
+    }
+
+    @Test func transactionSamples() throws {
+        let world = try DBBObjectsQueryTests.world()
+        let manager = world.manager
+        let newLead = Person(dbManager: manager)
+        newLead.age = 30
+        try moveLead(of: world.projects[0], to: newLead, manager: manager)
+        let reloaded = try Project.fetchOne(id: world.projects[0].idNum, manager: manager)
+        #expect(reloaded?.projectLead?.idNum == newLead.idNum)
+        #expect(reloaded?.projectLead?.age == 31)
+        #expect(try report(manager: manager) == "3 projects led by some of 6 people")
+    }
+
     func countTags(manager: DBBManager) throws -> Int {
         try manager.queue.inDatabase { db in
             try db.fetchValue(Int.self, "SELECT count(DISTINCT tags) FROM Project_tags") ?? 0

@@ -49,6 +49,13 @@ extension DBBManager {
     /// - Parameter action: what was asked, for the message (`"saving Person objects"`).
     /// - Throws: `DBBError` (misuse) when the manager is read-only.
     func requireWritable(_ action: @autoclosure () -> String) throws {
+        if let scope = activeScope, !scope.isWrite {
+            let action = action()
+            throw record(
+                DBBError.misuse(
+                    "\(action) inside manager.read, which only reads", recovery: "use manager.write to write",
+                    context: action))
+        }
         guard mode == .readOnly else { return }
         let action = action()
         throw record(

@@ -23,6 +23,8 @@ public final class DBBManager: @unchecked Sendable {
     private var pending: [ObjectIdentifier: PendingMapping] = [:]
     private var maps: [ObjectIdentifier: DBBTableMap] = [:]
     private var lastError: DBBError?
+    /// The transaction or snapshot of a running `write` or `read` closure; touched only on the queue.
+    var scope: DBBManagerScope?
 
     private struct PendingMapping {
         var tableName: String
@@ -227,9 +229,17 @@ public final class DBBManager: @unchecked Sendable {
     /// The most recent failure of an operation through this manager.
     public var lastFailure: DBBError? { lock.withLock { lastError } }
 
-    /// Runs work on the queue, recording a failure for ``errorMessage()``.
+    /// Runs work on the queue (or in the transaction of the `write` or `read` closure the caller is in),
+    /// recording a failure for ``errorMessage()``.
     func run<T>(_ body: (DBBDatabase) throws -> T) throws -> T {
         do {
+            if let scope = activeScope { return try body(scope.database) }
+            if queue.isOnQueue {
+                throw DBBError.misuse(
+                    "an object call ran inside a closure of the manager's queue, which would deadlock",
+                    recovery: "use manager.write { db in … } to run object calls and SQL in one transaction",
+                    context: "entering the queue of \(queue.path)")
+            }
             return try queue.inDatabase(body)
         } catch {
             throw record(error)

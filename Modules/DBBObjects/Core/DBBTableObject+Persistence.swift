@@ -73,7 +73,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 extension DBBTableObject {
     static func fetch(_ request: DBBFetchRequest, manager: DBBManager) throws -> [DBBTableObject] {
         let map = try manager.map(for: self)
-        return try manager.run { db in try DBBObjectLoader(manager: manager, db: db).fetch(map, request) }
+        return try manager.run { db in try run(request, distinct: nil, map: map, manager: manager, db: db) }
     }
 
     /// The ids of every instance, ascending.
@@ -154,6 +154,7 @@ extension DBBTableObject {
     static func deleteInstances(_ instances: [DBBTableObject], manager: DBBManager) throws {
         try requireOnlyInstances(instances, manager: manager, action: "deleting")
         try delete(ids: instances.map(\.idNum).filter { $0 != 0 }, manager: manager)
+        manager.rememberForRollback(instances)
         for instance in instances { instance.markDeleted() }
     }
 

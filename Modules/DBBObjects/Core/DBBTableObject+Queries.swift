@@ -17,8 +17,16 @@ extension DBBTableObject {
         return (request, plan.distinctColumns == nil && plan.groupColumns == nil ? nil : plan)
     }
 
-    /// Runs a fetch built from query options; call on the manager's queue.
+    /// Runs a fetch built from query options; call on the manager's queue. Its statements (the rows, then
+    /// each join property and the referenced objects) read one snapshot: they run in one transaction.
     static func run(
+        _ request: DBBFetchRequest, distinct: DBBQueryPlan?, map: DBBTableMap, manager: DBBManager, db: DBBDatabase
+    ) throws -> [DBBTableObject] {
+        try db.inTransaction { db in try runInSnapshot(request, distinct: distinct, map: map, manager: manager, db: db)
+        }
+    }
+
+    private static func runInSnapshot(
         _ request: DBBFetchRequest, distinct: DBBQueryPlan?, map: DBBTableMap, manager: DBBManager, db: DBBDatabase
     ) throws -> [DBBTableObject] {
         var request = request

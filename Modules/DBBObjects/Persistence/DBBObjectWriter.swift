@@ -317,6 +317,7 @@ struct DBBObjectWriter {
         let outcome = try manager.run { db in
             try db.inTransaction(.immediate) { db in try Self.execute(plan, in: db) }
         }
+        manager.rememberForRollback(graph.map(\.0))
         Self.apply(outcome, of: plan, to: graph)
     }
 
