@@ -109,4 +109,25 @@ import Testing
         #expect(throws: DBBError.self) { try reader.queue.inDatabase { db in try db.execute("DELETE FROM Note") } }
         try reader.close()
     }
+
+    @Test func theAsyncFormsRunOnTheQueueWithoutBlocking() async throws {
+        let test = try TestManager(.file)
+        let manager = test.manager
+        let id = try await manager.write { db -> Int64 in
+            let person = Person(dbManager: manager)
+            person.firstName = "Async"
+            try person.save()
+            try db.execute("UPDATE Person SET age = 7 WHERE id = ?", person.idNum)
+            return person.idNum
+        }
+        let person = try await manager.read { _ in try Person.fetchOne(id: id, manager: manager) }
+        #expect(person?.age == 7)
+        await #expect(throws: Abort.self) {
+            try await manager.write { _ in
+                try Person(dbManager: manager).save()
+                throw Abort()
+            }
+        }
+        #expect(try await Person.fetchCount(manager: manager) == 1)
+    }
 }

@@ -68,29 +68,68 @@ extension DBBManager {
                     context: isWrite ? "writing" : "reading"))
         }
         do {
-            return try queue.inDatabase { db in
-                let scope = DBBManagerScope(database: db, isWrite: isWrite)
-                self.scope = scope
-                defer { self.scope = nil }
-                do {
-                    if isWrite { return try db.inTransaction(.immediate, body) }
-                    return try db.inTransaction(.deferred) { db in
-                        // A deferred transaction takes its snapshot at its first read: read now, so that
-                        // everything inside sees one snapshot; query_only refuses writes until the end.
-                        _ = try db.fetchValue(Int.self, "SELECT count(*) FROM sqlite_master")
-                        let wasQueryOnly = try db.fetchValue(Bool.self, "PRAGMA query_only") ?? false
-                        try db.execute("PRAGMA query_only = ON")
-                        defer { if !wasQueryOnly { try? db.execute("PRAGMA query_only = OFF") } }
-                        return try body(db)
-                    }
-                } catch {
-                    for undo in scope.undo.reversed() { undo() }
-                    throw error
-                }
-            }
+            return try queue.inDatabase { db in try self.runScope(in: db, isWrite: isWrite, body) }
         } catch let error as DBBError {
             throw record(error)
         }  // the closure's own errors reach the caller as they are
+    }
+
+    /// Runs a `write` or `read` closure on the queue, in its transaction, with its scope active.
+    private func runScope<T>(in db: DBBDatabase, isWrite: Bool, _ body: (DBBDatabase) throws -> T) throws -> T {
+        let scope = DBBManagerScope(database: db, isWrite: isWrite)
+        self.scope = scope
+        defer { self.scope = nil }
+        do {
+            if isWrite { return try db.inTransaction(.immediate, body) }
+            return try db.inTransaction(.deferred) { db in
+                // A deferred transaction takes its snapshot at its first read: read now, so that everything
+                // inside sees one snapshot; query_only refuses writes until the end.
+                _ = try db.fetchValue(Int.self, "SELECT count(*) FROM sqlite_master")
+                let wasQueryOnly = try db.fetchValue(Bool.self, "PRAGMA query_only") ?? false
+                try db.execute("PRAGMA query_only = ON")
+                defer { if !wasQueryOnly { try? db.execute("PRAGMA query_only = OFF") } }
+                return try body(db)
+            }
+        } catch {
+            for undo in scope.undo.reversed() { undo() }
+            throw error
+        }
+    }
+
+    /// ``write(_:)`` without blocking the calling task. The closure runs on the manager's queue, so it is
+    /// `@Sendable`: it fetches the objects it changes (by id) rather than capturing the caller's, and its
+    /// result is handed back as a `sending` value.
+    ///
+    /// - Parameter body: the work; it receives the connection for SQL of its own.
+    /// - Returns: what the closure returns.
+    /// - Throws: as ``write(_:)``.
+    public func write<T>(_ body: @escaping @Sendable (DBBDatabase) throws -> sending T) async throws -> sending T {
+        try requireWritable("writing")
+        return try await inScope(isWrite: true, body)
+    }
+
+    /// ``read(_:)`` without blocking the calling task; the closure is `@Sendable`, as for the async
+    /// ``write(_:)``.
+    ///
+    /// - Parameter body: the work; it receives the connection for queries of its own.
+    /// - Returns: what the closure returns.
+    /// - Throws: as ``read(_:)``.
+    public func read<T>(_ body: @escaping @Sendable (DBBDatabase) throws -> sending T) async throws -> sending T {
+        try await inScope(isWrite: false, body)
+    }
+
+    private func inScope<T>(isWrite: Bool, _ body: @escaping @Sendable (DBBDatabase) throws -> sending T)
+        async throws -> sending T
+    {
+        do {
+            let handOver = try await queue.inDatabase { db in
+                // The closure's result is its own (`sending`); nothing on the queue keeps it.
+                DBBHandOver(try self.runScope(in: db, isWrite: isWrite, body))
+            }
+            return handOver.take()
+        } catch let error as DBBError {
+            throw record(error)
+        }
     }
 
     /// The scope whose closure is running, when the caller is that closure (on the manager's queue).
