@@ -522,7 +522,9 @@ private final class InflateWorker: @unchecked Sendable {
                         "damaged gzip header in \(member) (\(message))"
                     default: "invalid deflate data in \(member) (\(message)): the compressed data is damaged"
                     }
-                throw corrupt(what, at: position)
+                // A failed check has just read its 4-byte field of the trailer: point at the field.
+                let isTrailerCheck = message == "incorrect data check" || message == "incorrect length check"
+                throw corrupt(what, at: isTrailerCheck ? position - 4 : position)
             case Z_MEM_ERROR:
                 throw DBBExportError(.io, "zlib ran out of memory", path: path, compressedOffset: position)
             default:
