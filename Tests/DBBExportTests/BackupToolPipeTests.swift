@@ -158,5 +158,12 @@ struct BackupToolPipeTests {
             executable: script, ["-qec", "\(BackupToolTests.tool) dump \(original.path) -", "/dev/null"])
         #expect(refused.exitCode == 64)
         #expect(refused.standardOutput.contains("dbb-backup: error: refusing to write a compressed dump to a terminal"))
+        for command in ["restore - \(folder.path("never.sqlite"))", "inspect -", "verify -"] {
+            let waiting = try ToolProcess.run(
+                executable: script, ["-qec", "\(BackupToolTests.tool) \(command)", "/dev/null"])
+            #expect(waiting.exitCode == 64, "\(command)")
+            #expect(waiting.standardOutput.contains("refusing to read a compressed dump from a terminal"), "\(command)")
+        }
+        #expect(try folder.contents() == ["chinook.sqlite", "out.json.gz"])
     }
 }

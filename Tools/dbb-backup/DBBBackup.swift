@@ -35,6 +35,20 @@ struct DBBBackup: ParsableCommand {
 /// The name that stands for standard input or standard output in place of a dump file.
 let standardStreamName = "-"
 
+/// Refuses `-` for a stream that is a terminal, as gzip does: compressed bytes on a terminal help nobody,
+/// and waiting for them to be typed neither.
+///
+/// - Parameters:
+///   - name: the dump's name as given.
+///   - descriptor: the standard stream `-` stands for.
+func refuseTerminal(_ name: String?, _ descriptor: Int32) throws {
+    guard name == standardStreamName, isatty(descriptor) == 1 else { return }
+    let direction = descriptor == STDIN_FILENO ? "read a compressed dump from" : "write a compressed dump to"
+    throw ValidationError(
+        "refusing to \(direction) a terminal; redirect \(descriptor == STDIN_FILENO ? "standard input" : "standard output")."
+    )
+}
+
 /// Options every subcommand that takes a while shares.
 struct OutputOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Print nothing but errors: no progress bar, no summary.")
@@ -69,10 +83,7 @@ extension DBBBackup {
 
         func validate() throws {
             guard (0...9).contains(level) else { throw ValidationError("--level must be between 0 and 9.") }
-            // As gzip does: compressed bytes on a terminal help nobody.
-            if output == standardStreamName && isatty(STDOUT_FILENO) == 1 {
-                throw ValidationError("refusing to write a compressed dump to a terminal; redirect standard output.")
-            }
+            try refuseTerminal(output, STDOUT_FILENO)
         }
 
         func run() throws {
@@ -127,6 +138,10 @@ extension DBBBackup {
 
         @OptionGroup var outputOptions: OutputOptions
 
+        func validate() throws {
+            try refuseTerminal(dump, STDIN_FILENO)
+        }
+
         func run() throws {
             let bar = ProgressBar(enabled: !outputOptions.quiet, verb: "restoring")
             let options = DBBRestoreOptions(replaceExisting: force, checkIntegrity: checkIntegrity)
@@ -156,6 +171,10 @@ extension DBBBackup {
 
         @Flag(help: "Print the result as JSON.")
         var json = false
+
+        func validate() throws {
+            try refuseTerminal(dump, STDIN_FILENO)
+        }
 
         func run() throws {
             let report = try runReportingErrors(json: json) {
@@ -207,6 +226,10 @@ extension DBBBackup {
         var json = false
 
         @OptionGroup var outputOptions: OutputOptions
+
+        func validate() throws {
+            try refuseTerminal(dump, STDIN_FILENO)
+        }
 
         func run() throws {
             let url = URL(fileURLWithPath: dump)
