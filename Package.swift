@@ -57,7 +57,7 @@ let package = Package(
             name: "dbb-codegen", dependencies: ["DBBSQL", "DBBSchema", argumentParser], path: "Tools/dbb-codegen"),
 
         // Tests: each module's own, importing only that module and the ones below it, and the shared support
-        // (DBBTestSupport, Foundation only: temporary folders, shared data, tool processes, doc checks).
+        // (DBBTestSupport, Foundation only: temporary folders, fixtures, tool processes, doc checks).
         .target(name: "DBBTestSupport", path: "Tests/DBBTestSupport"),
         .testTarget(name: "DBBSQLTests", dependencies: ["DBBSQL", "DBBTestSupport"], path: "Tests/DBBSQLTests"),
         .testTarget(name: "DBBSchemaTests", dependencies: ["DBBSchema"], path: "Tests/DBBSchemaTests"),

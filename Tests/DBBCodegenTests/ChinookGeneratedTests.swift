@@ -16,7 +16,7 @@ struct ChinookCopy {
 
     init() throws {
         folder = try TemporaryFolder()
-        url = try copySharedDatabase("chinook.sqlite", into: folder)
+        url = try copyOfFixture("chinook.sqlite", into: folder)
         manager = try DBBManager(databaseURL: url)
         try manager.addTableClasses(Self.classes)
     }

@@ -77,7 +77,7 @@ struct BackupToolPipeTests {
     @Test("dump to - writes to standard output the bytes a dump to a file holds, and restore - reads them")
     func dumpToStandardOutput() throws {
         let folder = try TemporaryFolder()
-        let original = try copySharedDatabase("chinook.sqlite", into: folder)
+        let original = try copyOfFixture("chinook.sqlite", into: folder)
         let file = folder.file("file.json.gz")
         #expect(try ToolProcess.run("dbb-backup", ["dump", "-q", original.path, file.path]).exitCode == 0)
 
@@ -106,7 +106,7 @@ struct BackupToolPipeTests {
     @Test("inspect -, verify - and verify - --against read the dump from standard input")
     func readFromStandardInput() throws {
         let folder = try TemporaryFolder()
-        let original = try copySharedDatabase("chinook.sqlite", into: folder)
+        let original = try copyOfFixture("chinook.sqlite", into: folder)
         let file = folder.file("c.json.gz")
         #expect(try ToolProcess.run("dbb-backup", ["dump", "-q", original.path, file.path]).exitCode == 0)
         let dump = try Data(contentsOf: file)
@@ -143,7 +143,7 @@ struct BackupToolPipeTests {
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
     func progressBesideStandardOutput() throws {
         let folder = try TemporaryFolder()
-        let original = try copySharedDatabase("chinook.sqlite", into: folder)
+        let original = try copyOfFixture("chinook.sqlite", into: folder)
         let out = folder.file("out.json.gz")
         let script = URL(fileURLWithPath: "/usr/bin/script")
         // script(1) gives the tool a terminal; the shell sends standard output to a file.

@@ -46,7 +46,7 @@ struct GzipDamageTests {
     func flippedBytes() throws {
         let folder = try TemporaryFolder()
         let good = try BadInputTests.chinookDump(in: folder)
-        let original = try copySharedDatabase("chinook.sqlite", into: folder)
+        let original = try copyOfFixture("chinook.sqlite", into: folder)
         let dump = folder.file("flipped.json.gz")
         let count = good.count
         // The header's flags, the deflate data from its first block to its last bytes, the trailer's CRC-32 and

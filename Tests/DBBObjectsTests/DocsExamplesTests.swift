@@ -156,7 +156,7 @@ enum MappingGuide {
 
     @Test func existingDatabasesGuide() throws {
         let folder = try TemporaryFolder()
-        let chinookCopy = try copySharedDatabase("chinook.sqlite", into: folder)
+        let chinookCopy = try copyOfFixture("chinook.sqlite", into: folder)
         let manager = try DBBManager(databaseURL: chinookCopy)
         try manager.addTableClasses([Artist.self, Album.self])
         let album = try Album.fetchOne(id: 1, manager: manager)
