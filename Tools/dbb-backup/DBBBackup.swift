@@ -28,7 +28,8 @@ struct DBBBackup: ParsableCommand {
         subcommands: [Dump.self, Restore.self, Inspect.self, Verify.self]
     )
 
-    /// Every error the tool prints starts so, its own and the argument parser's alike.
+    /// Every error the tool prints starts so, its own and the argument parser's alike (the parser's
+    /// experimental hook for its "Error: " prefix; `BackupToolMessageTests` keeps it honest).
     static let _errorPrefix = "dbb-backup: error: "
 }
 
@@ -43,10 +44,10 @@ let standardStreamName = "-"
 ///   - descriptor: the standard stream `-` stands for.
 func refuseTerminal(_ name: String?, _ descriptor: Int32) throws {
     guard name == standardStreamName, isatty(descriptor) == 1 else { return }
-    let direction = descriptor == STDIN_FILENO ? "read a compressed dump from" : "write a compressed dump to"
-    throw ValidationError(
-        "refusing to \(direction) a terminal; redirect \(descriptor == STDIN_FILENO ? "standard input" : "standard output")."
-    )
+    let (verb, stream) =
+        descriptor == STDIN_FILENO
+        ? ("read a compressed dump from", "standard input") : ("write a compressed dump to", "standard output")
+    throw ValidationError("refusing to \(verb) a terminal; redirect \(stream).")
 }
 
 /// Options every subcommand that takes a while shares.
