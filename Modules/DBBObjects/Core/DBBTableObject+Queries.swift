@@ -22,7 +22,8 @@ extension DBBTableObject {
     static func run(
         _ request: DBBFetchRequest, distinct: DBBQueryPlan?, map: DBBTableMap, manager: DBBManager, db: DBBDatabase
     ) throws -> [DBBTableObject] {
-        try db.inTransaction { db in try runInSnapshot(request, distinct: distinct, map: map, manager: manager, db: db)
+        try db.inTransaction { db in
+            try runInSnapshot(request, distinct: distinct, map: map, manager: manager, db: db)
         }
     }
 
