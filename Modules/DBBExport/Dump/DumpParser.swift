@@ -270,6 +270,10 @@ struct DumpParser {
             rawText.removeAll(keepingCapacity: true)
             if try !reader.consume(UInt8(ascii: "]")) {
                 repeat {
+                    // Checked before each value, so a row of a billion values fails at the first extra one.
+                    guard values.count < width else {
+                        throw malformed("the row has more than the \(width) values expected", at: rowOffset)
+                    }
                     values.append(try reader.readRowValue())
                     if reader.lastValueWasRawText {
                         reader.lastValueWasRawText = false
