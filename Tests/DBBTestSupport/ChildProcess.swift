@@ -76,6 +76,21 @@ public final class ChildProcess {
         return Self.exitCode(raw)
     }
 
+    /// Waits up to `timeout` seconds for the process to end.
+    ///
+    /// - Returns: its exit code, or `nil` when it was still running (it is then killed).
+    public func wait(timeout: TimeInterval) -> Int32? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            var raw: Int32 = 0
+            if status == nil, waitpid(pid, &raw, WNOHANG) == pid { status = raw }
+            if let status { return Self.exitCode(status) }
+            usleep(5_000)
+        }
+        killNow()
+        return nil
+    }
+
     private static func exitCode(_ raw: Int32) -> Int32 {
         // WIFSIGNALED / WTERMSIG / WEXITSTATUS, spelled out.
         let signal = raw & 0x7F

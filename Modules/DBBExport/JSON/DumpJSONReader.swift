@@ -18,6 +18,10 @@ final class DumpJSONReader {
     private var bufferStart: Int64 = 0
     private var atEnd = false
     private var scratch: [UInt8] = []
+    /// The full parts of a long string being read, kept apart so that growing it never copies it.
+    private var segments: [[UInt8]] = []
+    /// The size of one part of a long string.
+    private static let segmentSize = 16 << 20
     let path: String?
     /// Set when ``readRowValue()`` read a `{"text":…}` value: TEXT whose bytes (returned as a BLOB value)
     /// are not valid UTF-8. The caller clears it.
@@ -207,29 +211,43 @@ final class DumpJSONReader {
 
     private func readStringSlowly(start: Int64, limit: Int) throws -> String {
         scratch.removeAll(keepingCapacity: true)
-        if scratch.capacity > 1 << 20 { scratch = [] }  // give back what one long string took
+        if scratch.capacity > Self.segmentSize { scratch = [] }  // give back what one long string took
+        segments = []
+        defer { segments = [] }
+        var segmentBytes = 0
         while true {
             if index >= buffer.count {
                 guard try refill() else { throw error(.truncated, "the JSON text ends inside a string", at: start) }
             }
             // Plain bytes are copied a run at a time, and the length is checked before the copy grows.
-            var end = index
-            while end < buffer.count {
-                let byte = buffer[end]
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
-                end += 1
-            }
+            let end = plainRunEnd()
             if end > index {
-                guard scratch.count + (end - index) <= limit else { throw tooLong(start: start, limit: limit) }
+                guard segmentBytes + scratch.count + (end - index) <= limit else {
+                    throw tooLong(start: start, limit: limit)
+                }
+                if scratch.count >= Self.segmentSize {
+                    segmentBytes += scratch.count
+                    segments.append(scratch)
+                    scratch = []
+                    scratch.reserveCapacity(Self.segmentSize + 65536)
+                }
                 scratch.append(contentsOf: buffer[index..<end])
                 index = end
                 continue
             }
-            if scratch.count + 4 > limit { throw tooLong(start: start, limit: limit) }
+            if segmentBytes + scratch.count + 4 > limit { throw tooLong(start: start, limit: limit) }
             let byte = buffer[index]
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
+                if !segments.isEmpty {
+                    var joined: [UInt8] = []
+                    joined.reserveCapacity(segmentBytes + scratch.count)
+                    for segment in segments { joined.append(contentsOf: segment) }
+                    joined.append(contentsOf: scratch)
+                    segments = []
+                    return try joined.withUnsafeBufferPointer { try makeString($0, start: start) }
+                }
                 return try scratch.withUnsafeBufferPointer { try makeString($0, start: start) }
             case UInt8(ascii: "\\"):
                 try readEscape(start: start)
@@ -238,6 +256,29 @@ final class DumpJSONReader {
             default:
                 scratch.append(byte)
             }
+        }
+    }
+
+    /// The end of the run of plain string bytes (no quote, backslash or control character) starting at
+    /// `index`, found with the C library's `memchr`: a string of a billion bytes is scanned at memory
+    /// speed, even in a debug build.
+    private func plainRunEnd() -> Int {
+        buffer.withUnsafeBufferPointer { all -> Int in
+            guard let base = all.baseAddress, index < all.count else { return index }
+            let start = base + index
+            var length = all.count - index
+            for stop in [UInt8(ascii: "\""), UInt8(ascii: "\\")] {
+                if let found = memchr(start, Int32(stop), length) {
+                    length = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - start
+                }
+            }
+            // Control characters are rare: each is looked for in what is left of the run.
+            for control in UInt8(0)..<0x20 where length > 0 {
+                if let found = memchr(start, Int32(control), length) {
+                    length = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - start
+                }
+            }
+            return index + length
         }
     }
 

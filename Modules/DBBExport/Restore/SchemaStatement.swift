@@ -52,6 +52,11 @@ enum SchemaStatement {
                     refused = refused ?? request
                     return .deny
                 }
+                // Only a view selects when it is created; a table that does is CREATE TABLE … AS SELECT.
+                if request.action == .select, request.trigger == nil, object.type != "view" {
+                    refused = refused ?? request
+                    return .deny
+                }
                 if Self.rowWrites.contains(request.action), request.trigger == nil,
                     !["sqlite_master", "sqlite_schema"].contains(request.first?.lowercased() ?? "")
                 {
@@ -109,7 +114,7 @@ enum SchemaStatement {
             .createTempView: "CREATE TEMP VIEW", .createTrigger: "CREATE TRIGGER",
             .createTempTrigger: "CREATE TEMP TRIGGER", .createVirtualTable: "CREATE VIRTUAL TABLE",
             .attach: "ATTACH", .detach: "DETACH", .pragma: "PRAGMA", .transaction: "a transaction statement",
-            .insert: "an INSERT", .update: "an UPDATE", .delete: "a DELETE",
+            .insert: "an INSERT", .update: "an UPDATE", .delete: "a DELETE", .select: "a SELECT",
         ]
         let name = names[request.action] ?? "action \(request.action.rawValue)"
         return request.first.map { "\(name) \($0)" } ?? name
