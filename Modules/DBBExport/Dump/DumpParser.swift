@@ -34,6 +34,20 @@ struct DumpParser {
         let gzip = try GzipFileReader(path: path)
         defer { gzip.close() }
         let reader = DumpJSONReader(path: path) { try gzip.nextChunk() }
+        var report = try Self.read(reader, into: consumer, progress: progress, stopAfterSchema: stopAfterSchema)
+        report.compressedBytes = stopAfterSchema ? 0 : gzip.compressedBytes
+        return report
+    }
+
+    /// Reads a dump's JSON text from a reader (the part of ``run(_:stopAfterSchema:)`` after the gzip
+    /// layer; the fuzz target under `Tests/Fuzz` calls it with raw JSON).
+    ///
+    /// - Returns: what was read; `compressedBytes` is 0.
+    /// - Throws: ``DBBExportError`` naming where the dump is damaged, or what the consumer throws.
+    static func read(
+        _ reader: DumpJSONReader, into consumer: DumpConsumer?, progress: ((DBBExportProgress) -> Void)?,
+        stopAfterSchema: Bool = false
+    ) throws -> DBBDumpReport {
         var session = Session(reader: reader, consumer: consumer, progress: progress)
         try session.readDocument(stopAfterSchema: stopAfterSchema)
         guard let header = session.header else {
@@ -41,7 +55,7 @@ struct DumpParser {
         }
         return DBBDumpReport(
             header: header, schema: session.schema ?? [], tables: session.tables, jsonBytes: reader.offset,
-            compressedBytes: stopAfterSchema ? 0 : gzip.compressedBytes)
+            compressedBytes: 0)
     }
 
     private struct Session {
