@@ -14,7 +14,8 @@ struct DumpSourceTests {
         #expect(mkfifo(fifo.path, 0o600) == 0)
         let tool = URL(fileURLWithPath: BackupToolTests.tool)
         let child = try ChildProcess(
-            tool, ["dump", "-q", fifo.path, folder.path("out.json.gz")], outputIn: FileManager.default.temporaryDirectory)
+            tool, ["dump", "-q", fifo.path, folder.path("out.json.gz")],
+            outputIn: FileManager.default.temporaryDirectory)
         let status = child.wait(timeout: 20)
         #expect(status != nil, "the dump blocked on the FIFO")
         #expect(status != 0)

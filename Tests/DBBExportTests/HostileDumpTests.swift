@@ -90,7 +90,8 @@ struct HostileDumpTests {
         let dump = folder.file("huge.json.gz")
         // 1 GiB of 'a' inside a row: 1,024 gzip members of 1 MiB each (a gzip file may hold several
         // members; the reader joins them), so the file is made without compressing a gibibyte.
-        let prefix = #"{"format":"dbb-dump","version":1,"header":{"tables":[{"name":"t","rowCount":1}]},"#
+        let prefix =
+            #"{"format":"dbb-dump","version":1,"header":{"tables":[{"name":"t","rowCount":1}]},"#
             + #""schema":[{"type":"table","name":"t","tbl_name":"t","sql":"CREATE TABLE t (v)"}],"#
             + #""tables":[{"name":"t","columns":["v"],"rowid":false,"rowCount":1,"rows":[[""#
         let block = try gzip(Data(repeating: UInt8(ascii: "a"), count: 1 << 20))

@@ -48,7 +48,8 @@ struct RestoreCrashTests {
 
         // How long one whole restore takes here, so the kills spread over all of it.
         let started = Date()
-        let whole = try ChildProcess(tool, ["restore", "-q", dump.path, folder.path("timed.sqlite")], outputIn: outputs.url)
+        let whole = try ChildProcess(
+            tool, ["restore", "-q", dump.path, folder.path("timed.sqlite")], outputIn: outputs.url)
         #expect(whole.wait() == 0, "\(whole.errorOutput)")
         let duration = Date().timeIntervalSince(started)
         try FileManager.default.removeItem(at: folder.file("timed.sqlite"))

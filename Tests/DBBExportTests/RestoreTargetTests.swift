@@ -62,7 +62,8 @@ struct RestoreTargetTests {
         throws
     {
         #expect(
-            try sqlite3Shell(target, "SELECT count(*), min(v), max(v) FROM t; PRAGMA user_version; PRAGMA integrity_check")
+            try sqlite3Shell(
+                target, "SELECT count(*), min(v), max(v) FROM t; PRAGMA user_version; PRAGMA integrity_check")
                 == "200|new 1|new 99\n42\nok", sourceLocation: sourceLocation)
         #expect(
             try sqlite3Shell(target, "SELECT name FROM sqlite_master ORDER BY name") == "t\nt_v",

@@ -65,7 +65,8 @@ import Testing
             Int.self, "SELECT count(*) FROM CrashMember WHERE batch NOT IN (SELECT batch FROM CrashTeam)")
         #expect(orphans == 0, sourceLocation: sourceLocation)
         let present = Set(batches)
-        #expect(reported.isSubset(of: present), "reported but missing: \(reported.subtracting(present).sorted())",
+        #expect(
+            reported.isSubset(of: present), "reported but missing: \(reported.subtracting(present).sorted())",
             sourceLocation: sourceLocation)
         return present
     }

@@ -37,8 +37,9 @@ final class DumpJSONReader {
     let maximumStringLength: Int
     private var treeValuesLeft = 0
 
-    init(path: String?, maximumStringLength: Int = DBBExport.valueLengthLimit, nextChunk: @escaping () throws -> [UInt8]?)
-    {
+    init(
+        path: String?, maximumStringLength: Int = DBBExport.valueLengthLimit, nextChunk: @escaping () throws -> [UInt8]?
+    ) {
         self.path = path
         self.maximumStringLength = maximumStringLength
         self.nextChunk = nextChunk
@@ -284,7 +285,8 @@ final class DumpJSONReader {
 
     private func tooLong(start: Int64, limit: Int) -> DBBExportError {
         error(
-            .malformed, "a string is longer than \(limit) bytes, more than SQLite stores in one value (SQLITE_MAX_LENGTH)",
+            .malformed,
+            "a string is longer than \(limit) bytes, more than SQLite stores in one value (SQLITE_MAX_LENGTH)",
             at: start)
     }
 
@@ -301,7 +303,8 @@ final class DumpJSONReader {
             switch byte {
             case UInt8(ascii: "\""): return
             case UInt8(ascii: "\\"): _ = try nextRawByte(start: start)
-            case 0..<0x20: throw error(.malformed, "a control character must be escaped inside a string", at: offset - 1)
+            case 0..<0x20:
+                throw error(.malformed, "a control character must be escaped inside a string", at: offset - 1)
             default: break
             }
         }
@@ -465,7 +468,8 @@ final class DumpJSONReader {
         guard depth < Self.maximumDepth else { throw error(.malformed, "the JSON is nested too deeply") }
         treeValuesLeft -= 1
         guard treeValuesLeft >= 0 else {
-            throw error(.malformed, "a part of the dump outside the rows holds more than \(Self.maximumTreeValues) values")
+            throw error(
+                .malformed, "a part of the dump outside the rows holds more than \(Self.maximumTreeValues) values")
         }
         guard let byte = try peek() else { throw unexpected(nil, expecting: "a JSON value") }
         switch byte {

@@ -73,7 +73,8 @@ enum SchemaStatement {
             }
         } catch var error as DBBError {
             if let refused {
-                throw refuse("is not a plain CREATE of a main-schema \(object.type) (SQLite found \(describe(refused)))")
+                throw refuse(
+                    "is not a plain CREATE of a main-schema \(object.type) (SQLite found \(describe(refused)))")
             }
             if error.message.contains("more than one statement") {
                 throw refuse("holds more than one statement")
