@@ -57,7 +57,7 @@ let package = Package(
             name: "dbb-codegen", dependencies: ["DBBSQL", "DBBSchema", argumentParser], path: "Tools/dbb-codegen"),
 
         // Tests: each module's own, importing only that module and the ones below it, and the shared support
-        // (DBBTestSupport, Foundation only: temporary folders, shared data, tool processes, doc checks).
+        // (DBBTestSupport, Foundation only: temporary folders, fixtures, tool processes, doc checks).
         .target(name: "DBBTestSupport", path: "Tests/DBBTestSupport"),
         // A child process the crash tests kill at random points, and start twice at once on a new file.
         .executableTarget(name: "dbb-crash-child", dependencies: ["DBBObjects"], path: "Tests/DBBCrashChild"),
@@ -74,9 +74,17 @@ let package = Package(
         .testTarget(
             name: "DBBBuilderTests", dependencies: ["DBBBuilder", "DBBTestSupport", "dbb-demo"],
             path: "Tests/DBBBuilderTests"),
+        // The generated classes of each database compile in a target of their own (Chinook's and Sakila's
+        // both have a `Customer`), checked against SQLite by one shared check.
+        .target(
+            name: "DBBCodegenTestSupport", dependencies: ["DBBBuilder", "DBBTestSupport"],
+            path: "Tests/DBBCodegenTestSupport"),
         .testTarget(
-            name: "DBBCodegenTests", dependencies: ["DBBBuilder", "DBBTestSupport", "dbb-codegen"],
+            name: "DBBCodegenTests", dependencies: ["DBBBuilder", "DBBCodegenTestSupport", "dbb-codegen"],
             path: "Tests/DBBCodegenTests"),
+        .testTarget(
+            name: "DBBCodegenSakilaTests", dependencies: ["DBBBuilder", "DBBCodegenTestSupport", "dbb-codegen"],
+            path: "Tests/DBBCodegenSakilaTests"),
     ],
     swiftLanguageModes: [.v6]
 )

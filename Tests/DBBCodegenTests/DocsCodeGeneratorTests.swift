@@ -59,8 +59,8 @@ import Testing
             let previous = position > 0 ? blocks[position - 1] : nil
             if let previous, previous.language == "sh", previous.text.hasPrefix("dbb-codegen ") {
                 let arguments = Array(Self.words(previous.text).dropFirst())
-                // Commands name chinook.sqlite relative to the shared data folder, which is only read.
-                let run = try Codegen.run(arguments, in: sharedDataFolder)
+                // Commands name chinook.sqlite relative to the fixtures folder, which is only read.
+                let run = try Codegen.run(arguments, in: fixturesFolder)
                 #expect(run.exitCode == 0, "\(previous.text)")
                 #expect(run.standardOutput == block.text + "\n", "\(previous.text)")
                 outputs += 1
@@ -73,13 +73,13 @@ import Testing
                 compiled += 1
             }
         }
-        #expect(outputs == 3)
+        #expect(outputs == 4)
         #expect(compiled == 1)
     }
 
     @Test func usingAGeneratedClass() throws {
         let folder = try TemporaryFolder()
-        let copy = try copySharedDatabase("chinook.sqlite", into: folder)
+        let copy = try copyOfFixture("chinook.sqlite", into: folder)
 
         let manager = try DBBManager(databaseURL: copy)
         try manager.addTableClasses([Album.self, Artist.self])

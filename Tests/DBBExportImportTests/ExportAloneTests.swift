@@ -5,9 +5,10 @@ import Testing
 /// Pick and choose: a target that imports only `DBBExport` backs up and restores a database written by
 /// someone else, with nothing else of the package in sight.
 @Suite struct ExportAloneTests {
+    /// The Chinook fixture of the repository (`Tests/Fixtures`), found from this file's path since this target
+    /// has no test support.
     static let chinook = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/data/chinook.sqlite")
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/chinook.sqlite")
 
     @Test func dumpVerifyRestoreAndCompareChinook() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dbb-export-alone-\(UUID())")

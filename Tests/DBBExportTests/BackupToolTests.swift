@@ -19,7 +19,7 @@ struct BackupToolTests {
     @Test("dump, inspect, verify and restore a real database end to end")
     func roundTrip() throws {
         let folder = try TemporaryFolder()
-        let original = try copySharedDatabase("sakila.sqlite", into: folder)
+        let original = try copyOfFixture("sakila.sqlite", into: folder)
         let dump = folder.file("sakila.json.gz").path
         let restored = folder.file("restored.sqlite").path
 
@@ -49,7 +49,7 @@ struct BackupToolTests {
     @Test("inspect and verify print machine-readable JSON")
     func jsonOutput() throws {
         let folder = try TemporaryFolder()
-        let original = try copySharedDatabase("chinook.sqlite", into: folder)
+        let original = try copyOfFixture("chinook.sqlite", into: folder)
         let dump = folder.file("chinook.json.gz").path
         #expect(try Self.run("dump", "-q", "--level", "9", original.path, dump).status == 0)
 
@@ -79,7 +79,7 @@ struct BackupToolTests {
     @Test("exit codes tell failures apart, and a failed restore leaves the target alone")
     func exitCodes() throws {
         let folder = try TemporaryFolder()
-        let original = try copySharedDatabase("mbtiles_plain_2.sqlite", into: folder)
+        let original = try copyOfFixture("mbtiles_plain_2.sqlite", into: folder)
         let dump = folder.file("tiles.json.gz").path
         #expect(try Self.run("dump", "--table", "images", "-t", "map", original.path, dump).status == 0)
         let partial = try DBBExport.inspect(dumpAt: URL(fileURLWithPath: dump))
@@ -135,7 +135,7 @@ struct BackupToolTests {
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
     func progressBarOnTerminal() throws {
         let folder = try TemporaryFolder()
-        let original = try copySharedDatabase("chinook.sqlite", into: folder)
+        let original = try copyOfFixture("chinook.sqlite", into: folder)
         let dump = folder.file("c.json.gz").path
         let script = URL(fileURLWithPath: "/usr/bin/script")
         // script(1) runs the tool with a pseudo-terminal as its stdout and stderr.

@@ -55,7 +55,7 @@ struct BadInputTests {
     /// A real dump to damage.
     static func chinookDump(in folder: TemporaryFolder) throws -> Data {
         let dump = folder.file("good.json.gz")
-        try DBBExport.dump(databaseAt: try copySharedDatabase("chinook.sqlite", into: folder), to: dump)
+        try DBBExport.dump(databaseAt: try copyOfFixture("chinook.sqlite", into: folder), to: dump)
         let data = try Data(contentsOf: dump)
         try FileManager.default.removeItem(at: dump)
         try FileManager.default.removeItem(at: folder.file("chinook.sqlite"))
@@ -242,7 +242,7 @@ struct BadInputTests {
     @Test("the SQL comparison used by these tests does see differences")
     func comparisonCanFail() throws {
         let folder = try TemporaryFolder()
-        let original = try copySharedDatabase("chinook.sqlite", into: folder)
+        let original = try copyOfFixture("chinook.sqlite", into: folder)
         let copy = folder.file("copy.sqlite")
         try FileManager.default.copyItem(at: original, to: copy)
         #expect(try SQLComparison.differences(original: original, restored: copy) == [])
@@ -290,7 +290,7 @@ struct BadInputTests {
     @Test("a target that is the input file itself is refused, even with replacing asked for")
     func targetIsInput() throws {
         let folder = try TemporaryFolder()
-        let original = try copySharedDatabase("chinook.sqlite", into: folder)
+        let original = try copyOfFixture("chinook.sqlite", into: folder)
         let before = try Data(contentsOf: original)
         let replace = DBBDumpOptions(replaceExisting: true)
         #expect(throws: DBBExportError.self) {

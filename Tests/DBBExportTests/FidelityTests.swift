@@ -221,7 +221,7 @@ struct FidelityTests {
     @Test("compression levels trade size for speed and read back the same")
     func compressionLevels() throws {
         let folder = try TemporaryFolder()
-        let original = try copySharedDatabase("chinook.sqlite", into: folder)
+        let original = try copyOfFixture("chinook.sqlite", into: folder)
         let stored = try DBBExport.dump(
             databaseAt: original, to: folder.file("0.json.gz"), options: DBBDumpOptions(compressionLevel: 0))
         let best = try DBBExport.dump(
@@ -235,7 +235,7 @@ struct FidelityTests {
     @Test("progress reports tables and rows done, ending at the totals")
     func progress() throws {
         let folder = try TemporaryFolder()
-        let original = try copySharedDatabase("sakila.sqlite", into: folder)
+        let original = try copyOfFixture("sakila.sqlite", into: folder)
         let dump = folder.file("sakila.json.gz")
         var dumpReports: [DBBExportProgress] = []
         let written = try DBBExport.dump(databaseAt: original, to: dump) { dumpReports.append($0) }
@@ -257,7 +257,7 @@ struct FidelityTests {
     @Test("compare reports the first difference with its table, row and column")
     func compareFindsDifferences() throws {
         let folder = try TemporaryFolder()
-        let original = try copySharedDatabase("chinook.sqlite", into: folder)
+        let original = try copyOfFixture("chinook.sqlite", into: folder)
         let dump = folder.file("c.json.gz")
         try DBBExport.dump(databaseAt: original, to: dump)
         let db = try DBBDatabase(path: original.path)

@@ -3,14 +3,14 @@ import DBBSQL
 import Foundation
 import Testing
 
-@Suite("Dump and restore of the shared real databases")
+@Suite("Dump and restore of the real databases of the fixtures")
 struct RealDataTests {
     @Test(
         "every real database round-trips with identical schema, rows, rowids and storage classes",
-        arguments: sharedDatabaseNames)
+        arguments: fixtureDatabaseNames)
     func roundTrip(name: String) throws {
         let folder = try TemporaryFolder()
-        let original = try copySharedDatabase(name, into: folder)
+        let original = try copyOfFixture(name, into: folder)
         let dump = folder.file("\(name).json.gz")
         let restored = folder.file("restored-\(name)")
 
@@ -37,7 +37,7 @@ struct RealDataTests {
     func chinookCounts() throws {
         let folder = try TemporaryFolder()
         let dump = folder.file("chinook.json.gz")
-        try DBBExport.dump(databaseAt: try copySharedDatabase("chinook.sqlite", into: folder), to: dump)
+        try DBBExport.dump(databaseAt: try copyOfFixture("chinook.sqlite", into: folder), to: dump)
         let report = try DBBExport.verify(dumpAt: dump)
         let counts = Dictionary(uniqueKeysWithValues: report.tables.map { ($0.name, $0.rowCount) })
         #expect(counts["Track"] == 3503)
@@ -53,7 +53,7 @@ struct RealDataTests {
     @Test("Northwind keeps 14 and 14.0 apart, its views and its JPEG BLOBs")
     func northwindDetails() throws {
         let folder = try TemporaryFolder()
-        let original = try copySharedDatabase("northwind.sqlite", into: folder)
+        let original = try copyOfFixture("northwind.sqlite", into: folder)
         let dump = folder.file("northwind.json.gz")
         let restored = folder.file("restored.sqlite")
         try DBBExport.dump(databaseAt: original, to: dump)
@@ -74,7 +74,7 @@ struct RealDataTests {
     @Test("Sakila's triggers are restored after the rows, so last_update keeps its 2006 values")
     func sakilaTriggers() throws {
         let folder = try TemporaryFolder()
-        let original = try copySharedDatabase("sakila.sqlite", into: folder)
+        let original = try copyOfFixture("sakila.sqlite", into: folder)
         let dump = folder.file("sakila.json.gz")
         let restored = folder.file("restored.sqlite")
         try DBBExport.dump(databaseAt: original, to: dump)
@@ -93,7 +93,7 @@ struct RealDataTests {
     func standardGzipJSON() throws {
         let folder = try TemporaryFolder()
         let dump = folder.file("mbtiles.json.gz")
-        try DBBExport.dump(databaseAt: try copySharedDatabase("mbtiles_plain_2.sqlite", into: folder), to: dump)
+        try DBBExport.dump(databaseAt: try copyOfFixture("mbtiles_plain_2.sqlite", into: folder), to: dump)
         let json = try gunzip(dump)
         let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
         #expect(object["format"] as? String == "dbb-dump")

@@ -3,8 +3,8 @@ import DBBSQL
 import Foundation
 import Testing
 
-/// The real databases of the shared data folder.
-let sharedDatabaseNames = [
+/// The real databases of the fixtures folder (`Tests/Fixtures`).
+let fixtureDatabaseNames = [
     "chinook.sqlite", "chinook_autoincrement.sqlite", "chinook_sqlitetutorial.db", "northwind.sqlite",
     "sakila.sqlite", "mbtiles_plain_2.sqlite",
 ]

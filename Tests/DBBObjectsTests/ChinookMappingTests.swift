@@ -162,7 +162,7 @@ struct ChinookCopy: ManagerHolder {
 
     init() throws {
         folder = try TemporaryFolder()
-        url = try copySharedDatabase("chinook.sqlite", into: folder)
+        url = try copyOfFixture("chinook.sqlite", into: folder)
         manager = try DBBManager(databaseURL: url)
     }
 

@@ -76,7 +76,7 @@ enum MappingGuide {
         }
     }
 
-    final class Note: DBBTableObject {
+    final class Reminder: DBBTableObject {
         var text = ""
         var pinned = false
 
@@ -84,8 +84,8 @@ enum MappingGuide {
             super.init(dbManager: dbManager)
             dbManager.addPersistenceMapping(
                 [
-                    "text": .init(\Note.text, get: { $0.text }, set: { $0.text = $1 }),
-                    "pinned": .init(\Note.pinned, get: { $0.pinned }, set: { $0.pinned = $1 }),
+                    "text": .init(\Reminder.text, get: { $0.text }, set: { $0.text = $1 }),
+                    "pinned": .init(\Reminder.pinned, get: { $0.pinned }, set: { $0.pinned = $1 }),
                 ], for: self)
         }
     }
@@ -128,7 +128,7 @@ enum MappingGuide {
     }
 
     @Test(arguments: Storage.allCases) func inheritanceAndClosures(storage: Storage) throws {
-        let test = try TestManager(storage, classes: [MappingGuide.Pet.self, MappingGuide.Note.self])
+        let test = try TestManager(storage, classes: [MappingGuide.Pet.self, MappingGuide.Reminder.self])
         #expect(
             try test.sql { try $0.columns(in: "Pet").map(\.name) } == [
                 "id", "createdTime", "modifiedTime", "legs", "name", "owner",
@@ -138,25 +138,25 @@ enum MappingGuide {
         pet.name = "Rex"
         pet.legs = 3
         pet.owner = "Ann"
-        let note = MappingGuide.Note(dbManager: test.manager)
-        note.text = "feed Rex"
-        note.pinned = true
+        let reminder = MappingGuide.Reminder(dbManager: test.manager)
+        reminder.text = "feed Rex"
+        reminder.pinned = true
         try pet.save()
-        try note.save()
+        try reminder.save()
         let loadedPet = try #require(try MappingGuide.Pet.fetchOne(id: pet.idNum, manager: test.manager))
         #expect(loadedPet !== pet)
         #expect(loadedPet.name == "Rex" && loadedPet.legs == 3 && loadedPet.owner == "Ann")
-        let loadedNote = try #require(MappingGuide.Note.allInstances(manager: test.manager).first)
-        #expect(loadedNote.text == "feed Rex" && loadedNote.pinned)
+        let loadedReminder = try #require(MappingGuide.Reminder.allInstances(manager: test.manager).first)
+        #expect(loadedReminder.text == "feed Rex" && loadedReminder.pinned)
         #expect(
-            try test.sql { try $0.fetchDictionary("SELECT text, pinned FROM Note") } == [
+            try test.sql { try $0.fetchDictionary("SELECT text, pinned FROM Reminder") } == [
                 ["text": .text("feed Rex"), "pinned": .integer(1)]
             ])
     }
 
     @Test func existingDatabasesGuide() throws {
         let folder = try TemporaryFolder()
-        let chinookCopy = try copySharedDatabase("chinook.sqlite", into: folder)
+        let chinookCopy = try copyOfFixture("chinook.sqlite", into: folder)
         let manager = try DBBManager(databaseURL: chinookCopy)
         try manager.addTableClasses([Artist.self, Album.self])
         let album = try Album.fetchOne(id: 1, manager: manager)

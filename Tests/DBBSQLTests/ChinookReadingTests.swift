@@ -2,11 +2,11 @@ import DBBSQL
 import Foundation
 import Testing
 
-/// Facts of the shared Chinook 1.4.5 database (checked with the sqlite3 shell), read through DBBSQL.
+/// Facts of the Chinook 1.4.5 fixture (checked with the sqlite3 shell), read through DBBSQL.
 @Suite("Chinook, read-only")
 struct ChinookReadingTests {
     private func open() throws -> DBBDatabase {
-        try DBBDatabase(path: sharedData("chinook.sqlite").path, mode: .readOnly)
+        try DBBDatabase(path: try fixture("chinook.sqlite").path, mode: .readOnly)
     }
 
     @Test("every table has its documented row count")

@@ -34,9 +34,9 @@ struct DBBDatabaseOpeningTests {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
-    @Test("read-only opens the shared Chinook file and refuses writes")
+    @Test("read-only opens the Chinook fixture and refuses writes")
     func readOnly() throws {
-        let db = try DBBDatabase(path: sharedData("chinook.sqlite").path, mode: .readOnly)
+        let db = try DBBDatabase(path: try fixture("chinook.sqlite").path, mode: .readOnly)
         #expect(db.isReadOnly)
         #expect(try db.fetchValue(Int.self, "SELECT count(*) FROM Artist") == 275)
         let error = expectDBBError { try db.execute("DELETE FROM Artist") }
@@ -113,7 +113,7 @@ struct DBBDatabaseOpeningTests {
     @Test("a truncated copy of a real database is refused and left untouched")
     func corruptDatabase() throws {
         let directory = try TemporaryFolder()
-        let original = try Data(contentsOf: sharedData("chinook.sqlite"))
+        let original = try Data(contentsOf: try fixture("chinook.sqlite"))
         // Keep the 100-byte header but spoil the magic string: SQLite must refuse it.
         var damaged = original.prefix(4096)
         damaged.replaceSubrange(0..<6, with: Data("NOTSQL".utf8))

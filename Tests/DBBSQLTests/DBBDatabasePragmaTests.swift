@@ -126,9 +126,9 @@ struct DBBDatabasePragmaTests {
         #expect(try reopened.applicationID() == value &+ 1)
     }
 
-    @Test("the shared Chinook file reports its real header values")
+    @Test("the Chinook fixture reports its real header values")
     func chinookHeader() throws {
-        let db = try DBBDatabase(path: sharedData("chinook.sqlite").path, mode: .readOnly)
+        let db = try DBBDatabase(path: try fixture("chinook.sqlite").path, mode: .readOnly)
         #expect(try db.userVersion() == 0)
         #expect(try db.applicationID() == 0)
         #expect(try db.journalMode() == .delete)

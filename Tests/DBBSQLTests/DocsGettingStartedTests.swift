@@ -10,7 +10,7 @@ struct DocsGettingStartedTests {
     func guideCode() async throws {
         let directory = try TemporaryFolder()
         let path = directory.path("app.sqlite")
-        let chinookPath = sharedData("chinook.sqlite").path
+        let chinookPath = try fixture("chinook.sqlite").path
 
         // Open a database
         let db = try DBBDatabase(path: path)  // a file, created when missing

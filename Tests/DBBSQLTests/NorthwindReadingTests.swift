@@ -2,11 +2,11 @@ import DBBSQL
 import Foundation
 import Testing
 
-/// Facts of the shared Northwind database (checked with the sqlite3 shell and Python), read through DBBSQL.
+/// Facts of the Northwind fixture (checked with the sqlite3 shell and Python), read through DBBSQL.
 @Suite("Northwind: BLOB-free and BLOB-holding tables")
 struct NorthwindReadingTests {
     private func open() throws -> DBBDatabase {
-        try DBBDatabase(path: sharedData("northwind.sqlite").path, mode: .readOnly)
+        try DBBDatabase(path: try fixture("northwind.sqlite").path, mode: .readOnly)
     }
 
     struct Shipper: Decodable, Equatable {
@@ -85,11 +85,11 @@ struct NorthwindReadingTests {
         #expect(try db.fetchValue(Double.self, "SELECT UnitPrice FROM Products WHERE ProductID = 1") == 18)
     }
 
-    @Test("writing to a copy works and leaves the shared file as it was")
+    @Test("writing to a copy works and leaves the fixture as it was")
     func writeToCopy() throws {
         let directory = try TemporaryFolder()
-        let original = try Data(contentsOf: sharedData("northwind.sqlite"))
-        let db = try DBBDatabase(path: try copySharedDatabase("northwind.sqlite", into: directory).path)
+        let original = try Data(contentsOf: try fixture("northwind.sqlite"))
+        let db = try DBBDatabase(path: try copyOfFixture("northwind.sqlite", into: directory).path)
         let picture = try #require(try db.fetchValue(Data.self, "SELECT Picture FROM Categories WHERE CategoryID = 1"))
         try db.inTransaction { db in
             try db.execute("INSERT INTO Categories (CategoryName, Picture) VALUES (?, ?)", "Copies", picture)
@@ -100,6 +100,6 @@ struct NorthwindReadingTests {
         #expect(try db.fetchValue(String.self, "SELECT Phone FROM Shippers WHERE ShipperID = 3") == nil)
         try db.close()
         #expect(
-            try Data(contentsOf: sharedData("northwind.sqlite")) == original)
+            try Data(contentsOf: try fixture("northwind.sqlite")) == original)
     }
 }

@@ -10,19 +10,50 @@ public let repositoryRoot: URL = {
     return url
 }()
 
-/// The shared, read-only real-data folder beside the repository (`../shared/data`). Tests never write into it.
-public let sharedDataFolder: URL = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/data")
+/// The folder of the real databases the tests read (`Tests/Fixtures`, sources and licences in its
+/// `SOURCES.md`). Tests never write into it and read nothing outside the repository.
+public let fixturesFolder: URL = repositoryRoot.appendingPathComponent("Tests/Fixtures", isDirectory: true)
 
-/// A file of the shared real-data folder.
-public func sharedData(_ name: String) -> URL {
-    sharedDataFolder.appendingPathComponent(name)
+/// Why ``fixture(_:)`` refused a name.
+public struct FixtureError: Error, Sendable, CustomStringConvertible {
+    /// The name asked for.
+    public var name: String
+    /// What is wrong with it.
+    public var reason: String
+
+    public var description: String { "fixture '\(name)': \(reason)" }
 }
 
-/// Copies a file of the shared data folder into `folder`, so that a test may write to it, and returns the copy.
+/// A file of ``fixturesFolder``, by its name there (`"chinook.sqlite"`).
+///
+/// - Parameter name: the file's name, relative to `Tests/Fixtures`.
+/// - Returns: the file's URL.
+/// - Throws: ``FixtureError`` when the name leads outside `Tests/Fixtures` (an absolute path, `..`, a
+///   symbolic link out of it), so no test reads a file the repository does not hold, or when no such file
+///   exists.
+public func fixture(_ name: String) throws -> URL {
+    let folder = fixturesFolder.resolvingSymlinksInPath().standardizedFileURL
+    let url = fixturesFolder.appendingPathComponent(name).resolvingSymlinksInPath().standardizedFileURL
+    guard !name.hasPrefix("/"), url.path.hasPrefix(folder.path + "/") else {
+        throw FixtureError(name: name, reason: "it is outside Tests/Fixtures; tests read only the repository")
+    }
+    guard FileManager.default.fileExists(atPath: url.path) else {
+        throw FixtureError(name: name, reason: "there is no such file in Tests/Fixtures")
+    }
+    return url
+}
+
+/// Copies a file of ``fixturesFolder`` into `folder`, so that a test may write to it, and returns the copy.
+///
+/// - Parameters:
+///   - name: the fixture's name, as for ``fixture(_:)``.
+///   - folder: the temporary folder that receives the copy (under the same name).
+/// - Returns: the copy's URL.
+/// - Throws: ``FixtureError`` for a name ``fixture(_:)`` refuses, or the file manager's error.
 @discardableResult
-public func copySharedDatabase(_ name: String, into folder: TemporaryFolder) throws -> URL {
-    let copy = folder.file(name)
-    try FileManager.default.copyItem(at: sharedData(name), to: copy)
+public func copyOfFixture(_ name: String, into folder: TemporaryFolder) throws -> URL {
+    let copy = folder.file(URL(fileURLWithPath: name).lastPathComponent)
+    try FileManager.default.copyItem(at: try fixture(name), to: copy)
     return copy
 }
 

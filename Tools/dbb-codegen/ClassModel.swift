@@ -13,10 +13,27 @@ struct GeneratedProperty {
     var initialValue: String?
 }
 
+/// A read-only property that fetches the object a foreign key names by a key that is not the target's id
+/// (a TEXT primary key of a table mapped through its rowid).
+struct GeneratedLookup {
+    /// The Swift name (without backticks).
+    var name: String
+    /// The class fetched.
+    var targetClass: String
+    /// The target's property holding the referenced key.
+    var targetProperty: String
+    /// This class's property holding the foreign key value.
+    var property: String
+    /// A documentation line written above the property.
+    var note: String
+}
+
 /// One generated `DBBTableObject` subclass.
 struct GeneratedClass {
     var className: String
     var properties: [GeneratedProperty] = []
+    /// Objects found by a foreign key to a key other than the id.
+    var lookups: [GeneratedLookup] = []
     /// The table name when it differs from the class name.
     var tableName: String?
     /// The id column when it is not `id`.
@@ -74,8 +91,11 @@ enum ClassRenderer {
         let className = generated.className
         var lines = ["final class \(className): DBBTableObject {"]
         for property in generated.properties {
-            if let note = property.note { lines.append("    /// \(note)") }
+            if let note = property.note { lines += wrapped(note, width: lineLength - 8).map { "    /// " + $0 } }
             lines.append("    " + declaration(of: property))
+        }
+        for lookup in generated.lookups {
+            lines += [""] + lookupLines(lookup, in: generated)
         }
         var overrides: [String] = []
         if let tableName = generated.tableName {
@@ -117,6 +137,23 @@ enum ClassRenderer {
         lines.append("    }")
         lines.append("}")
         return lines
+    }
+
+    /// A computed property that fetches the object whose key equals the foreign key property, throwing what
+    /// the fetch throws.
+    static func lookupLines(_ lookup: GeneratedLookup, in generated: GeneratedClass) -> [String] {
+        let optional = generated.properties.first { $0.name == lookup.property }?.type.isOptional ?? true
+        let value = Naming.escaped(lookup.property)
+        return wrapped(lookup.note, width: lineLength - 8).map { "    /// " + $0 } + [
+            "    var \(Naming.escaped(lookup.name)): \(lookup.targetClass)? {",
+            "        get throws {",
+        ] + (optional ? ["            guard let \(value) else { return nil }"] : []) + [
+            "            var options = DBBQueryOptions()",
+            "            options.addCondition(\(Naming.stringLiteral(lookup.targetProperty + " = ?")), \(value))",
+            "            return try \(lookup.targetClass).fetch(options: options, manager: dbManager).first",
+            "        }",
+            "    }",
+        ]
     }
 
     /// `], for: self, indexer: …)`, broken before the indexer (and inside it) when too long.

@@ -15,13 +15,18 @@ struct DBBCodegen: ParsableCommand {
               dbb-codegen Meeting --properties-file meeting.txt --index purpose
               dbb-codegen --database chinook.sqlite --table Album --table Artist
               dbb-codegen --database chinook.sqlite --all-tables -o Chinook.swift
+              dbb-codegen --database northwind.sqlite --all-tables -o N.swift --force
+
+            A table without an INTEGER PRIMARY KEY (a TEXT or composite key, or none)
+            uses its rowid as its id, with its key columns as properties. A class
+            name that would shadow a Swift or Foundation type gets 'Table' appended.
 
             Types: Bool, Int, Int8 to UInt64, Float, Double, String, Date, Data,
             DBBTableObject subclasses, arrays of these (not of Data), and optionals.
             A non-optional reference is generated optional. See Docs/CodeGenerator.md.
 
             Exit codes: 64 bad arguments, 65 unsupported input, 66 unreadable input,
-            73 unwritable output.
+            73 unwritable output (or an existing one without --force).
             """,
         version: "1.0.0")
 
@@ -63,6 +68,9 @@ struct DBBCodegen: ParsableCommand {
     @Option(name: [.short, .customLong("output")], help: "Write to this file instead of standard output.")
     var output: String?
 
+    @Flag(help: "Let -o replace an existing file.")
+    var force = false
+
     func validate() throws {
         if database != nil {
             guard classAndProperties.isEmpty else {
@@ -93,6 +101,7 @@ struct DBBCodegen: ParsableCommand {
             }
             guard !unique || index != nil else { throw ValidationError("--unique needs --index") }
         }
+        guard !force || output != nil else { throw ValidationError("--force needs -o") }
         guard Naming.isIdentifier(importModule) else {
             throw ValidationError("--import '\(importModule)' is not a module name")
         }
@@ -100,6 +109,11 @@ struct DBBCodegen: ParsableCommand {
 
     func run() throws {
         do {
+            // Checked before any work, so a refused run leaves the file and reads nothing.
+            if let output, !force, FileManager.default.fileExists(atPath: output) {
+                throw CodegenError(
+                    "\(output) exists; pass --force to replace it", exitCode: CodegenError.cannotCreate)
+            }
             let (source, notes) = try generate()
             for note in notes { FileHandle.standardError.write(Data("dbb-codegen: note: \(note)\n".utf8)) }
             if let output {

@@ -3,6 +3,9 @@ import Foundation
 
 // The demo's classes: people work for companies, lead projects and meet in meetings.
 
+/// Where the classes are, for the tour's output.
+let modelsSource = sourceLocation()
+
 final class Person: DBBTableObject {
     var firstName = ""
     var lastName = ""

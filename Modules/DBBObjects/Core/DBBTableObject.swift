@@ -58,7 +58,9 @@ open class DBBTableObject: DBBTableRepresentable {
     }
 
     /// The name of the table's integer primary key column. Default: `id`. Override it for existing tables
-    /// (`"ArtistId"`).
+    /// (`"ArtistId"`), or return `"rowid"` for an existing table without an INTEGER PRIMARY KEY (a TEXT or
+    /// composite key, or none): its key columns are then ordinary properties. SQLite's `VACUUM` may renumber
+    /// such a table's rowids, so keep no ids of its objects across one.
     open class var idColumnName: String { "id" }
 
     /// Whether the table has DBBBuilder's `createdTime` and `modifiedTime` columns. Default: `true`.

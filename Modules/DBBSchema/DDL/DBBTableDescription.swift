@@ -206,11 +206,16 @@ public struct DBBTableDescription: Sendable {
     ///
     /// - Parameter existing: the table's current columns.
     /// - Throws: `DBBError` (mismatch) naming the column when an existing column's declared type
-    ///   conflicts with the mapping (text against numbers), or when the id column is missing.
+    ///   conflicts with the mapping (text against numbers), or when the id column is missing. The id may
+    ///   be the rowid itself (`rowid`, `_rowid_` or `oid`), for an existing table without an INTEGER
+    ///   PRIMARY KEY.
     public func alterStatements(existing: [DBBColumnInfo]) throws -> [String] {
         var byName: [String: DBBColumnInfo] = [:]
         for column in existing { byName[column.name.lowercased()] = column }
-        guard byName[idColumn.lowercased()] != nil else {
+        // An existing table without an INTEGER PRIMARY KEY (a TEXT or composite key, or none) can be mapped
+        // through its rowid, which is no column of its own.
+        let isRowid = Self.rowidNames.contains(idColumn.lowercased())
+        guard byName[idColumn.lowercased()] != nil || isRowid else {
             throw DBBError(
                 .mismatch, message: "table \(tableName) has no id column \(idColumn)",
                 context: "registering \(tableName)")
@@ -242,6 +247,11 @@ public struct DBBTableDescription: Sendable {
         }
         return statements
     }
+
+    /// The names SQLite gives a rowid table's rowid when no column takes them.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/lang_createtable.html#rowid
+    static let rowidNames: Set<String> = ["rowid", "_rowid_", "oid"]
 
     /// Whether an existing column of the class's table cannot hold what a property stores (see
     /// ``DBBAffinity/conflicts(with:)``). SQLite has no date type, and the date columns of existing databases

@@ -1,10 +1,10 @@
-@_exported import DBBTestSupport
+@_exported import DBBCodegenTestSupport
 import Foundation
 
 /// Runs the `dbb-codegen` executable built next to the test bundle, as a separate process.
 enum Codegen {
-    /// The read-only Chinook database.
-    static let chinook = sharedData("chinook.sqlite")
+    /// The read-only Chinook database of the fixtures.
+    static var chinook: URL { get throws { try fixture("chinook.sqlite") } }
 
     /// The folder holding this test target's committed generated sources.
     static let generatedFolder = repositoryRoot.appendingPathComponent("Tests/DBBCodegenTests/Generated")
