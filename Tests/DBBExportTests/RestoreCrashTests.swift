@@ -73,13 +73,17 @@ struct RestoreCrashTests {
             let allowed = overExisting ? ["old", "new"] : ["none", "new"]
             #expect(allowed.contains(state), "round \(round): the target holds \(state)")
         }
-        // The next run, not killed, removes what the killed ones left behind.
-        try DBBExport.restore(dumpAt: dump, to: folder.file("last.sqlite"))
-        try DBBExport.restore(
-            dumpAt: dump, to: folder.file("existing.sqlite"), options: DBBRestoreOptions(replaceExisting: true))
-        try DBBExport.restore(
-            dumpAt: dump, to: folder.file("fresh.sqlite"), options: DBBRestoreOptions(replaceExisting: true))
-        let left = try folder.contents().filter { $0.contains(".dbb-restore-") }
+        // The next runs, not killed, remove what the killed ones left behind, and a whole restore over a
+        // crashed WAL database gives the new database.
+        try RestoreTargetTests.leaveCrashedWALDatabase(
+            at: folder.file("existing.sqlite"), in: folder, largeLog: false)
+        for target in ["existing.sqlite", "fresh.sqlite", "last.sqlite"] {
+            let child = try ChildProcess(
+                tool, ["restore", "-q", "--force", dump.path, folder.path(target)], outputIn: outputs.url)
+            #expect(child.wait() == 0, "\(child.errorOutput)")
+            #expect(try Self.state(of: folder.file(target)) == "new", "\(target)")
+        }
+        let left = try folder.contents().filter { $0.hasPrefix(".") && $0.contains(".tmp") }
         #expect(left == [], "temporary files left: \(left)")
         print("restore crash rounds, by what the target held after the kill: \(seen)")
         #expect(seen.values.reduce(0, +) == 2 * rounds, "\(seen)")
