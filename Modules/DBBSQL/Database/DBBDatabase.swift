@@ -81,6 +81,7 @@ public final class DBBDatabase {
             // Another connection holds a lock, which only a database can have: the file is one.
         } catch var error as DBBError {
             error.context = "opening \(path)"
+            error.sql = nil  // the library's own probe, which means nothing to whoever gave the file
             if error.resultCode == .notADatabase {
                 error.message = "the file is not an SQLite database (\(error.message))"
             }
@@ -142,7 +143,9 @@ public final class DBBDatabase {
 
     func openHandle(_ sql: String? = nil) throws -> OpaquePointer {
         guard let handle else {
-            throw DBBError(.misuse, message: "the database is closed", sql: sql, context: "using \(path)")
+            throw DBBError.misuse(
+                "the database is closed", recovery: "open a new connection to the file", sql: sql,
+                context: "using \(path)")
         }
         return handle
     }
