@@ -75,11 +75,14 @@ let package = Package(
         // Tests: each module's own, importing only that module and the ones below it, and the shared support
         // (DBBTestSupport, Foundation only: temporary folders, fixtures, tool processes, doc checks).
         .target(name: "DBBTestSupport", path: "Tests/DBBTestSupport"),
+        // A child process the crash tests kill at random points, and start twice at once on a new file.
+        .executableTarget(name: "dbb-crash-child", dependencies: ["DBBObjects"], path: "Tests/DBBCrashChild"),
         .testTarget(name: "DBBSQLTests", dependencies: ["DBBSQL", "DBBTestSupport"], path: "Tests/DBBSQLTests"),
         .testTarget(name: "DBBSchemaTests", dependencies: ["DBBSchema"], path: "Tests/DBBSchemaTests"),
         .testTarget(name: "DBBQueryTests", dependencies: ["DBBQuery"], path: "Tests/DBBQueryTests"),
         .testTarget(
-            name: "DBBObjectsTests", dependencies: ["DBBObjects", "DBBTestSupport"], path: "Tests/DBBObjectsTests"),
+            name: "DBBObjectsTests", dependencies: ["DBBObjects", "DBBTestSupport", "dbb-crash-child"],
+            path: "Tests/DBBObjectsTests"),
         .testTarget(
             name: "DBBMacrosTests",
             dependencies: [
@@ -95,9 +98,17 @@ let package = Package(
         .testTarget(
             name: "DBBBuilderTests", dependencies: ["DBBBuilder", "DBBTestSupport", "dbb-demo"],
             path: "Tests/DBBBuilderTests"),
+        // The generated classes of each database compile in a target of their own (Chinook's and Sakila's
+        // both have a `Customer`), checked against SQLite by one shared check.
+        .target(
+            name: "DBBCodegenTestSupport", dependencies: ["DBBBuilder", "DBBTestSupport"],
+            path: "Tests/DBBCodegenTestSupport"),
         .testTarget(
-            name: "DBBCodegenTests", dependencies: ["DBBBuilder", "DBBTestSupport", "dbb-codegen"],
+            name: "DBBCodegenTests", dependencies: ["DBBBuilder", "DBBCodegenTestSupport", "dbb-codegen"],
             path: "Tests/DBBCodegenTests"),
+        .testTarget(
+            name: "DBBCodegenSakilaTests", dependencies: ["DBBBuilder", "DBBCodegenTestSupport", "dbb-codegen"],
+            path: "Tests/DBBCodegenSakilaTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -12,7 +12,23 @@ extension DBBExport {
     ///   sizes are those read so far.
     /// - Throws: ``DBBExportError`` for a damaged or foreign dump.
     public static func inspect(dumpAt dumpURL: URL) throws -> DBBDumpReport {
-        var report = try DumpParser(path: dumpURL.path, progress: nil).run(nil, stopAfterSchema: true)
+        try inspect(.file(dumpURL.path))
+    }
+
+    /// Reads the header and schema of a dump read from an open handle, such as standard input or a pipe.
+    ///
+    /// Reads from the handle's current position only about as far as the schema (buffers read ahead); the rest
+    /// is left unread.
+    ///
+    /// - Parameter input: the handle to read the dump from.
+    /// - Returns: what ``inspect(dumpAt:)`` returns.
+    /// - Throws: ``DBBExportError`` for a damaged or foreign dump.
+    public static func inspect(readingFrom input: FileHandle) throws -> DBBDumpReport {
+        try inspect(.handle(input))
+    }
+
+    private static func inspect(_ source: DumpSource) throws -> DBBDumpReport {
+        var report = try DumpParser(source: source, progress: nil).run(nil, stopAfterSchema: true)
         report.tables = report.header.tables
         return report
     }
@@ -21,7 +37,10 @@ extension DBBExport {
     ///
     /// Checks the gzip stream (the CRC-32 and length of every member), the JSON syntax, the format name
     /// and version, the shape of every value, each row's width, and each table's row count against the
-    /// header.
+    /// header. The schema is checked as ``restore(dumpAt:to:options:progress:)`` checks it, by building
+    /// it in a private in-memory database with the same checks, so a dump verify passes is one whose
+    /// schema restore accepts. (Rows are not inserted: a row that breaks a constraint of its table, a
+    /// duplicate key, is found by restore only.)
     ///
     /// - Parameters:
     ///   - dumpURL: the dump to read.
@@ -31,7 +50,31 @@ extension DBBExport {
     public static func verify(dumpAt dumpURL: URL, progress: ((DBBExportProgress) -> Void)? = nil) throws
         -> DBBDumpReport
     {
-        try DumpParser(path: dumpURL.path, progress: progress).run(nil)
+        try checkedRead(from: .file(dumpURL.path), progress: progress)
+    }
+
+    /// Reads a dump from an open handle, such as standard input or a pipe, to its end and checks it, as
+    /// ``verify(dumpAt:progress:)`` checks a file.
+    ///
+    /// - Parameters:
+    ///   - input: the handle to read the dump from; it stays open.
+    ///   - progress: called on the calling thread as tables and rows are read.
+    /// - Returns: what ``verify(dumpAt:progress:)`` returns.
+    /// - Throws: ``DBBExportError`` naming the first problem and where it was found.
+    public static func verify(readingFrom input: FileHandle, progress: ((DBBExportProgress) -> Void)? = nil) throws
+        -> DBBDumpReport
+    {
+        try checkedRead(from: .handle(input), progress: progress)
+    }
+
+    /// Reads a dump, checking it as a restore would: the schema is built in a private in-memory database.
+    private static func checkedRead(from source: DumpSource, progress: ((DBBExportProgress) -> Void)?) throws
+        -> DBBDumpReport
+    {
+        let checker = try RestoreConsumer.checking()
+        let report = try DumpParser(source: source, progress: progress).run(checker)
+        try checker.finish()
+        return report
     }
 
     /// Compares a dump with a database and reports the first difference.
@@ -58,7 +101,7 @@ extension DBBExport {
         defer { try? db.rollback() }
         let comparer = CompareConsumer(db: db)
         do {
-            _ = try ConcurrentDumpParser(path: dumpURL.path, progress: progress).run(comparer)
+            _ = try ConcurrentDumpParser(source: .file(dumpURL.path), progress: progress).run(comparer)
         } catch let found as FoundDifference {
             return found.difference
         }
@@ -80,6 +123,19 @@ extension DBBExport {
     package static func verifyAndCompare(
         dumpAt dumpURL: URL, withDatabaseAt databaseURL: URL, progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> (report: DBBDumpReport, difference: DBBDumpDifference?) {
+        try verifyAndCompare(.file(dumpURL.path), withDatabaseAt: databaseURL, progress: progress)
+    }
+
+    /// ``verifyAndCompare(dumpAt:withDatabaseAt:progress:)`` for a dump read from an open handle.
+    package static func verifyAndCompare(
+        readingFrom input: FileHandle, withDatabaseAt databaseURL: URL, progress: ((DBBExportProgress) -> Void)? = nil
+    ) throws -> (report: DBBDumpReport, difference: DBBDumpDifference?) {
+        try verifyAndCompare(.handle(input), withDatabaseAt: databaseURL, progress: progress)
+    }
+
+    private static func verifyAndCompare(
+        _ source: DumpSource, withDatabaseAt databaseURL: URL, progress: ((DBBExportProgress) -> Void)?
+    ) throws -> (report: DBBDumpReport, difference: DBBDumpDifference?) {
         var db: DBBDatabase?
         var databaseError: (any Error)?
         do {
@@ -94,8 +150,11 @@ extension DBBExport {
             try? db?.rollback()
             try? db?.close()
         }
-        let comparer = ContinuingConsumer(comparer: databaseError == nil ? db.map(CompareConsumer.init(db:)) : nil)
-        let report = try ConcurrentDumpParser(path: dumpURL.path, progress: progress).run(comparer)
+        let checker = try RestoreConsumer.checking()
+        let comparer = ContinuingConsumer(
+            checker: checker, comparer: databaseError == nil ? db.map(CompareConsumer.init(db:)) : nil)
+        let report = try ConcurrentDumpParser(source: source, progress: progress).run(comparer)
+        try checker.finish()
         if let databaseError { throw databaseError }
         switch comparer.stop {
         case nil: return (report, nil)
@@ -105,14 +164,16 @@ extension DBBExport {
     }
 }
 
-/// Passes what it reads to a comparing consumer until that throws, and keeps the error, so the pass
-/// reads on to the end of the dump.
+/// Passes what it reads to the checking consumer (whose errors end the pass, as verify's do), then to a
+/// comparing consumer until that throws, and keeps that error, so the pass reads on to the end of the dump.
 private final class ContinuingConsumer: DumpConsumer {
+    private let checker: RestoreConsumer
     private var comparer: CompareConsumer?
     /// What stopped the comparison: a ``FoundDifference``, or an error.
     private(set) var stop: (any Error)?
 
-    init(comparer: CompareConsumer?) {
+    init(checker: RestoreConsumer, comparer: CompareConsumer?) {
+        self.checker = checker
         self.comparer = comparer
     }
 
@@ -126,11 +187,13 @@ private final class ContinuingConsumer: DumpConsumer {
         }
     }
 
-    func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) {
+    func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws {
+        try checker.begin(header: header, schema: schema)
         forward { try $0.begin(header: header, schema: schema) }
     }
 
-    func beginTable(_ table: DBBDumpTable) {
+    func beginTable(_ table: DBBDumpTable) throws {
+        try checker.beginTable(table)
         forward { try $0.beginTable(table) }
     }
 
@@ -148,7 +211,8 @@ private final class ContinuingConsumer: DumpConsumer {
         }
     }
 
-    func endTable(_ table: DBBDumpTable) {
+    func endTable(_ table: DBBDumpTable) throws {
+        try checker.endTable(table)
         forward { try $0.endTable(table) }
     }
 }

@@ -11,6 +11,40 @@ import Testing
         #expect(try DocSnippets.missingBlocks(guide: "Docs/ComingFromDBBBuilder.md") == [])
     }
 
+    /// The installation section's manifests load (`swift package dump-package`, which reads a manifest without
+    /// fetching its dependencies) and name the package and products the way SwiftPM resolves them.
+    @Test func theInstallationManifestsLoad() throws {
+        let guide = try String(
+            contentsOf: repositoryRoot.appendingPathComponent("Docs/GettingStarted.md"), encoding: .utf8)
+        let manifests = DocSnippets.manifests(in: guide)
+        #expect(manifests.count == 2)
+        var identities: [String] = []
+        var products: [[String]] = []
+        for manifest in manifests {
+            let folder = try TemporaryFolder()
+            try FileManager.default.createDirectory(
+                at: folder.file("Sources/NotesApp"), withIntermediateDirectories: true)
+            try folder.write("print(1)\n", to: "Sources/NotesApp/main.swift")
+            try folder.write(manifest, to: "Package.swift")
+            let run = try ToolProcess.run(
+                executable: URL(fileURLWithPath: "/usr/bin/env"), ["swift", "package", "dump-package"], in: folder.url)
+            #expect(run.exitCode == 0, "\(run.standardError)")
+            let json = try #require(try JSONSerialization.jsonObject(with: run.output) as? [String: Any])
+            #expect(json["name"] as? String == "NotesApp")
+            let dependency = try #require((json["dependencies"] as? [[String: Any]])?.first)
+            let kind = try #require((dependency["fileSystem"] ?? dependency["sourceControl"]) as? [[String: Any]])
+            identities.append(kind.first?["identity"] as? String ?? "")
+            let target = try #require((json["targets"] as? [[String: Any]])?.first)
+            let names = (target["dependencies"] as? [[String: Any]] ?? []).compactMap {
+                ($0["product"] as? [Any])?.first as? String
+            }
+            products.append(names)
+        }
+        // Both identities match the products' `package:` "DBBBuilder" (identities compare without case).
+        #expect(identities == ["dbbbuilder", "dbbbuilder"])
+        #expect(products == [["DBBBuilder"], ["DBBObjects", "DBBExport"]])
+    }
+
     @Test func gettingStarted() throws {
         let folder = try TemporaryFolder()
         let notes = try GettingStartedSample().firstSteps(databaseURL: folder.file("notes.sqlite"))
@@ -101,8 +135,10 @@ struct ComingFromDBBBuilderSample {
     func saveBoth(_ first: Project, _ second: Project, manager: DBBManager) {
         do {
             try Project.save([first, second], manager: manager)
-        } catch let error as DBBError where error.resultCode == .constraint {
-            print("rejected:", error.message)
+        } catch DBBError.constraintUnique {
+            print("a project with that name exists")
+        } catch let error as DBBError where error.kind == .misuse {
+            print(error.message, "—", error.recoverySuggestion ?? "")
         } catch {
             print(manager.errorMessage())
         }
@@ -111,16 +147,12 @@ struct ComingFromDBBBuilderSample {
 
 /// The README's example, compiled and run.
 struct ReadmeSample {
+    @DBBTable
     final class Person: DBBTableObject {
-        var name = ""
+        @Indexed var name = ""
         var tags: [String] = []
         var boss: Person?
-
-        required init(dbManager: DBBManager) {
-            super.init(dbManager: dbManager)
-            dbManager.addPersistenceMapping(
-                ["name": .init(\Person.name), "tags": .init(\Person.tags), "boss": .init(\Person.boss)], for: self)
-        }
+        @Transient var isSelected = false  // not persisted
     }
 
     func saveAndQuery(databaseURL: URL) throws -> [Person] {
@@ -145,5 +177,6 @@ struct ReadmeSample {
         let admins = try ReadmeSample().saveAndQuery(databaseURL: folder.file("readme.sqlite"))
         #expect(admins.map(\.name) == ["Ada"])
         #expect(admins.first?.tags == ["admin", "founder"])
+        #expect(admins.first?.isSelected == false)
     }
 }

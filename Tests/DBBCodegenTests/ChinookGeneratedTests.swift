@@ -7,7 +7,7 @@ import Testing
 struct ChinookCopy {
     static let classes: [DBBTableObject.Type] = [
         Album.self, Artist.self, Customer.self, Employee.self, Genre.self, Invoice.self, InvoiceLine.self,
-        MediaType.self, Playlist.self, Track.self,
+        MediaType.self, Playlist.self, PlaylistTrack.self, Track.self,
     ]
 
     let folder: TemporaryFolder
@@ -34,8 +34,41 @@ struct ChinookCopy {
         #expect(Data(run.standardOutput.utf8) == committed)
         #expect(
             run.standardError
-                == "dbb-codegen: note: skipped table PlaylistTrack: its primary key is composite (PlaylistId, "
-                + "TrackId), but a DBBTableObject needs a single INTEGER PRIMARY KEY as its id\n")
+                == "dbb-codegen: note: class PlaylistTrack uses the rowid of table PlaylistTrack as its id: its "
+                + "primary key is composite (PlaylistId, TrackId)\n")
+    }
+
+    @Test func everyTableLoadsEveryRowAndWritesItBackUnchanged() throws {
+        let result = try GeneratedTablesCheck.run(fixture: "chinook.sqlite", classes: ChinookCopy.classes)
+        #expect(result.problems == [])
+        #expect(result.tables.count == 11)
+        #expect(result.tables.map(\.rows).reduce(0, +) == 15_607)
+    }
+
+    @Test func aCompositeKeyTableIsMappedThroughItsRowid() throws {
+        let chinook = try ChinookCopy()
+        #expect(PlaylistTrack.idColumnName == "rowid")
+        let entries = try PlaylistTrack.fetch(
+            options: .options(withConditions: ["playlist = 1"], sortColumns: ["track"]), manager: chinook.manager)
+        #expect(entries.count == 3290)
+        #expect(entries.first?.track?.name == "For Those About To Rock (We Salute You)")
+        #expect(entries.first?.playlist?.name == "Music")
+        let rowid = try chinook.sqlite(
+            "SELECT rowid FROM PlaylistTrack WHERE PlaylistId = 1 ORDER BY TrackId LIMIT 1")
+        #expect(entries.first.map { String($0.idNum) } == rowid)
+
+        // A new entry takes the next rowid; the composite key still refuses a duplicate.
+        let entry = PlaylistTrack(dbManager: chinook.manager)
+        entry.playlist = entries.first?.playlist
+        entry.track = try Track.fetchOne(id: 2819, manager: chinook.manager)
+        try entry.save()
+        #expect(entry.idNum == 8716)
+        #expect(try chinook.sqlite("SELECT PlaylistId, TrackId FROM PlaylistTrack WHERE rowid = 8716") == "1|2819")
+        let duplicate = PlaylistTrack(dbManager: chinook.manager)
+        duplicate.playlist = entry.playlist
+        duplicate.track = entry.track
+        #expect(throws: DBBError.self) { try duplicate.save() }
+        #expect(try chinook.sqlite("SELECT count(*) FROM PlaylistTrack") == "8716")
     }
 
     @Test func theGeneratedClassesDescribeTheExistingTables() {

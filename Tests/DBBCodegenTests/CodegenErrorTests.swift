@@ -67,10 +67,28 @@ import Testing
     @Test func anErrorLeavesAnExistingOutputFileAlone() throws {
         let folder = try TemporaryFolder()
         let existing = try folder.write("// mine\n", to: "Site.swift")
-        let run = try Codegen.run(["Site", "homepage:URL", "--output", existing.path])
+        let run = try Codegen.run(["Site", "homepage:URL", "--output", existing.path, "--force"])
         #expect(run.exitCode == 65)
         #expect(try String(contentsOf: existing, encoding: .utf8) == "// mine\n")
         #expect(try folder.contents() == ["Site.swift"])
+    }
+
+    @Test func outputRefusesToReplaceAFileWithoutForce() throws {
+        let folder = try TemporaryFolder()
+        let existing = try folder.write("// mine\n", to: "Site.swift")
+        let refused = try Codegen.run(["Site", "name:String", "-o", existing.path])
+        #expect(refused.exitCode == 73)
+        #expect(refused.standardError == "dbb-codegen: error: \(existing.path) exists; pass --force to replace it\n")
+        #expect(try String(contentsOf: existing, encoding: .utf8) == "// mine\n")
+
+        let replaced = try Codegen.run(["Site", "name:String", "-o", existing.path, "--force"])
+        #expect(replaced.exitCode == 0)
+        #expect(try String(contentsOf: existing, encoding: .utf8).contains("final class Site: DBBTableObject {"))
+        #expect(try folder.contents() == ["Site.swift"])
+
+        let noOutput = try Codegen.run(["Site", "name:String", "--force"])
+        #expect(noOutput.exitCode == 64)
+        #expect(noOutput.standardError.contains("--force needs -o"))
     }
 
     @Test func badPropertiesFileLinesAreReportedAndMissingFilesCannotBeRead() throws {

@@ -73,7 +73,7 @@ import Testing
                 compiled += 1
             }
         }
-        #expect(outputs == 3)
+        #expect(outputs == 4)
         #expect(compiled == 1)
     }
 

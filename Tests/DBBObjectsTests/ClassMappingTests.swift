@@ -97,7 +97,8 @@ enum ClassMapped {
     }
 }
 
-@Suite struct ClassMappingTests {
+// Serialized: one test counts the reads of `ClassMapped.Owner.persistenceMapping`, which the others cause too.
+@Suite(.serialized) struct ClassMappingTests {
     private typealias Owner = ClassMapped.Owner
     private typealias Place = ClassMapped.Place
 

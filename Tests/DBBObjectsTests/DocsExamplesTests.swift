@@ -76,7 +76,25 @@ enum MappingGuide {
         }
     }
 
-    final class Note: DBBTableObject {
+    final class Task: DBBTableObject {
+        var title = ""
+        var done = false
+        var steps: [String] = []
+
+        override class var persistenceMapping: DBBTableMapping {
+            super.persistenceMapping.merging(
+                DBBTableMapping(
+                    [
+                        "title": .init(get: { (task: Task) -> String in task.title }, set: { $0.title = $1 }),
+                        "done": .init(get: { (task: Task) -> Bool in task.done }, set: { $0.done = $1 }),
+                        "steps": .init(get: { (task: Task) -> [String] in task.steps }, set: { $0.steps = $1 }),
+                    ],
+                    attributes: ["title": ColumnAttribute.notNull],
+                    indexers: [DBBIndexer(columnsToIndex: ["title"])]))
+        }
+    }
+
+    final class Reminder: DBBTableObject {
         var text = ""
         var pinned = false
 
@@ -84,8 +102,8 @@ enum MappingGuide {
             super.init(dbManager: dbManager)
             dbManager.addPersistenceMapping(
                 [
-                    "text": .init(\Note.text, get: { $0.text }, set: { $0.text = $1 }),
-                    "pinned": .init(\Note.pinned, get: { $0.pinned }, set: { $0.pinned = $1 }),
+                    "text": .init(\Reminder.text, get: { $0.text }, set: { $0.text = $1 }),
+                    "pinned": .init(\Reminder.pinned, get: { $0.pinned }, set: { $0.pinned = $1 }),
                 ], for: self)
         }
     }
@@ -128,7 +146,7 @@ enum MappingGuide {
     }
 
     @Test(arguments: Storage.allCases) func inheritanceAndClosures(storage: Storage) throws {
-        let test = try TestManager(storage, classes: [MappingGuide.Pet.self, MappingGuide.Note.self])
+        let test = try TestManager(storage, classes: [MappingGuide.Pet.self, MappingGuide.Reminder.self])
         #expect(
             try test.sql { try $0.columns(in: "Pet").map(\.name) } == [
                 "id", "createdTime", "modifiedTime", "legs", "name", "owner",
@@ -138,20 +156,36 @@ enum MappingGuide {
         pet.name = "Rex"
         pet.legs = 3
         pet.owner = "Ann"
-        let note = MappingGuide.Note(dbManager: test.manager)
-        note.text = "feed Rex"
-        note.pinned = true
+        let reminder = MappingGuide.Reminder(dbManager: test.manager)
+        reminder.text = "feed Rex"
+        reminder.pinned = true
         try pet.save()
-        try note.save()
+        try reminder.save()
         let loadedPet = try #require(try MappingGuide.Pet.fetchOne(id: pet.idNum, manager: test.manager))
         #expect(loadedPet !== pet)
         #expect(loadedPet.name == "Rex" && loadedPet.legs == 3 && loadedPet.owner == "Ann")
-        let loadedNote = try #require(MappingGuide.Note.allInstances(manager: test.manager).first)
-        #expect(loadedNote.text == "feed Rex" && loadedNote.pinned)
+        let loadedReminder = try #require(MappingGuide.Reminder.allInstances(manager: test.manager).first)
+        #expect(loadedReminder.text == "feed Rex" && loadedReminder.pinned)
         #expect(
-            try test.sql { try $0.fetchDictionary("SELECT text, pinned FROM Note") } == [
+            try test.sql { try $0.fetchDictionary("SELECT text, pinned FROM Reminder") } == [
                 ["text": .text("feed Rex"), "pinned": .integer(1)]
             ])
+    }
+
+    @Test func theClassLevelMappingOfTheGuide() throws {
+        let test = try TestManager(.memory, classes: [MappingGuide.Task.self])
+        let task = MappingGuide.Task(dbManager: test.manager)
+        task.title = "write"
+        task.done = true
+        task.steps = ["draft", "edit"]
+        try task.save()
+        let loaded = try #require(try MappingGuide.Task.fetchOne(id: task.idNum, manager: test.manager))
+        #expect(loaded.title == "write" && loaded.done && loaded.steps == ["draft", "edit"])
+        let sql = try test.sql { try $0.fetchValue(String.self, "SELECT sql FROM sqlite_master WHERE name = 'Task'") }
+        #expect(sql?.contains("title Text NOT NULL") == true)
+        #expect(
+            try test.sql { try $0.fetchValue(Int.self, "SELECT count(*) FROM sqlite_master WHERE name = 'Task_title'") }
+                == 1)
     }
 
     @Test func existingDatabasesGuide() throws {
@@ -180,9 +214,13 @@ enum MappingGuide {
 
     @Test(arguments: ["Docs/Mapping.md", "Docs/ExistingDatabases.md"])
     func docsMatchTheTests(document: String) throws {
-        let sources = try ["DocsExamplesTests.swift", "ChinookMappingTests.swift"].map {
-            try String(
-                contentsOf: repositoryRoot.appendingPathComponent("Tests/DBBObjectsTests/\($0)"), encoding: .utf8)
+        // The macro's examples need DBBMacros, so they stand in that module's tests.
+        let files = [
+            "DBBObjectsTests/DocsExamplesTests.swift", "DBBObjectsTests/ChinookMappingTests.swift",
+            "DBBMacrosTests/MacroDocsExamplesTests.swift",
+        ]
+        let sources = try files.map {
+            try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/\($0)"), encoding: .utf8)
         }
         let tested = sources.map(Self.normalized)
         let blocks = try Self.blocks("swift", in: document)

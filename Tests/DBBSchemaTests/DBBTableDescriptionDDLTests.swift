@@ -211,6 +211,15 @@ import Testing
         #expect(error?.message == "table Person has no id column id")
     }
 
+    @Test(arguments: ["rowid", "_rowid_", "OID"])
+    func theRowidCanBeTheIdOfATableWithoutAnIntegerKey(idColumn: String) throws {
+        let existing = try Self.columns(
+            "CREATE TABLE Person (code TEXT PRIMARY KEY, age INTEGER)", table: "Person")
+        let table = try DBBTableDescription(
+            tableName: "Person", idColumn: idColumn, includesTimestamps: false, properties: ["age": .init(\Person.age)])
+        #expect(try table.alterStatements(existing: existing) == [])
+    }
+
     /// Existing declared type, mapped property, whether they conflict.
     static let affinityCases: [(declared: String, property: DBBPropertyPersistence, conflicts: Bool)] = [
         ("TEXT", .init(\Person.age), true),  // Text vs Integer

@@ -38,10 +38,19 @@ public enum DocSnippets {
         return missingBlocks(markdown: markdown, source: try String(contentsOfFile: testFile, encoding: .utf8))
     }
 
-    /// The ```swift blocks of `markdown` that do not stand in `source`.
+    /// The ```swift blocks of a Markdown text that are package manifests (they start with
+    /// `// swift-tools-version`), their lines as written. They are checked by loading them, not by finding them
+    /// in a test source.
+    public static func manifests(in markdown: String) -> [String] {
+        blocks("swift", in: markdown).filter { $0.first?.hasPrefix("// swift-tools-version") == true }
+            .map { $0.joined(separator: "\n") + "\n" }
+    }
+
+    /// The ```swift blocks of `markdown` that do not stand in `source` (package manifests aside).
     public static func missingBlocks(markdown: String, source text: String) -> [String] {
         let source = text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        return swiftBlocks(in: markdown).filter { block in
+        return swiftBlocks(in: markdown).filter { !($0.first?.hasPrefix("// swift-tools-version") ?? false) }.filter {
+            block in
             // Imports belong to the top of a file; the rest of a block may stand inside a namespace.
             let lines = block.filter { !$0.isEmpty && !$0.hasPrefix("import ") }
             guard let first = lines.first else { return false }

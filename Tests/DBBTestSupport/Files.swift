@@ -15,7 +15,7 @@ public let repositoryRoot: URL = {
 public let fixturesFolder: URL = repositoryRoot.appendingPathComponent("Tests/Fixtures", isDirectory: true)
 
 /// Why ``fixture(_:)`` refused a name.
-public struct FixtureError: Error, CustomStringConvertible {
+public struct FixtureError: Error, Sendable, CustomStringConvertible {
     /// The name asked for.
     public var name: String
     /// What is wrong with it.

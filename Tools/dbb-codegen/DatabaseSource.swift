@@ -10,6 +10,11 @@ struct DatabaseSource {
         var className: String
         var columns: [DBBColumnInfo]
         var idColumn: String
+        /// The primary key columns when the id is the rowid rather than an INTEGER PRIMARY KEY column (a TEXT
+        /// or composite key; empty for a table without one).
+        var keyColumns: [String] = []
+        /// Whether the id is the table's rowid, which no column holds.
+        var isMappedThroughRowid = false
     }
 
     let path: String
@@ -32,15 +37,17 @@ struct DatabaseSource {
 
     /// The classes for the named tables (or every table when `tables` is `nil`).
     ///
-    /// A table named explicitly that cannot be mapped is an error; with every table, such tables are
-    /// skipped and reported in the notes.
+    /// A table with a single INTEGER PRIMARY KEY uses it as its id; any other rowid table (a TEXT or composite
+    /// primary key, or none) is mapped through its rowid, with its key columns as ordinary properties that the
+    /// table keeps unique. A table named explicitly that cannot be mapped (`WITHOUT ROWID`) is an error; with
+    /// every table, such tables are skipped and reported in the notes.
     ///
     /// - Parameters:
     ///   - tables: the tables to map, or `nil` for all of them.
     ///   - className: the class name of the single table, when it should not be derived from the table name.
     /// - Returns: the classes in table order, and notes (skipped tables and columns).
-    /// - Throws: ``CodegenError`` for a missing table, a table without one INTEGER PRIMARY KEY, or a failure
-    ///   reading the schema.
+    /// - Throws: ``CodegenError`` for a missing table, a `WITHOUT ROWID` table, or a failure reading the
+    ///   schema.
     func generate(tables requested: [String]?, className: String? = nil) throws -> (
         [GeneratedClass], notes: [String]
     ) {
@@ -68,9 +75,9 @@ struct DatabaseSource {
         var usedClassNames: Set<String> = []
         for name in names {
             let columns = try database.columns(in: name)
-            let idColumn: String
+            var table = Table(name: name, className: "", columns: columns, idColumn: "")
             do {
-                idColumn = try rowidAlias(of: name, columns: columns)
+                try identify(&table)
             } catch let error as CodegenError {
                 guard requested == nil else { throw CodegenError("table \(name) cannot be mapped: \(error.message)") }
                 notes.append("skipped table \(name): \(error.message)")
@@ -78,9 +85,22 @@ struct DatabaseSource {
             }
             var base = className ?? Naming.upperCamelCase(name)
             if !Naming.isClassName(base) { base += "Table" }
-            let candidate = Naming.unique(base, suffix: { String($0) }, isUsed: usedClassNames.contains)
-            usedClassNames.insert(candidate)
-            tables.append(Table(name: name, className: candidate, columns: columns, idColumn: idColumn))
+            if className == nil, let owner = Naming.shadowedTypes[base] {
+                notes.append("class \(base)Table maps table \(name): \(base) would shadow \(owner)'s \(base)")
+                base += "Table"
+            }
+            table.className = Naming.unique(base, suffix: { String($0) }, isUsed: usedClassNames.contains)
+            usedClassNames.insert(table.className)
+            if table.isMappedThroughRowid {
+                let key =
+                    table.keyColumns.isEmpty
+                    ? "it has no primary key"
+                    : table.keyColumns.count > 1
+                        ? "its primary key is composite (\(table.keyColumns.joined(separator: ", ")))"
+                        : "its primary key \(table.keyColumns[0]) is not an INTEGER PRIMARY KEY"
+                notes.append("class \(table.className) uses the rowid of table \(name) as its id: \(key)")
+            }
+            tables.append(table)
         }
         guard !tables.isEmpty else { throw CodegenError("\(path) has no table that can be mapped") }
         var classes: [GeneratedClass] = []
@@ -89,33 +109,47 @@ struct DatabaseSource {
             classes.append(generated)
             notes += columnNotes
         }
+        // A lookup names the target's key column until the target's property for it is known.
+        for index in classes.indices {
+            for position in classes[index].lookups.indices {
+                let lookup = classes[index].lookups[position]
+                let target = classes.first { $0.className == lookup.targetClass }
+                let property = target?.properties.first { ($0.columnName ?? $0.name) == lookup.targetProperty }
+                classes[index].lookups[position].targetProperty = property?.name ?? lookup.targetProperty
+            }
+        }
         return (classes, notes)
     }
 
-    /// The table's INTEGER PRIMARY KEY column, the rowid alias a `DBBTableObject` uses as its id.
-    private func rowidAlias(of table: String, columns: [DBBColumnInfo]) throws -> String {
-        let key = columns.filter(\.isPrimaryKey).sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
-        guard !key.isEmpty else {
-            throw CodegenError("it has no INTEGER PRIMARY KEY, which a DBBTableObject needs as its id")
+    /// Sets the table's id: its INTEGER PRIMARY KEY column when it has one (the rowid alias a
+    /// `DBBTableObject` uses as its id), else the rowid itself under a name no column takes, with the primary
+    /// key columns (if any) kept as properties.
+    ///
+    /// - Throws: ``CodegenError`` for a `WITHOUT ROWID` table, or a table whose columns take every name of
+    ///   its rowid.
+    private func identify(_ table: inout Table) throws {
+        // DBBSQL tells whether an INTEGER PRIMARY KEY really is the rowid (not in a WITHOUT ROWID table).
+        if let alias = try database.rowidAliasColumn(in: table.name) {
+            table.idColumn = alias
+            return
         }
-        guard key.count == 1 else {
+        let names = Set(table.columns.map { $0.name.lowercased() })
+        guard let rowid = ["rowid", "_rowid_", "oid"].first(where: { !names.contains($0) }) else {
+            throw CodegenError("its columns are named rowid, _rowid_ and oid, so its rowid has no name left")
+        }
+        do {
+            // Only a WITHOUT ROWID table has no rowid to select.
+            try database.execute(
+                "SELECT \(rowid) FROM \(DBBDatabase.quoteIdentifier(table.name)) LIMIT 0")
+        } catch is DBBError {
             throw CodegenError(
-                "its primary key is composite (\(key.map(\.name).joined(separator: ", "))), but a DBBTableObject "
-                    + "needs a single INTEGER PRIMARY KEY as its id")
+                "it is a WITHOUT ROWID table, but a DBBTableObject needs a rowid table whose rowid or INTEGER "
+                    + "PRIMARY KEY is its id")
         }
-        let column = key[0]
-        guard column.declaredType.caseInsensitiveCompare("INTEGER") == .orderedSame else {
-            throw CodegenError(
-                "its primary key \(column.name) is \(column.declaredType.isEmpty ? "untyped" : column.declaredType), but "
-                    + "a DBBTableObject needs an INTEGER PRIMARY KEY as its id")
-        }
-        // DBBSQL tells whether the INTEGER PRIMARY KEY really is the rowid (not in a WITHOUT ROWID table).
-        guard try database.rowidAliasColumn(in: table) == column.name else {
-            throw CodegenError(
-                "it is a WITHOUT ROWID table, but a DBBTableObject needs a rowid table whose INTEGER PRIMARY KEY "
-                    + "is its id")
-        }
-        return column.name
+        table.idColumn = rowid
+        table.isMappedThroughRowid = true
+        table.keyColumns = table.columns.filter(\.isPrimaryKey).sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
+            .map(\.name)
     }
 
     /// A single-column foreign key: the referencing column, the referenced table, the referenced column
@@ -141,15 +175,27 @@ struct DatabaseSource {
         let keys = try foreignKeys(of: table.name)
         let stored = try storageClasses(of: table)
         var usedNames = Naming.reservedPropertyNames
+        var lookups: [(property: String, column: String, target: Table)] = []
         for column in table.columns where column.name != table.idColumn {
             if generated.hasTimestampColumns && ["createdtime", "modifiedtime"].contains(column.name.lowercased()) {
                 continue
             }
-            let reference = keys.first { $0.from == column.name }.flatMap { key in
-                tables.first { target in
-                    target.name.caseInsensitiveCompare(key.table) == .orderedSame
-                        && (key.to.map { $0.caseInsensitiveCompare(target.idColumn) == .orderedSame } ?? true)
-                }
+            let foreignKey = keys.first { $0.from == column.name }
+            let targetTable = foreignKey.flatMap { key in
+                tables.first { $0.name.caseInsensitiveCompare(key.table) == .orderedSame }
+            }
+            // A foreign key to the target's INTEGER PRIMARY KEY is a reference; one to the single key column
+            // of a table mapped through its rowid is looked up by that key.
+            let referencedColumn = foreignKey.flatMap { key in
+                key.to ?? targetTable.flatMap { $0.isMappedThroughRowid ? $0.keyColumns.first : $0.idColumn }
+            }
+            let reference = targetTable.flatMap { target in
+                !target.isMappedThroughRowid
+                    && referencedColumn?.caseInsensitiveCompare(target.idColumn) == .orderedSame ? target : nil
+            }
+            let lookupTarget = targetTable.flatMap { target in
+                target.keyColumns.count == 1
+                    && referencedColumn?.caseInsensitiveCompare(target.keyColumns[0]) == .orderedSame ? target : nil
             }
             var property: GeneratedProperty
             if let target = reference {
@@ -183,12 +229,37 @@ struct DatabaseSource {
                     property.initialValue = Self.initialValue(column.defaultValueSQL, for: scalar)
                 }
             }
+            if let position = table.keyColumns.firstIndex(of: column.name) {
+                let key =
+                    table.keyColumns.count == 1
+                    ? "The primary key"
+                    : "Column \(position + 1) of the primary key (\(table.keyColumns.joined(separator: ", ")))"
+                property.note = ([property.note].compactMap { $0 } + ["\(key); the table keeps it unique."])
+                    .joined(separator: " ")
+            }
             let name = Naming.unique(
                 property.name, suffix: { $0 == 2 ? "Value" : "Value\($0)" }, isUsed: usedNames.contains)
             usedNames.insert(name)
             property.name = name
             if column.name != name { property.columnName = column.name }
             generated.properties.append(property)
+            if let target = lookupTarget {
+                lookups.append((property.name, column.name, target))
+            }
+        }
+        for (property, column, target) in lookups {
+            let base =
+                Self.strippingIdSuffix(property).map { usedNames.contains($0) ? $0 + "Row" : $0 } ?? property + "Row"
+            let name = Naming.unique(base, suffix: { String($0) }, isUsed: usedNames.contains)
+            usedNames.insert(name)
+            generated.lookups.append(
+                GeneratedLookup(
+                    name: name, targetClass: target.className,
+                    targetProperty: target.keyColumns[0], property: property,
+                    note:
+                        "The \(target.className) row whose \(target.keyColumns[0]) equals this row's \(column): a "
+                        + "foreign key to a key that is not an INTEGER PRIMARY KEY, so it is looked up rather than "
+                        + "mapped."))
         }
         return (generated, notes)
     }

@@ -18,6 +18,31 @@ enum Naming {
         "Self", "super", "subscript", "Type", "Protocol",
     ]
 
+    /// Type names a class derived from a table name must not take, with the module that declares them: a
+    /// class named `Actor` would hide Swift's `Actor` from every file of the module that declares it.
+    static let shadowedTypes: [String: String] = {
+        var owners: [String: String] = [:]
+        for name in [
+            "Actor", "AnyActor", "Array", "Bool", "Character", "Codable", "Collection", "Comparable", "Decodable",
+            "Dictionary", "Double", "Encodable", "Equatable", "Error", "Float", "Hashable", "Identifiable", "Int",
+            "Int8", "Int16", "Int32", "Int64", "Never", "Optional", "Range", "Result", "Sendable", "Sequence", "Set",
+            "String", "Substring", "Task", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Void",
+        ] {
+            owners[name] = "Swift"
+        }
+        for name in [
+            "Bundle", "Calendar", "Data", "Date", "DateComponents", "Decimal", "FileManager", "Locale",
+            "Measurement", "Notification", "Operation", "Predicate", "Process", "Progress", "Thread", "TimeZone",
+            "Timer", "Unit", "URL", "UUID",
+        ] {
+            owners[name] = "Foundation"
+        }
+        for name in ["DBBDatabase", "DBBError", "DBBIndexer", "DBBManager", "DBBQueryOptions", "DBBValue"] {
+            owners[name] = "DBBBuilder"
+        }
+        return owners
+    }()
+
     /// Whether `name` is a Swift identifier (letters, digits and `_`, not starting with a digit).
     static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }

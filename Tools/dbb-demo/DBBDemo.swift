@@ -10,13 +10,14 @@ struct DBBDemo: AsyncParsableCommand {
         discussion: """
             With no options it creates the database in a new temporary folder, saves objects with references \
             and arrays, queries them with conditions and sorting, updates and deletes some, then dumps the \
-            database with DBBExport and restores the dump into a second file, and removes the folder.
+            database with DBBExport and restores the dump into a second file, and removes the folder \
+            unless --keep is given. Each step names the source file and line of its code.
             """)
 
     @Option(name: .long, help: "Create the database at this path (it must not exist yet) and keep it.")
     var database: String?
 
-    @Flag(name: .long, help: "Keep the temporary folder and print its path.")
+    @Flag(name: .long, help: "Keep the temporary folder (the database, the dump and its restored copy).")
     var keep = false
 
     @Flag(name: .long, help: "Tour DBBSQL, the SQLite layer, on plain tables instead.")
@@ -42,11 +43,18 @@ struct DBBDemo: AsyncParsableCommand {
             try? FileManager.default.removeItem(at: folder)
             throw error
         }
+        print("")
         if keep {
-            print("\nkept: \(folder.path)")
+            print("kept the database: \(databaseURL.path)")
+            if !sql { print("kept the dump and its restored copy in \(folder.path)") }
+            print("look inside with: sqlite3 \(databaseURL.path) .tables")
         } else {
             try FileManager.default.removeItem(at: folder)
-            print("\ndone\(database.map { "; the database is at \($0)" } ?? "")")
+            if let database {
+                print("done; the database is at \(database)")
+            } else {
+                print("done; removed the database and its folder (run with --keep to keep them)")
+            }
         }
     }
 }

@@ -1,8 +1,18 @@
 import DBBBuilder
 import Foundation
 
-/// Prints a section heading.
-func section(_ title: String) { print("\n== \(title)") }
+/// Prints a section heading with the place of the code that follows it (`Tools/dbb-demo/ObjectTour.swift:21`),
+/// so a reader of the output can find it.
+func section(_ title: String, fileID: String = #fileID, line: Int = #line) {
+    print("\n== \(title)  [\(sourceLocation(fileID: fileID, line: line))]")
+}
+
+/// A place in the demo's sources, as a path from the repository's root.
+func sourceLocation(fileID: String = #fileID, line: Int? = nil) -> String {
+    // `#fileID` is `module/File.swift`; the module's sources are in Tools/dbb-demo.
+    let file = fileID.split(separator: "/").last.map(String.init) ?? fileID
+    return "Tools/dbb-demo/\(file)" + (line.map { ":\($0)" } ?? "")
+}
 
 /// The tour's classes, in the order they are registered and counted.
 let tourClasses: [DBBTableObject.Type] = [Person.self, Company.self, Project.self, Meeting.self]
@@ -11,6 +21,7 @@ let tourClasses: [DBBTableObject.Type] = [Person.self, Company.self, Project.sel
 /// on it, and a backup that is restored into a second file.
 func runObjectTour(databaseAt url: URL, backupFolder: URL) async throws {
     print("DBBBuilder on SQLite \(DBBDatabase.sqliteVersion); database: \(url.path)")
+    print("The classes Person, Company, Project and Meeting are in \(modelsSource).")
     let manager = try DBBManager(databaseURL: url)
     try manager.addTableClasses(tourClasses)
 

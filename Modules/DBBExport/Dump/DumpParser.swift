@@ -20,7 +20,7 @@ protocol DumpConsumer: AnyObject {
 /// version, the shape of every member and row value, each table's row width and row count, and that
 /// every table the header lists is present, in order, and defined by the schema.
 struct DumpParser {
-    let path: String
+    let source: DumpSource
     let progress: ((DBBExportProgress) -> Void)?
 
     /// Reads the dump.
@@ -30,10 +30,31 @@ struct DumpParser {
     /// - Returns: what was read.
     /// - Throws: ``DBBExportError`` naming where the dump is damaged, or what the consumer throws.
     func run(_ consumer: DumpConsumer?, stopAfterSchema: Bool = false) throws -> DBBDumpReport {
-        try DBBExportError.requireExists(path, "the dump file")
-        let gzip = try GzipFileReader(path: path)
+        let gzip = try source.openGzip()
         defer { gzip.close() }
-        let reader = DumpJSONReader(path: path) { try gzip.nextChunk() }
+        let reader = DumpJSONReader(path: source.path) { try gzip.nextChunk() }
+        var report: DBBDumpReport
+        do {
+            report = try Self.read(reader, into: consumer, progress: progress, stopAfterSchema: stopAfterSchema)
+        } catch {
+            // Damaged deflate data inflates to garbage before zlib reaches the member's CRC-32: the JSON
+            // reader, or a consumer, fails first. Checking the rest of the member names the real damage.
+            if let damage = gzip.damageInCurrentMember() { throw damage }
+            throw error
+        }
+        report.compressedBytes = stopAfterSchema ? 0 : gzip.compressedBytes
+        return report
+    }
+
+    /// Reads a dump's JSON text from a reader (the part of ``run(_:stopAfterSchema:)`` after the gzip
+    /// layer; the fuzz target under `Tests/Fuzz` calls it with raw JSON).
+    ///
+    /// - Returns: what was read; `compressedBytes` is 0.
+    /// - Throws: ``DBBExportError`` naming where the dump is damaged, or what the consumer throws.
+    static func read(
+        _ reader: DumpJSONReader, into consumer: DumpConsumer?, progress: ((DBBExportProgress) -> Void)?,
+        stopAfterSchema: Bool = false
+    ) throws -> DBBDumpReport {
         var session = Session(reader: reader, consumer: consumer, progress: progress)
         try session.readDocument(stopAfterSchema: stopAfterSchema)
         guard let header = session.header else {
@@ -41,7 +62,7 @@ struct DumpParser {
         }
         return DBBDumpReport(
             header: header, schema: session.schema ?? [], tables: session.tables, jsonBytes: reader.offset,
-            compressedBytes: stopAfterSchema ? 0 : gzip.compressedBytes)
+            compressedBytes: 0)
     }
 
     private struct Session {
@@ -252,6 +273,8 @@ struct DumpParser {
                     throw malformed("the table holds \(number) rows but its rowCount says \(table.rowCount)")
                 }
             } catch let error as DBBExportError {
+                // Where the JSON reader stood says nothing about damage to the compressed bytes.
+                if error.isCompressionDamage { throw error }
                 throw error.locating(table: table.name, row: number > 0 && number <= table.rowCount ? number : nil)
             }
             try consumer?.endTable(table)
@@ -270,6 +293,10 @@ struct DumpParser {
             rawText.removeAll(keepingCapacity: true)
             if try !reader.consume(UInt8(ascii: "]")) {
                 repeat {
+                    // Checked before each value, so a row of a billion values fails at the first extra one.
+                    guard values.count < width else {
+                        throw malformed("the row has more than the \(width) values expected", at: rowOffset)
+                    }
                     values.append(try reader.readRowValue())
                     if reader.lastValueWasRawText {
                         reader.lastValueWasRawText = false

@@ -17,6 +17,8 @@ public final class DBBManager: @unchecked Sendable {
     public let queue: DBBDatabaseQueue
     /// The database file, or `nil` for an in-memory manager.
     public let databaseURL: URL?
+    /// Whether the manager writes to its file, or only reads it (``Mode/readOnly``). Set by the initializer.
+    public private(set) var mode: Mode = .readWrite
 
     private let lock = NSLock()
     private let registration = NSRecursiveLock()
@@ -27,8 +29,11 @@ public final class DBBManager: @unchecked Sendable {
     /// is 0, and ``addPersistenceMapping(_:for:indexer:)`` (run by every object a fetch creates) returns
     /// after one atomic load, without taking the lock.
     private let registeringCount = Atomic<Int>(0)
+    /// The transaction or snapshot of a running `write` or `read` closure; touched only on the queue.
+    var scope: DBBManagerScope?
 
     private struct PendingMapping {
+        var tableName: String
         var properties: [String: DBBPropertyPersistence] = [:]
         var indexers: [DBBIndexer] = []
     }
@@ -39,10 +44,21 @@ public final class DBBManager: @unchecked Sendable {
     /// - Throws: `DBBError` when the file cannot be opened or is not an SQLite database.
     public init(databaseURL: URL) throws {
         self.databaseURL = databaseURL
-        let database = try DBBDatabase(url: databaseURL)
+        // The busy timeout is set before the connection first touches the file, so a process opening the
+        // file while another creates it waits instead of failing.
+        let database = try DBBDatabase(url: databaseURL, busyTimeout: Self.busyTimeout)
         try Self.configure(database, isFile: true)
         queue = DBBDatabaseQueue(database: database)
         try addTableClasses([DBVersion.self])
+    }
+
+    /// Opens a file read-only: no configuration that writes, no `DBVersion` table.
+    init(readOnly database: sending DBBDatabase, url: URL) throws {
+        databaseURL = url
+        mode = .readOnly
+        database.codingOptions = .objectLayout
+        try database.setBusyTimeout(5)
+        queue = DBBDatabaseQueue(database: database)
     }
 
     private init(inMemory database: sending DBBDatabase) throws {
@@ -59,13 +75,34 @@ public final class DBBManager: @unchecked Sendable {
         try DBBManager(inMemory: try DBBDatabase.inMemory())
     }
 
+    /// How long an operation waits for a lock another connection (or process) holds, in seconds.
+    static let busyTimeout: TimeInterval = 5
+
     private static func configure(_ database: DBBDatabase, isFile: Bool) throws {
         // DBBBuilder's on-disk dates are seconds since 2001-01-01.
         database.codingOptions = .objectLayout
-        try database.setBusyTimeout(5)
+        try database.setBusyTimeout(busyTimeout)
         if isFile && !database.isReadOnly {
-            try database.setJournalMode(.wal)
+            try switchToWAL(database)
             try database.setSynchronous(.normal)
+        }
+    }
+
+    /// Switches a file to WAL journaling, tolerating a process that opens the same file at the same time:
+    /// the switch needs a moment of exclusive access, which a concurrent opener's read (or its own switch)
+    /// can deny without SQLite's busy handler being consulted. Once either process has switched, the file
+    /// is in WAL mode for both.
+    private static func switchToWAL(_ database: DBBDatabase) throws {
+        let deadline = Date(timeIntervalSinceNow: busyTimeout)
+        while true {
+            do {
+                try database.setJournalMode(.wal)
+                return
+            } catch let error as DBBError where error.resultCode == .busy || error.resultCode == .locked {
+                if (try? database.journalMode()) == .wal { return }
+                guard Date() < deadline else { throw error }
+                usleep(5_000)
+            }
         }
     }
 
@@ -90,8 +127,9 @@ public final class DBBManager: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let map = maps[ObjectIdentifier(type)] else {
-            let error = DBBError(
-                .misuse, message: "\(type) is not registered with this manager; call addTableClasses([\(type).self])",
+            let error = DBBError.misuse(
+                "\(type) is not registered with this manager",
+                recovery: "call addTableClasses([\(type).self]) before using the class",
                 context: "looking up \(type)")
             lastError = error
             throw error
@@ -132,7 +170,31 @@ public final class DBBManager: @unchecked Sendable {
     ) {
         // Creating an object outside registration (every fetch) ends here.
         guard registeringCount.load(ordering: .acquiring) > 0 else { return }
-        let key = ObjectIdentifier(type(of: tableObject))
+        addPending(ObjectIdentifier(type(of: tableObject)), contents(), indexer())
+    }
+
+    /// Records the persistence mapping of the class being registered whose table is `table`; the seed's
+    /// form of ``addPersistenceMapping(_:for:indexer:)``, called from `required init(dbManager:)` with
+    /// `forTableNamed: shortName`. Like it, it evaluates its arguments only while the class is registered.
+    ///
+    /// - Parameters:
+    ///   - contents: the mapping, keyed by property name.
+    ///   - table: the table of the class being initialized (`shortName`).
+    ///   - indexer: the columns to index. Optional.
+    public func addPersistenceMapContents(
+        _ contents: @autoclosure () -> [String: DBBPropertyPersistence], forTableNamed table: String,
+        indexer: @autoclosure () -> DBBIndexer? = nil
+    ) {
+        guard registeringCount.load(ordering: .acquiring) > 0,
+            let key = lock.withLock({ pending.first(where: { $0.value.tableName == table })?.key })
+        else { return }
+        addPending(key, contents(), indexer())
+    }
+
+    private func addPending(
+        _ key: ObjectIdentifier, _ contents: @autoclosure () -> [String: DBBPropertyPersistence],
+        _ indexer: @autoclosure () -> DBBIndexer?
+    ) {
         guard lock.withLock({ maps[key] == nil && pending[key] != nil }) else { return }
         // The caller's expressions run outside the lock: they may use the manager themselves.
         let properties = contents()
@@ -145,14 +207,16 @@ public final class DBBManager: @unchecked Sendable {
         }
     }
 
-    /// Registers classes: builds each one's mapping, then creates its missing table, join tables and
+    /// Registers classes: builds each one's mapping (its class-level `persistenceMapping` and what its
+    /// initializer registers, each read once, here), then creates its missing table, join tables and
     /// indexes, and adds columns for new properties. Nothing is ever dropped.
     ///
     /// - Parameter tableClasses: the classes this manager persists.
-    /// - Throws: `DBBError` when a mapping is invalid (a declared type that differs from the
-    ///   property's, an index on an unknown property), when an existing column's type conflicts with the
+    /// - Throws: `DBBError` when a mapping is invalid (a key that does not name its key path's property,
+    ///   a declared type that differs from the property's, an index on an unknown property), when an existing column's type conflicts with the
     ///   mapping, or when SQLite refuses the DDL. A class that fails is not registered; nothing of it is
-    ///   written (its DDL runs in one transaction).
+    ///   written (its DDL runs in one transaction, which takes the write lock before it reads the schema,
+    ///   so two processes registering classes on one new file wait for each other instead of failing).
     public func addTableClasses(_ tableClasses: [DBBTableObject.Type]) throws {
         // One registration at a time: two threads registering one class would share its pending mapping.
         registration.lock()
@@ -162,21 +226,26 @@ public final class DBBManager: @unchecked Sendable {
             if mapIfRegistered(key) != nil { continue }
             // The initializer runs once, here, to collect what it maps with `addPersistenceMapping` and sets
             // in `attributesDictionary`; the class-level mapping is read once, and takes precedence.
-            lock.withLock { pending[key] = PendingMapping() }
+            lock.withLock { pending[key] = PendingMapping(tableName: tableClass.tableName) }
             registeringCount.add(1, ordering: .sequentiallyConsistent)
             let prototype = tableClass.init(dbManager: self)
             registeringCount.subtract(1, ordering: .sequentiallyConsistent)
-            let seed = lock.withLock { pending.removeValue(forKey: key) } ?? PendingMapping()
+            let seed =
+                lock.withLock { pending.removeValue(forKey: key) } ?? PendingMapping(tableName: tableClass.tableName)
             let declared = tableClass.persistenceMapping
+            let properties = seed.properties.merging(declared.properties, uniquingKeysWith: { _, declared in declared })
             do {
+                try DBBPropertyPersistence.checkKeys(properties, tableName: tableClass.tableName)
                 let map = try DBBTableMap(
-                    type: tableClass,
-                    properties: seed.properties.merging(
-                        declared.properties, uniquingKeysWith: { _, declared in declared }),
+                    type: tableClass, properties: properties,
                     attributes: (prototype.attributesDictionary ?? [:])
                         .merging(declared.attributes, uniquingKeysWith: { _, declared in declared }),
                     indexers: seed.indexers + declared.indexers)
-                try queue.inTransaction { db in try map.createOrUpdateSchema(in: db) }
+                if mode == .readOnly {
+                    try queue.inDatabase { db in try map.checkSchema(in: db) }
+                } else {
+                    try queue.inTransaction(.immediate) { db in try map.createOrUpdateSchema(in: db) }
+                }
                 lock.withLock { maps[key] = map }
             } catch {
                 throw record(error)
@@ -195,17 +264,29 @@ public final class DBBManager: @unchecked Sendable {
         return dbbError
     }
 
-    /// The message of the most recent failure of an operation through this manager (empty when none failed).
+    /// The message of the most recent failure of an operation through this manager, followed by what to do
+    /// when it was a misuse (empty when none failed).
     public func errorMessage() -> String {
-        lock.withLock { lastError.map { $0.message } ?? "" }
+        lock.withLock {
+            guard let lastError else { return "" }
+            return lastError.recoverySuggestion.map { "\(lastError.message); \($0)" } ?? lastError.message
+        }
     }
 
     /// The most recent failure of an operation through this manager.
     public var lastFailure: DBBError? { lock.withLock { lastError } }
 
-    /// Runs work on the queue, recording a failure for ``errorMessage()``.
+    /// Runs work on the queue (or in the transaction of the `write` or `read` closure the caller is in),
+    /// recording a failure for ``errorMessage()``.
     func run<T>(_ body: (DBBDatabase) throws -> T) throws -> T {
         do {
+            if let scope = activeScope { return try body(scope.database) }
+            if queue.isOnQueue {
+                throw DBBError.misuse(
+                    "an object call ran inside a closure of the manager's queue, which would deadlock",
+                    recovery: "use manager.write { db in … } to run object calls and SQL in one transaction",
+                    context: "entering the queue of \(queue.path)")
+            }
             return try queue.inDatabase(body)
         } catch {
             throw record(error)

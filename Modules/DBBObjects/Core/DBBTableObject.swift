@@ -3,7 +3,9 @@ import Foundation
 
 /// The parent class of every class whose instances are persisted.
 ///
-/// Subclasses declare their properties as usual and map them from `required init(dbManager:)`:
+/// Subclasses declare their properties as usual and declare their mapping once: with the `@DBBTable` macro
+/// (module `DBBMacros`, re-exported by `DBBBuilder`), as a class-level ``persistenceMapping``, or, the seed's
+/// form, from `required init(dbManager:)`:
 ///
 /// ```swift
 /// final class Person: DBBTableObject {
@@ -37,6 +39,9 @@ open class DBBTableObject: DBBTableRepresentable {
     /// The manager the object is persisted through.
     public let dbManager: DBBManager
 
+    /// Whether the object was loaded from its row or saved: an object with an `idNum` but no stored row
+    /// (one whose id was set before its first save) is inserted with that id.
+    package var hasStoredRow = false
     /// The properties a partial fetch loaded (`nil`: all of them). A save writes only these and the ones
     /// set since, so unloaded columns and join rows are left as they are.
     @exclusivity(unchecked) package var loadedProperties: Set<String>?
@@ -61,7 +66,9 @@ open class DBBTableObject: DBBTableRepresentable {
     }
 
     /// The name of the table's integer primary key column. Default: `id`. Override it for existing tables
-    /// (`"ArtistId"`).
+    /// (`"ArtistId"`), or return `"rowid"` for an existing table without an INTEGER PRIMARY KEY (a TEXT or
+    /// composite key, or none): its key columns are then ordinary properties. SQLite's `VACUUM` may renumber
+    /// such a table's rowids, so keep no ids of its objects across one.
     open class var idColumnName: String { "id" }
 
     /// Whether the table has DBBBuilder's `createdTime` and `modifiedTime` columns. Default: `true`.
@@ -104,6 +111,12 @@ open class DBBTableObject: DBBTableRepresentable {
 
     /// Marks the object as unchanged.
     public func makeClean() { isDirty = false }
+
+    /// Forgets the row a delete removed: the object is new again, and a save inserts it afresh.
+    func markDeleted() {
+        idNum = 0
+        hasStoredRow = false
+    }
 }
 
 @available(*, unavailable, message: "table objects are not Sendable: share them between tasks by idNum")

@@ -81,6 +81,7 @@ final class DBBObjectLoader {
             }
             let object = map.type.init(dbManager: manager)
             object.idNum = id
+            object.hasStoredRow = true
             if map.hasTimestamps {
                 object.createdTime = try Date.readIfPresent(from: row, at: 1)
                 object.modifiedTime = try Date.readIfPresent(from: row, at: 2)
@@ -218,8 +219,9 @@ final class DBBObjectLoader {
             pending = []
             for (target, ids) in wanted where !ids.isEmpty {
                 guard let map = manager.mapIfRegistered(target) else {
-                    throw DBBError(
-                        .misuse, message: "a referenced class is not registered with this manager",
+                    throw DBBError.misuse(
+                        "a referenced class is not registered with this manager",
+                        recovery: "register every class a mapping refers to with addTableClasses(_:)",
                         context: "loading references")
                 }
                 _ = try loadRows(map, map.rowsRequest(ids: ids.sorted()), pending: &pending)

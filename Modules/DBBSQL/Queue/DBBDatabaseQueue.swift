@@ -28,7 +28,7 @@ public final class DBBDatabaseQueue: @unchecked Sendable {
     /// - Parameters:
     ///   - path: the file's path, or `":memory:"`.
     ///   - mode: how to open the file. Default: ``DBBDatabase/OpenMode/readWriteCreate``.
-    /// - Throws: ``DBBError`` as ``DBBDatabase/init(path:mode:)``.
+    /// - Throws: ``DBBError`` as ``DBBDatabase/init(path:mode:busyTimeout:)``.
     public convenience init(path: String, mode: DBBDatabase.OpenMode = .readWriteCreate) throws {
         self.init(database: try DBBDatabase(path: path, mode: mode))
     }
@@ -54,10 +54,9 @@ public final class DBBDatabaseQueue: @unchecked Sendable {
     public var isOnQueue: Bool { DispatchQueue.getSpecific(key: onQueueKey) == true }
 
     private func reentrancyError() -> DBBError {
-        DBBError(
-            .misuse,
-            message: "DBBDatabaseQueue was called from inside one of its own closures, which would deadlock; "
-                + "use the database the closure receives",
+        DBBError.misuse(
+            "DBBDatabaseQueue was called from inside one of its own closures, which would deadlock",
+            recovery: "use the database the closure receives",
             context: "entering the queue of \(path)")
     }
 

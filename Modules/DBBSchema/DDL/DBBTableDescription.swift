@@ -115,10 +115,8 @@ public struct DBBTableDescription: Sendable {
             // Two properties on one column, or on one join table, would overwrite each other's values.
             let isColumn = property.isForeignKeyColumn || !property.storageType.isJoined
             guard (isColumn ? usedNames : joinNames).contains(columnName.lowercased()) == false else {
-                throw DBBError(
-                    .misuse,
-                    message:
-                        "property \(name) maps to \(isColumn ? "column" : "join table") \(isColumn ? columnName : "\(tableName)_\(columnName)"), "
+                throw DBBError.misuse(
+                    "property \(name) maps to \(isColumn ? "column" : "join table") \(isColumn ? columnName : "\(tableName)_\(columnName)"), "
                         + "which another property already uses",
                     context: "registering \(tableName)")
             }
@@ -149,8 +147,8 @@ public struct DBBTableDescription: Sendable {
                 {
                     return propertyName
                 }
-                throw DBBError(
-                    .misuse, message: "the indexer names \(propertyName), which is not a mapped column of \(tableName)",
+                throw DBBError.misuse(
+                    "the indexer names \(propertyName), which is not a mapped column of \(tableName)",
                     context: "registering \(tableName)")
             }
             return (indexColumns, indexer.unique)
@@ -206,11 +204,16 @@ public struct DBBTableDescription: Sendable {
     ///
     /// - Parameter existing: the table's current columns.
     /// - Throws: `DBBError` (mismatch) naming the column when an existing column's declared type
-    ///   conflicts with the mapping (text against numbers), or when the id column is missing.
+    ///   conflicts with the mapping (text against numbers), or when the id column is missing. The id may
+    ///   be the rowid itself (`rowid`, `_rowid_` or `oid`), for an existing table without an INTEGER
+    ///   PRIMARY KEY.
     public func alterStatements(existing: [DBBColumnInfo]) throws -> [String] {
         var byName: [String: DBBColumnInfo] = [:]
         for column in existing { byName[column.name.lowercased()] = column }
-        guard byName[idColumn.lowercased()] != nil else {
+        // An existing table without an INTEGER PRIMARY KEY (a TEXT or composite key, or none) can be mapped
+        // through its rowid, which is no column of its own.
+        let isRowid = Self.rowidNames.contains(idColumn.lowercased())
+        guard byName[idColumn.lowercased()] != nil || isRowid else {
             throw DBBError(
                 .mismatch, message: "table \(tableName) has no id column \(idColumn)",
                 context: "registering \(tableName)")
@@ -242,6 +245,11 @@ public struct DBBTableDescription: Sendable {
         }
         return statements
     }
+
+    /// The names SQLite gives a rowid table's rowid when no column takes them.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/lang_createtable.html#rowid
+    static let rowidNames: Set<String> = ["rowid", "_rowid_", "oid"]
 
     /// Whether an existing column of the class's table cannot hold what a property stores (see
     /// ``DBBAffinity/conflicts(with:)``). SQLite has no date type, and the date columns of existing databases

@@ -1,4 +1,4 @@
-@_exported import DBBTestSupport
+@_exported import DBBCodegenTestSupport
 import Foundation
 
 /// Runs the `dbb-codegen` executable built next to the test bundle, as a separate process.
