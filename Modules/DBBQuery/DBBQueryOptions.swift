@@ -34,6 +34,8 @@ public struct DBBQueryOptions: @unchecked Sendable {
     public var offset: Int?
     /// Values bound, in order, to the `?` placeholders of ``conditions``.
     public var arguments: [(any DBBBindable)?] = []
+    /// Conditions built from key paths (``filter(_:)``), all of which must hold.
+    package var typedConditions: [DBBConditionExpression] = []
 
     /// Creates empty options: every object, in id order.
     public init() {}

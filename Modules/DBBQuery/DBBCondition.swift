@@ -1,0 +1,206 @@
+/// A condition built from key paths, checked by the compiler: the property must exist and hold a value
+/// of the compared type, and every value is bound (never spliced into the SQL).
+///
+/// ```swift
+/// var options = DBBQueryOptions()
+/// options.filter(\Person.age > 30 && \Person.lastName == "Lovelace")
+/// options.filter(\Project.lead?.lastName == "Lovelace" || .isNil(\Project.lead))
+/// ```
+///
+/// Key paths are resolved to mapped properties when the fetch runs (a key path that is not mapped is an
+/// error naming it). A key path through a reference (`\Project.lead?.lastName`) matches objects whose
+/// referenced object matches; an object with no referenced object does not match. Combine conditions
+/// with `&&`, `||` and `!`.
+public struct DBBCondition<Root>: @unchecked Sendable {
+    // @unchecked: key paths are immutable, and the values are bindable values callers hand over.
+
+    /// The condition, with its root type erased.
+    package let expression: DBBConditionExpression
+
+    package init(_ expression: DBBConditionExpression) {
+        self.expression = expression
+    }
+
+    /// Matches objects whose property is one of some values.
+    ///
+    /// ```swift
+    /// options.filter(.in(\Person.age, [30, 40]))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keyPath: a mapped property.
+    ///   - values: the values; an empty list matches nothing.
+    /// - Returns: the condition.
+    public static func `in`<Value: DBBPersistableValue>(_ keyPath: KeyPath<Root, Value>, _ values: [Value])
+        -> DBBCondition
+    {
+        DBBCondition(.inList(keyPath, values))
+    }
+
+    /// Matches objects whose optional property is one of some values.
+    public static func `in`<Value: DBBPersistableValue>(_ keyPath: KeyPath<Root, Value?>, _ values: [Value])
+        -> DBBCondition
+    {
+        DBBCondition(.inList(keyPath, values))
+    }
+
+    /// Matches objects whose text property matches an SQL `LIKE` pattern (`%` any text, `_` one character;
+    /// ASCII letters match either case).
+    ///
+    /// ```swift
+    /// options.filter(.like(\Person.lastName, "Love%"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keyPath: a mapped `String` property.
+    ///   - pattern: the pattern, bound as a value.
+    /// - Returns: the condition.
+    public static func like(_ keyPath: KeyPath<Root, String>, _ pattern: String) -> DBBCondition {
+        DBBCondition(.compare(keyPath, "LIKE", pattern))
+    }
+
+    /// Matches objects whose optional text property matches an SQL `LIKE` pattern.
+    public static func like(_ keyPath: KeyPath<Root, String?>, _ pattern: String) -> DBBCondition {
+        DBBCondition(.compare(keyPath, "LIKE", pattern))
+    }
+
+    /// Matches objects whose optional property is `nil` (stored as NULL), or, for an object reference,
+    /// objects that reference no object.
+    ///
+    /// ```swift
+    /// options.filter(.isNil(\Project.lead))
+    /// ```
+    ///
+    /// - Parameter keyPath: a mapped optional property.
+    /// - Returns: the condition.
+    public static func isNil<Value>(_ keyPath: KeyPath<Root, Value?>) -> DBBCondition {
+        DBBCondition(.isNil(keyPath))
+    }
+
+    /// Matches objects that match both conditions.
+    public static func && (lhs: DBBCondition, rhs: DBBCondition) -> DBBCondition {
+        DBBCondition(.and(lhs.expression, rhs.expression))
+    }
+
+    /// Matches objects that match either condition.
+    public static func || (lhs: DBBCondition, rhs: DBBCondition) -> DBBCondition {
+        DBBCondition(.or(lhs.expression, rhs.expression))
+    }
+
+    /// Matches objects that do not match the condition.
+    public static prefix func ! (condition: DBBCondition) -> DBBCondition {
+        DBBCondition(.not(condition.expression))
+    }
+}
+
+/// A typed condition with its root type erased: comparisons of key paths with bound values, combined.
+package indirect enum DBBConditionExpression {
+    case compare(AnyKeyPath, String, (any DBBBindable)?)
+    case inList(AnyKeyPath, [any DBBBindable])
+    case isNil(AnyKeyPath)
+    case and(DBBConditionExpression, DBBConditionExpression)
+    case or(DBBConditionExpression, DBBConditionExpression)
+    case not(DBBConditionExpression)
+}
+
+// The comparison operators take a key path on the left and a value of the key path's type on the right,
+// so they never compete with the standard library's `==` between key paths; ordering needs `Comparable`.
+
+/// Matches objects whose property equals a value.
+public func == <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root, Value>, rhs: Value)
+    -> DBBCondition<Root>
+{
+    DBBCondition(.compare(lhs, "=", rhs))
+}
+
+/// Matches objects whose optional property equals a value; `nil` matches NULL.
+public func == <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root, Value?>, rhs: Value?)
+    -> DBBCondition<Root>
+{
+    DBBCondition(rhs.map { .compare(lhs, "=", $0) } ?? .isNil(lhs))
+}
+
+/// Matches objects whose property differs from a value.
+public func != <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root, Value>, rhs: Value)
+    -> DBBCondition<Root>
+{
+    DBBCondition(.compare(lhs, "<>", rhs))
+}
+
+/// Matches objects whose optional property differs from a value (`nil`: is not NULL). A NULL property
+/// differs from no value: SQL's comparison with NULL is never true.
+public func != <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root, Value?>, rhs: Value?)
+    -> DBBCondition<Root>
+{
+    DBBCondition(rhs.map { .compare(lhs, "<>", $0) } ?? .not(.isNil(lhs)))
+}
+
+/// Matches objects whose property is less than a value.
+public func < <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value)
+    -> DBBCondition<Root>
+{
+    DBBCondition(.compare(lhs, "<", rhs))
+}
+
+/// Matches objects whose optional property is less than a value (NULL never matches).
+public func < <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value?>, rhs: Value)
+    -> DBBCondition<Root>
+{
+    DBBCondition(.compare(lhs, "<", rhs))
+}
+
+/// Matches objects whose property is at most a value.
+public func <= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value)
+    -> DBBCondition<Root>
+{
+    DBBCondition(.compare(lhs, "<=", rhs))
+}
+
+/// Matches objects whose optional property is at most a value (NULL never matches).
+public func <= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value?>, rhs: Value)
+    -> DBBCondition<Root>
+{
+    DBBCondition(.compare(lhs, "<=", rhs))
+}
+
+/// Matches objects whose property is greater than a value.
+public func > <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value)
+    -> DBBCondition<Root>
+{
+    DBBCondition(.compare(lhs, ">", rhs))
+}
+
+/// Matches objects whose optional property is greater than a value (NULL never matches).
+public func > <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value?>, rhs: Value)
+    -> DBBCondition<Root>
+{
+    DBBCondition(.compare(lhs, ">", rhs))
+}
+
+/// Matches objects whose property is at least a value.
+public func >= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value)
+    -> DBBCondition<Root>
+{
+    DBBCondition(.compare(lhs, ">=", rhs))
+}
+
+/// Matches objects whose optional property is at least a value (NULL never matches).
+public func >= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value?>, rhs: Value)
+    -> DBBCondition<Root>
+{
+    DBBCondition(.compare(lhs, ">=", rhs))
+}
+
+extension DBBQueryOptions {
+    /// Adds a typed condition; it must hold together with the string ``conditions`` (whether those are
+    /// joined with AND or OR).
+    ///
+    /// ```swift
+    /// options.filter(\Person.age > 30 && \Person.lastName == "Lovelace")
+    /// ```
+    ///
+    /// - Parameter condition: the condition, built from key paths of the fetched class.
+    public mutating func filter<Root>(_ condition: DBBCondition<Root>) {
+        typedConditions.append(condition.expression)
+    }
+}
