@@ -247,8 +247,8 @@ extension DBBQueryNames {
         guard let path = try schema.propertyPath(for: keyPath, of: table), !path.isEmpty else {
             throw DBBError.misuse(
                 "key path \(keyPath) is not a mapped property of \(table.tableName)",
-                recovery: "filter on mapped properties of the fetched class, or on mapped properties of the objects "
-                    + "its mapped references lead to",
+                recovery: "filter on mapped properties of the fetched class, or of the objects its mapped references "
+                    + "lead to; name a property that a superclass maps through the superclass (\\Animal.name)",
                 context: "building a condition")
         }
         return path.joined(separator: ".")

@@ -192,6 +192,29 @@ class Crew: DBBTableObject {
         #expect(try Self.names(quoted, league).isEmpty)
     }
 
+    @Test func typedConditionsBindDatesAsStoredAndAnEmptyListMatchesNothing() throws {
+        let world = try DBBObjectsQueryTests.world(.file)
+        var later = DBBQueryOptions()
+        later.filter(\Project.startDate > Date(timeIntervalSinceReferenceDate: 0))
+        #expect(try Project.fetch(options: later, manager: world.manager).map(\.name) == ["Borealis", "Cygnus"])
+        var none = DBBQueryOptions()
+        none.filter(.in(\Project.code, []))
+        #expect(try Project.fetchCount(options: none, manager: world.manager) == 0)
+        var notNone = DBBQueryOptions()
+        notNone.filter(!.in(\Project.code, []))
+        #expect(try Project.fetchCount(options: notNone, manager: world.manager) == 3)
+    }
+
+    @Test func theAsyncFormsTakeTypedAndReferenceConditions() async throws {
+        let league = try Self.league()
+        var typed = DBBQueryOptions.options(sortColumns: ["coach.lastName"])
+        typed.filter(\Team.lead?.age > 40)
+        typed.addCondition("members.lastName = ?", "Hopper")
+        let teams = try await Team.fetch(options: typed, manager: league.manager)
+        #expect(teams.map(\.name) == ["Delta"])
+        #expect(try await Team.fetchCount(options: typed, manager: league.manager) == 1)
+    }
+
     @Test func typedConditionsThroughReferences() throws {
         let league = try Self.league()
         var byLead = DBBQueryOptions()
@@ -267,4 +290,30 @@ class Crew: DBBTableObject {
 extension Team {
     /// A computed property: not mapped, so not a condition's subject.
     var creationDescription: String { "team \(name)" }
+}
+
+@Suite struct DBBObjectsTypedConditionInheritanceTests {
+    @Test func aPropertyASuperclassMapsIsNamedThroughTheSuperclass() throws {
+        let test = try TestManager(.memory, classes: [MappingGuide.Pet.self])
+        for (name, legs, owner) in [("Rex", 3, "Ann"), ("Tom", 4, "Bo"), ("Kit", 4, "Ann")] {
+            let pet = MappingGuide.Pet(dbManager: test.manager)
+            (pet.name, pet.legs, pet.owner) = (name, legs, owner)
+            try pet.save()
+        }
+        // `name` is mapped by Animal, `legs` by Mammal, `owner` by Pet.
+        var options = DBBQueryOptions()
+        options.filter(\MappingGuide.Mammal.legs == 4)
+        options.filter(\MappingGuide.Pet.owner == "Ann")
+        #expect(try MappingGuide.Pet.fetch(options: options, manager: test.manager).map(\.name) == ["Kit"])
+        var byName = DBBQueryOptions()
+        byName.filter(\MappingGuide.Animal.name != "Rex")
+        #expect(try MappingGuide.Pet.fetch(options: byName, manager: test.manager).map(\.name) == ["Tom", "Kit"])
+        // The run time gives `\Pet.name` an accessor of its own, which no mapping entry has.
+        var throughLeaf = DBBQueryOptions()
+        throughLeaf.filter(\MappingGuide.Pet.name == "Rex")
+        let error = try #require(throws: DBBError.self) {
+            try MappingGuide.Pet.fetch(options: throughLeaf, manager: test.manager)
+        }
+        #expect(error.recoverySuggestion?.contains("superclass") == true)
+    }
 }
