@@ -77,6 +77,48 @@ public struct DBBCondition<Root>: @unchecked Sendable {
         DBBCondition(.isNil(keyPath))
     }
 
+    /// Matches objects with at least one object in an array of references that matches a condition on
+    /// the referenced class; every part of the condition must hold for that one object. Each matching
+    /// object is returned once.
+    ///
+    /// ```swift
+    /// options.filter(.any(\Meeting.participants, where: \Person.age > 30 && \Person.lastName == "Lee"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keyPath: a mapped array of references.
+    ///   - condition: the condition on the referenced class.
+    /// - Returns: the condition.
+    public static func any<Element: DBBTableRepresentable>(
+        _ keyPath: KeyPath<Root, [Element]>, where condition: DBBCondition<Element>
+    ) -> DBBCondition {
+        DBBCondition(.any(keyPath, condition.expression))
+    }
+
+    /// Matches objects whose optional array of references holds an object that matches a condition.
+    public static func any<Element: DBBTableRepresentable>(
+        _ keyPath: KeyPath<Root, [Element]?>, where condition: DBBCondition<Element>
+    ) -> DBBCondition {
+        DBBCondition(.any(keyPath, condition.expression))
+    }
+
+    /// Matches objects whose referenced object matches a condition (every part of it holds for that
+    /// object); an object with no referenced object does not match.
+    ///
+    /// ```swift
+    /// options.filter(.any(\Project.projectLead, where: \Person.age > 30 && \Person.lastName == "Lee"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keyPath: a mapped object reference.
+    ///   - condition: the condition on the referenced class.
+    /// - Returns: the condition.
+    public static func any<Element: DBBTableRepresentable>(
+        _ keyPath: KeyPath<Root, Element?>, where condition: DBBCondition<Element>
+    ) -> DBBCondition {
+        DBBCondition(.any(keyPath, condition.expression))
+    }
+
     /// Matches objects that match both conditions.
     public static func && (lhs: DBBCondition, rhs: DBBCondition) -> DBBCondition {
         DBBCondition(.and(lhs.expression, rhs.expression))
@@ -98,6 +140,7 @@ package indirect enum DBBConditionExpression {
     case compare(AnyKeyPath, String, (any DBBBindable)?)
     case inList(AnyKeyPath, [any DBBBindable])
     case isNil(AnyKeyPath)
+    case any(AnyKeyPath, DBBConditionExpression)
     case and(DBBConditionExpression, DBBConditionExpression)
     case or(DBBConditionExpression, DBBConditionExpression)
     case not(DBBConditionExpression)

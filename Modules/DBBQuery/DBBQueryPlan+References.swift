@@ -225,6 +225,29 @@ extension DBBQueryNames {
                 }
             }
             return try translateCondition("\(path) IS NULL").sql
+        case .any(let keyPath, let inner):
+            // The referenced classes along the path, then the inner condition selects the last one's ids, and
+            // each reference, from the inside out, selects its owners.
+            let path = try propertyPath(keyPath).split(separator: ".").map(String.init)
+            var owners = [self]
+            for name in path {
+                guard let reference = try owners[owners.count - 1].schema?.reference(name, of: owners.last!.table)
+                else {
+                    throw DBBError.misuse(
+                        "key path \(keyPath) is not an object reference or an array of them",
+                        recovery: "use any(_:where:) with a reference or an array of references",
+                        context: "building a condition")
+                }
+                owners.append(DBBQueryNames(table: reference.table, schema: schema))
+            }
+            var sql = try owners[owners.count - 1].translate(inner, arguments: &arguments)
+            for index in path.indices.reversed() {
+                let referenced = owners[index + 1].table
+                sql = try owners[index].ownerCondition(
+                    path[index],
+                    referencedIDs: "SELECT \(q(referenced.idColumn)) FROM \(q(referenced.tableName)) WHERE \(sql)")
+            }
+            return sql
         case .and(let left, let right):
             let lhs = try translate(left, arguments: &arguments)
             return "(\(lhs)) AND (\(try translate(right, arguments: &arguments)))"

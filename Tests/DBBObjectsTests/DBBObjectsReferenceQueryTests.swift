@@ -238,6 +238,26 @@ class Crew: DBBTableObject {
         #expect(try Crew.fetch(options: byChief, manager: league.manager).map(\.label) == ["Night"])
     }
 
+    @Test func anyHoldsAWholeConditionForOneReferencedObject() throws {
+        let league = try Self.league()
+        var young = DBBQueryOptions()
+        young.filter(.any(\Team.members, where: \Member.lastName == "Turing" && \Member.age < 30))
+        #expect(try Self.names(young, league) == ["Beta"])
+        var coached = DBBQueryOptions()
+        coached.filter(.any(\Team.coach, where: \Member.age > 40 && \Member.nickname != nil))
+        #expect(try Self.names(coached, league) == ["Alpha"])
+        var mentored = DBBQueryOptions()
+        mentored.filter(.any(\Team.lead, where: .any(\Member.mentor, where: \Member.lastName == "Turing")))
+        #expect(try Self.names(mentored, league) == ["Alpha"])
+        var throughTwo = DBBQueryOptions()
+        throughTwo.filter(.any(\Team.lead?.mentor, where: \Member.lastName == "Hopper") || \Team.rank == 4)
+        #expect(try Self.names(throughTwo, league) == ["Beta", "Gamma"])
+        // The inner condition names the referenced class's key paths; another class's is an error.
+        var wrongRoot = DBBQueryOptions()
+        wrongRoot.filter(.any(\Team.members, where: \Member.age > 0 && .isNil(\Member.mentor)))
+        #expect(try Self.names(wrongRoot, league) == ["Alpha", "Beta", "Delta"])
+    }
+
     @Test func typedAndStringConditionsCombineWithSortLimitAndCount() throws {
         let league = try Self.league()
         var options = DBBQueryOptions.options(withConditions: ["rank = 4", "OR", "rank = 1"], sortColumns: ["name"])

@@ -56,6 +56,11 @@ import Testing
         let adultLed = try Project.fetch(options: ledByAnAdult, manager: manager)
         #expect(found.map(\.firstName) == ["Ann"])
         #expect(adultLed.map(\.name) == ["Apollo"])
+
+        var withAnAdultLee = DBBQueryOptions()
+        withAnAdultLee.filter(.any(\Meeting.participants, where: \Person.age > 30 && \Person.lastName == "Lee"))
+        let meetingsWithAnAdultLee = try Meeting.fetch(options: withAnAdultLee, manager: manager)
+        #expect(meetingsWithAnAdultLee.map(\.purpose) == ["Meeting of Apollo"])
     }
 
     @Test func boundValues() throws {
