@@ -38,6 +38,11 @@ public struct DBBCondition<Root>: @unchecked Sendable {
     }
 
     /// Matches objects whose optional property is one of some values.
+    ///
+    /// - Parameters:
+    ///   - keyPath: a mapped optional property; NULL never matches.
+    ///   - values: the values.
+    /// - Returns: the condition.
     public static func `in`<Value: DBBPersistableValue>(_ keyPath: KeyPath<Root, Value?>, _ values: [Value])
         -> DBBCondition
     {
@@ -60,6 +65,11 @@ public struct DBBCondition<Root>: @unchecked Sendable {
     }
 
     /// Matches objects whose optional text property matches an SQL `LIKE` pattern.
+    ///
+    /// - Parameters:
+    ///   - keyPath: a mapped optional property; NULL never matches.
+    ///   - pattern: the pattern, bound as a value.
+    /// - Returns: the condition.
     public static func like(_ keyPath: KeyPath<Root, String?>, _ pattern: String) -> DBBCondition {
         DBBCondition(.compare(keyPath, "LIKE", pattern))
     }
@@ -96,6 +106,11 @@ public struct DBBCondition<Root>: @unchecked Sendable {
     }
 
     /// Matches objects whose optional array of references holds an object that matches a condition.
+    ///
+    /// - Parameters:
+    ///   - keyPath: a mapped optional array of references.
+    ///   - condition: the condition on the referenced class.
+    /// - Returns: the condition.
     public static func any<Element: DBBTableRepresentable>(
         _ keyPath: KeyPath<Root, [Element]?>, where condition: DBBCondition<Element>
     ) -> DBBCondition {
@@ -120,16 +135,29 @@ public struct DBBCondition<Root>: @unchecked Sendable {
     }
 
     /// Matches objects that match both conditions.
+    ///
+    /// - Parameters:
+    ///   - lhs: a condition.
+    ///   - rhs: another condition on the same class.
+    /// - Returns: the condition.
     public static func && (lhs: DBBCondition, rhs: DBBCondition) -> DBBCondition {
         DBBCondition(.and(lhs.expression, rhs.expression))
     }
 
     /// Matches objects that match either condition.
+    ///
+    /// - Parameters:
+    ///   - lhs: a condition.
+    ///   - rhs: another condition on the same class.
+    /// - Returns: the condition.
     public static func || (lhs: DBBCondition, rhs: DBBCondition) -> DBBCondition {
         DBBCondition(.or(lhs.expression, rhs.expression))
     }
 
     /// Matches objects that do not match the condition.
+    ///
+    /// - Parameter condition: the condition.
+    /// - Returns: the negated condition.
     public static prefix func ! (condition: DBBCondition) -> DBBCondition {
         DBBCondition(.not(condition.expression))
     }
@@ -150,6 +178,11 @@ package indirect enum DBBConditionExpression {
 // so they never compete with the standard library's `==` between key paths; ordering needs `Comparable`.
 
 /// Matches objects whose property equals a value.
+///
+/// - Parameters:
+///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
+///   - rhs: the value, bound.
+/// - Returns: the condition.
 public func == <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root, Value>, rhs: Value)
     -> DBBCondition<Root>
 {
@@ -157,6 +190,11 @@ public func == <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root,
 }
 
 /// Matches objects whose optional property equals a value; `nil` matches NULL.
+///
+/// - Parameters:
+///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
+///   - rhs: the value, bound.
+/// - Returns: the condition.
 public func == <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root, Value?>, rhs: Value?)
     -> DBBCondition<Root>
 {
@@ -164,6 +202,11 @@ public func == <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root,
 }
 
 /// Matches objects whose property differs from a value.
+///
+/// - Parameters:
+///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
+///   - rhs: the value, bound.
+/// - Returns: the condition.
 public func != <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root, Value>, rhs: Value)
     -> DBBCondition<Root>
 {
@@ -172,6 +215,11 @@ public func != <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root,
 
 /// Matches objects whose optional property differs from a value (`nil`: is not NULL). A NULL property
 /// differs from no value: SQL's comparison with NULL is never true.
+///
+/// - Parameters:
+///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
+///   - rhs: the value, bound.
+/// - Returns: the condition.
 public func != <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root, Value?>, rhs: Value?)
     -> DBBCondition<Root>
 {
@@ -179,6 +227,11 @@ public func != <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root,
 }
 
 /// Matches objects whose property is less than a value.
+///
+/// - Parameters:
+///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
+///   - rhs: the value, bound.
+/// - Returns: the condition.
 public func < <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value)
     -> DBBCondition<Root>
 {
@@ -186,6 +239,11 @@ public func < <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root,
 }
 
 /// Matches objects whose optional property is less than a value (NULL never matches).
+///
+/// - Parameters:
+///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
+///   - rhs: the value, bound.
+/// - Returns: the condition.
 public func < <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value?>, rhs: Value)
     -> DBBCondition<Root>
 {
@@ -193,6 +251,11 @@ public func < <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root,
 }
 
 /// Matches objects whose property is at most a value.
+///
+/// - Parameters:
+///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
+///   - rhs: the value, bound.
+/// - Returns: the condition.
 public func <= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value)
     -> DBBCondition<Root>
 {
@@ -200,6 +263,11 @@ public func <= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root
 }
 
 /// Matches objects whose optional property is at most a value (NULL never matches).
+///
+/// - Parameters:
+///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
+///   - rhs: the value, bound.
+/// - Returns: the condition.
 public func <= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value?>, rhs: Value)
     -> DBBCondition<Root>
 {
@@ -207,6 +275,11 @@ public func <= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root
 }
 
 /// Matches objects whose property is greater than a value.
+///
+/// - Parameters:
+///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
+///   - rhs: the value, bound.
+/// - Returns: the condition.
 public func > <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value)
     -> DBBCondition<Root>
 {
@@ -214,6 +287,11 @@ public func > <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root,
 }
 
 /// Matches objects whose optional property is greater than a value (NULL never matches).
+///
+/// - Parameters:
+///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
+///   - rhs: the value, bound.
+/// - Returns: the condition.
 public func > <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value?>, rhs: Value)
     -> DBBCondition<Root>
 {
@@ -221,6 +299,11 @@ public func > <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root,
 }
 
 /// Matches objects whose property is at least a value.
+///
+/// - Parameters:
+///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
+///   - rhs: the value, bound.
+/// - Returns: the condition.
 public func >= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value)
     -> DBBCondition<Root>
 {
@@ -228,6 +311,11 @@ public func >= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root
 }
 
 /// Matches objects whose optional property is at least a value (NULL never matches).
+///
+/// - Parameters:
+///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
+///   - rhs: the value, bound.
+/// - Returns: the condition.
 public func >= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value?>, rhs: Value)
     -> DBBCondition<Root>
 {
