@@ -272,6 +272,36 @@ class Crew: DBBTableObject {
         #expect(try Team.fetchCount(options: paged, manager: league.manager) == 3)
     }
 
+    @Test func referenceSortingAndConditionsWorkWithGroupingAndDistinct() throws {
+        let league = try Self.league()
+        // Each rank is its own group; the groups are ordered by their representative's lead.
+        var grouped = DBBQueryOptions.options(sortColumns: ["lead.lastName DESC"])
+        grouped.groupBy = ["rank"]
+        grouped.addCondition("members.age > ?", 30)
+        #expect(try Self.names(grouped, league) == ["Beta", "Alpha", "Delta"])
+        #expect(try Team.fetchCount(options: grouped, manager: league.manager) == 3)
+        var distinct = DBBQueryOptions.options(properties: ["rank"], sortColumns: ["coach.age"], distinct: true)
+        distinct.filter(.isNil(\Team.lead) || \Team.rank < 3)
+        #expect(try Team.fetch(options: distinct, manager: league.manager).map(\.rank) == [1, 4, 2])
+    }
+
+    @Test func everyClassesIdAndTimestampsAreNamedThroughDBBTableObject() throws {
+        let league = try Self.league()
+        let ids = try Team.fetchAll(manager: league.manager).map(\.idNum)
+        var options = DBBQueryOptions()
+        options.filter(.in(\DBBTableObject.idNum, [ids[1], ids[3]]))
+        options.filter(\DBBTableObject.createdTime > Date(timeIntervalSinceReferenceDate: 0))
+        #expect(try Self.names(options, league) == ["Beta", "Delta"])
+        var flags = DBBQueryOptions()
+        flags.filter(\Sample.flag == true)
+        let test = try TestManager(.memory)
+        let sample = Sample(dbManager: test.manager)
+        sample.flag = true
+        try sample.save()
+        try Sample(dbManager: test.manager).save()
+        #expect(try Sample.fetch(options: flags, manager: test.manager).map(\.idNum) == [sample.idNum])
+    }
+
     @Test func aKeyPathThatIsNotMappedIsAnErrorNamingIt() throws {
         let league = try Self.league()
         var other = DBBQueryOptions()

@@ -39,6 +39,10 @@ struct DBBManagerQuerySchema: DBBQuerySchema {
     func propertyPath(for keyPath: AnyKeyPath, of table: DBBTableDescription) throws -> [String]? {
         guard let map = map(of: table) else { return nil }
         if let direct = map.keyPaths.first(where: { $0.value == keyPath }) { return [direct.key] }
+        // Every class has these; a subclass's own key path to them (`\Team.idNum`) has an accessor of its own.
+        if keyPath == \DBBTableObject.idNum { return ["idNum"] }
+        if keyPath == \DBBTableObject.createdTime { return ["createdTime"] }
+        if keyPath == \DBBTableObject.modifiedTime { return ["modifiedTime"] }
         // A key path of another class (not the fetched one, nor one of its superclasses) names nothing here.
         let root = type(of: keyPath).rootType
         let isOwn = { (type: Any.Type) in ObjectIdentifier(type) == ObjectIdentifier(root) }
