@@ -1,17 +1,19 @@
 // swift-tools-version:6.0
+import CompilerPluginSupport
 import PackageDescription
 
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 
 let package = Package(
     name: "DBBBuilder",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "DBBSQL", targets: ["DBBSQL"]),
         .library(name: "DBBSchema", targets: ["DBBSchema"]),
         .library(name: "DBBQuery", targets: ["DBBQuery"]),
         .library(name: "DBBObjects", targets: ["DBBObjects"]),
         .library(name: "DBBExport", targets: ["DBBExport"]),
+        .library(name: "DBBMacros", targets: ["DBBMacros"]),
         .library(name: "DBBBuilder", targets: ["DBBBuilder"]),
         .executable(name: "dbb-demo", targets: ["dbb-demo"]),
         .executable(name: "dbb-backup", targets: ["dbb-backup"]),
@@ -20,6 +22,8 @@ let package = Package(
     dependencies: [
         // The tools' command-line interfaces only; the library targets depend on sqlite3 and zlib alone.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The `@DBBTable` macro's compiler plugin only (DBBMacrosPlugin); no library target links it.
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         // Documentation only: `swift package generate-documentation` (Scripts/check-docs.sh).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -44,9 +48,21 @@ let package = Package(
         .target(name: "DBBQuery", dependencies: ["DBBSchema"], path: "Modules/DBBQuery"),
         .target(name: "DBBObjects", dependencies: ["DBBQuery"], path: "Modules/DBBObjects"),
         .target(name: "DBBExport", dependencies: ["DBBSQL", "CZlib"], path: "Modules/DBBExport"),
+        // DBBObjects ← DBBMacros (the macro declarations) ← DBBMacrosPlugin (the compiler plugin, on swift-syntax).
+        .macro(
+            name: "DBBMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            path: "Modules/DBBMacrosPlugin"
+        ),
+        .target(name: "DBBMacros", dependencies: ["DBBObjects", "DBBMacrosPlugin"], path: "Modules/DBBMacros"),
         .target(
             name: "DBBBuilder",
-            dependencies: ["DBBSQL", "DBBSchema", "DBBQuery", "DBBObjects", "DBBExport"],
+            dependencies: ["DBBSQL", "DBBSchema", "DBBQuery", "DBBObjects", "DBBExport", "DBBMacros"],
             path: "Modules/DBBBuilder"
         ),
 
@@ -67,6 +83,14 @@ let package = Package(
         .testTarget(
             name: "DBBObjectsTests", dependencies: ["DBBObjects", "DBBTestSupport", "dbb-crash-child"],
             path: "Tests/DBBObjectsTests"),
+        .testTarget(
+            name: "DBBMacrosTests",
+            dependencies: [
+                "DBBMacros", "DBBMacrosPlugin", "DBBTestSupport",
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            ],
+            path: "Tests/DBBMacrosTests"),
         .testTarget(
             name: "DBBExportTests", dependencies: ["DBBExport", "DBBSQL", "DBBTestSupport", "dbb-backup"],
             path: "Tests/DBBExportTests"),

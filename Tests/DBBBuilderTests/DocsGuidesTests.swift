@@ -147,16 +147,12 @@ struct ComingFromDBBBuilderSample {
 
 /// The README's example, compiled and run.
 struct ReadmeSample {
+    @DBBTable
     final class Person: DBBTableObject {
-        var name = ""
+        @Indexed var name = ""
         var tags: [String] = []
         var boss: Person?
-
-        required init(dbManager: DBBManager) {
-            super.init(dbManager: dbManager)
-            dbManager.addPersistenceMapping(
-                ["name": .init(\Person.name), "tags": .init(\Person.tags), "boss": .init(\Person.boss)], for: self)
-        }
+        @Transient var isSelected = false  // not persisted
     }
 
     func saveAndQuery(databaseURL: URL) throws -> [Person] {
@@ -181,5 +177,6 @@ struct ReadmeSample {
         let admins = try ReadmeSample().saveAndQuery(databaseURL: folder.file("readme.sqlite"))
         #expect(admins.map(\.name) == ["Ada"])
         #expect(admins.first?.tags == ["admin", "founder"])
+        #expect(admins.first?.isSelected == false)
     }
 }

@@ -189,7 +189,7 @@ import Testing
         let folder = try TemporaryFolder()
         let shop = try Self.shop(in: folder)
         let before = try Data(contentsOf: shop)
-        let run = try Codegen.run(["--database", shop.path, "--all-tables"])
+        let run = try Codegen.run(["--database", shop.path, "--all-tables", "--style", "keypaths"])
         #expect(run.exitCode == 0)
         #expect(run.standardOutput == Self.shopClasses)
         #expect(
@@ -209,7 +209,9 @@ import Testing
     @Test func aReferencedTableOutsideTheRunStaysAnInteger() throws {
         let folder = try TemporaryFolder()
         let shop = try Self.shop(in: folder)
-        let run = try Codegen.run(["--database", shop.path, "--table", "order_items", "--class-name", "OrderItem"])
+        let run = try Codegen.run([
+            "--database", shop.path, "--table", "order_items", "--class-name", "OrderItem", "--style", "keypaths",
+        ])
         #expect(run.exitCode == 0)
         #expect(run.standardOutput.contains("final class OrderItem: DBBTableObject {\n    var orderId = 0\n"))
         #expect(
@@ -226,7 +228,9 @@ import Testing
     @Test func namedTablesReferToEachOtherAndMatchWithoutRegardToCase() throws {
         let folder = try TemporaryFolder()
         let shop = try Self.shop(in: folder)
-        let run = try Codegen.run(["--database", shop.path, "--table", "ORDER_ITEMS", "--table", "Orders"])
+        let run = try Codegen.run([
+            "--database", shop.path, "--table", "ORDER_ITEMS", "--table", "Orders", "--style", "keypaths",
+        ])
         #expect(run.exitCode == 0)
         #expect(
             run.standardOutput.contains(
@@ -298,7 +302,9 @@ import Testing
             CREATE TABLE "2024 stats" (Id INTEGER PRIMARY KEY, Value REAL NOT NULL DEFAULT 2.5, Ok BOOLEAN DEFAULT TRUE);
             """)
         try db.close()
-        let run = try Codegen.run(["--database", url.path, "--all-tables", "--import", "DBBObjects"])
+        let run = try Codegen.run([
+            "--database", url.path, "--all-tables", "--import", "DBBObjects", "--style", "keypaths",
+        ])
         #expect(run.exitCode == 0)
         let lines = run.standardOutput.components(separatedBy: "\n")
         for expected in [
@@ -333,7 +339,7 @@ import Testing
             INSERT INTO measures VALUES (1, 3, 0.5, 'a'), (2, 'three', 0.25, 'b'), (3, 4.5, X'00', 'c');
             """)
         try db.close()
-        let run = try Codegen.run(["--database", url.path, "--table", "measures"])
+        let run = try Codegen.run(["--database", url.path, "--table", "measures", "--style", "keypaths"])
         #expect(run.exitCode == 0)
         let notes = [
             "column measures.count is declared INTEGER but holds REAL and TEXT values, which a property of type "
@@ -349,7 +355,7 @@ import Testing
     }
 
     @Test func chinookAlbumAloneKeepsItsArtistIdAsAnInteger() throws {
-        let run = try Codegen.run(["--database", Codegen.chinook.path, "--table", "album"])
+        let run = try Codegen.run(["--database", Codegen.chinook.path, "--table", "album", "--style", "keypaths"])
         #expect(run.exitCode == 0)
         #expect(run.standardError == "")
         #expect(

@@ -47,12 +47,59 @@ import Testing
                 == "dbb-codegen: note: property 'projectLead' is generated as Person?: a reference has no default object\n"
         )
         #expect(run.standardOutput.contains("    /// Declared `Person`; generated optional"))
+        #expect(run.standardOutput.contains(#"@DBBTable(indexes: [DBBIndexer(columnsToIndex: ["name", "code"])])"#))
+        #expect(run.standardOutput.contains(#"    @Column("itemName") var name = """#))
+
+        let keyPaths = try Codegen.run(Self.projectArguments + ["--style", "keypaths"])
+        #expect(keyPaths.exitCode == 0)
         #expect(
-            run.standardOutput.contains(
+            keyPaths.standardOutput.contains(
                 #""name": .init(\Project.name, columnName: "itemName", get: { $0.name }, set: { $0.name = $1 }),"#))
-        #expect(run.standardOutput.contains(#""tags": .init(\Project.tags),"#))
-        #expect(run.standardOutput.contains(#""projectLead": .init(\Project.projectLead),"#))
-        #expect(run.standardOutput.contains(#"indexer: DBBIndexer(columnsToIndex: ["name", "code"]))"#))
+        #expect(keyPaths.standardOutput.contains(#""tags": .init(\Project.tags),"#))
+        #expect(keyPaths.standardOutput.contains(#""projectLead": .init(\Project.projectLead),"#))
+        #expect(keyPaths.standardOutput.contains(#"indexer: DBBIndexer(columnsToIndex: ["name", "code"]))"#))
+    }
+
+    @Test(arguments: [("closures", "EveryTypeClosures"), ("keypaths", "EveryTypeKeyPaths")])
+    func everyStyleIsTheCommittedClass(style: String, className: String) throws {
+        let run = try Codegen.run([className] + Self.everyTypeArguments.dropFirst() + ["--style", style])
+        #expect(run.exitCode == 0)
+        #expect(run.standardOutput == (try Self.committed("\(className).swift")))
+    }
+
+    @Test func theThreeStylesWriteOneLayout() throws {
+        func schema(_ type: DBBTableObject.Type) throws -> [String] {
+            let manager = try DBBManager.inMemory()
+            try manager.addTableClasses([Person.self, type])
+            return try manager.queue.inDatabase { db in
+                try db.fetchValues(
+                    String.self,
+                    "SELECT type || ' ' || name || ' ' || ifnull(sql, '') FROM sqlite_master "
+                        + "WHERE tbl_name LIKE '\(type.tableName)%' ORDER BY name")
+            }.map { $0.replacingOccurrences(of: type.tableName, with: "T") }
+        }
+        let macro = try schema(EveryType.self)
+        #expect(macro.count > 10)
+        #expect(try schema(EveryTypeClosures.self) == macro)
+        #expect(try schema(EveryTypeKeyPaths.self) == macro)
+
+        let manager = try DBBManager.inMemory()
+        try manager.addTableClasses([Person.self, EveryTypeClosures.self])
+        let sample = EveryTypeClosures(dbManager: manager)
+        sample.int16 = -16
+        sample.optionalDate = Date(timeIntervalSinceReferenceDate: 9)
+        sample.people = [Person(dbManager: manager)]
+        try sample.save()
+        let loaded = try #require(try EveryTypeClosures.fetchOne(id: sample.idNum, manager: manager))
+        #expect(loaded.int16 == -16)
+        #expect(loaded.optionalDate == Date(timeIntervalSinceReferenceDate: 9))
+        #expect(loaded.people.count == 1)
+    }
+
+    @Test func anUnknownStyleIsABadArgument() throws {
+        let run = try Codegen.run(["Site", "a:Int", "--style", "kvc"])
+        #expect(run.exitCode == 64)
+        #expect(run.standardError.contains("kvc"))
     }
 
     @Test func plainNamesTakeTheDefaultType() throws {

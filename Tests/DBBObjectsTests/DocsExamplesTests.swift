@@ -76,6 +76,24 @@ enum MappingGuide {
         }
     }
 
+    final class Task: DBBTableObject {
+        var title = ""
+        var done = false
+        var steps: [String] = []
+
+        override class var persistenceMapping: DBBTableMapping {
+            super.persistenceMapping.merging(
+                DBBTableMapping(
+                    [
+                        "title": .init(get: { (task: Task) -> String in task.title }, set: { $0.title = $1 }),
+                        "done": .init(get: { (task: Task) -> Bool in task.done }, set: { $0.done = $1 }),
+                        "steps": .init(get: { (task: Task) -> [String] in task.steps }, set: { $0.steps = $1 }),
+                    ],
+                    attributes: ["title": ColumnAttribute.notNull],
+                    indexers: [DBBIndexer(columnsToIndex: ["title"])]))
+        }
+    }
+
     final class Reminder: DBBTableObject {
         var text = ""
         var pinned = false
@@ -154,6 +172,22 @@ enum MappingGuide {
             ])
     }
 
+    @Test func theClassLevelMappingOfTheGuide() throws {
+        let test = try TestManager(.memory, classes: [MappingGuide.Task.self])
+        let task = MappingGuide.Task(dbManager: test.manager)
+        task.title = "write"
+        task.done = true
+        task.steps = ["draft", "edit"]
+        try task.save()
+        let loaded = try #require(try MappingGuide.Task.fetchOne(id: task.idNum, manager: test.manager))
+        #expect(loaded.title == "write" && loaded.done && loaded.steps == ["draft", "edit"])
+        let sql = try test.sql { try $0.fetchValue(String.self, "SELECT sql FROM sqlite_master WHERE name = 'Task'") }
+        #expect(sql?.contains("title Text NOT NULL") == true)
+        #expect(
+            try test.sql { try $0.fetchValue(Int.self, "SELECT count(*) FROM sqlite_master WHERE name = 'Task_title'") }
+                == 1)
+    }
+
     @Test func existingDatabasesGuide() throws {
         let folder = try TemporaryFolder()
         let chinookCopy = try copyOfFixture("chinook.sqlite", into: folder)
@@ -180,9 +214,13 @@ enum MappingGuide {
 
     @Test(arguments: ["Docs/Mapping.md", "Docs/ExistingDatabases.md"])
     func docsMatchTheTests(document: String) throws {
-        let sources = try ["DocsExamplesTests.swift", "ChinookMappingTests.swift"].map {
-            try String(
-                contentsOf: repositoryRoot.appendingPathComponent("Tests/DBBObjectsTests/\($0)"), encoding: .utf8)
+        // The macro's examples need DBBMacros, so they stand in that module's tests.
+        let files = [
+            "DBBObjectsTests/DocsExamplesTests.swift", "DBBObjectsTests/ChinookMappingTests.swift",
+            "DBBMacrosTests/MacroDocsExamplesTests.swift",
+        ]
+        let sources = try files.map {
+            try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/\($0)"), encoding: .utf8)
         }
         let tested = sources.map(Self.normalized)
         let blocks = try Self.blocks("swift", in: document)

@@ -46,21 +46,41 @@ struct GeneratedClass {
     var needsFoundation: Bool { properties.contains { $0.type.needsFoundation } }
 }
 
+/// How a generated class declares its mapping.
+enum MappingStyle: String, CaseIterable {
+    /// `@DBBTable` and property markers: the macro writes the mapping with direct closures.
+    case macro
+    /// Key paths registered from `required init(dbManager:)` (scalars with `get:`/`set:` closures too).
+    case keypaths
+    /// A class-level `persistenceMapping` with direct closures, written out.
+    case closures
+}
+
 /// Writes generated classes as Swift source laid out the way the repository's swift-format configuration
 /// formats it, so a generated file passes `swift format lint` unchanged.
 enum ClassRenderer {
     static let lineLength = 120
 
     /// A complete Swift file: header comments, imports, then the classes separated by blank lines.
-    static func file(_ classes: [GeneratedClass], header: [String], importing module: String) -> String {
+    static func file(
+        _ classes: [GeneratedClass], header: [String], importing module: String, style: MappingStyle = .macro
+    ) -> String {
         var lines = header.flatMap { wrapped($0, width: lineLength - 3) }.map { "// " + $0 }
         if !lines.isEmpty { lines.append("") }
         var imports = [module]
+        // The macro is declared in DBBMacros, which the umbrella re-exports and the lower modules do not.
+        if style == .macro && module.hasPrefix("DBB") && !["DBBBuilder", "DBBMacros"].contains(module) {
+            imports.append("DBBMacros")
+        }
         if classes.contains(where: \.needsFoundation) && module != "Foundation" { imports.append("Foundation") }
         lines += imports.sorted().map { "import \($0)" }
         for generated in classes {
             lines.append("")
-            lines += render(generated)
+            switch style {
+            case .macro: lines += renderMacro(generated)
+            case .keypaths: lines += render(generated)
+            case .closures: lines += renderClosures(generated)
+            }
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -86,27 +106,11 @@ enum ClassRenderer {
         return lines
     }
 
-    /// The lines of one class.
+    /// The lines of one class, mapped from its initializer with key paths.
     static func render(_ generated: GeneratedClass) -> [String] {
         let className = generated.className
-        var lines = ["final class \(className): DBBTableObject {"]
-        for property in generated.properties {
-            if let note = property.note { lines += wrapped(note, width: lineLength - 8).map { "    /// " + $0 } }
-            lines.append("    " + declaration(of: property))
-        }
-        for lookup in generated.lookups {
-            lines += [""] + lookupLines(lookup, in: generated)
-        }
-        var overrides: [String] = []
-        if let tableName = generated.tableName {
-            overrides.append("    override class var tableName: String { \(Naming.stringLiteral(tableName)) }")
-        }
-        if let idColumn = generated.idColumnName {
-            overrides.append("    override class var idColumnName: String { \(Naming.stringLiteral(idColumn)) }")
-        }
-        if !generated.hasTimestampColumns {
-            overrides.append("    override class var hasTimestampColumns: Bool { false }")
-        }
+        var lines = classOpening(generated)
+        let overrides = tableOverrides(generated)
         if !overrides.isEmpty {
             if !generated.properties.isEmpty { lines.append("") }
             lines += overrides
@@ -114,11 +118,7 @@ enum ClassRenderer {
         if !generated.properties.isEmpty || !overrides.isEmpty { lines.append("") }
         lines.append("    required init(dbManager: DBBManager) {")
         lines.append("        super.init(dbManager: dbManager)")
-        var indexer: [String]?
-        if let index = generated.index {
-            let names = index.properties.map(Naming.stringLiteral).joined(separator: ", ")
-            indexer = ["columnsToIndex: [\(names)]"] + (index.unique ? ["unique: true"] : [])
-        }
+        let indexer = indexerArguments(generated)
         let tail = "for: self" + (indexer.map { ", indexer: DBBIndexer(\($0.joined(separator: ", ")))" } ?? "")
         if generated.properties.isEmpty {
             lines.append("        dbManager.addPersistenceMapping([:], \(tail))")
@@ -137,6 +137,130 @@ enum ClassRenderer {
         lines.append("    }")
         lines.append("}")
         return lines
+    }
+
+    /// `final class …: DBBTableObject {` and the property declarations, each after its note.
+    private static func classOpening(_ generated: GeneratedClass) -> [String] {
+        var lines = ["final class \(generated.className): DBBTableObject {"]
+        for property in generated.properties {
+            lines += noteLines(property.note)
+            lines.append("    " + declaration(of: property))
+        }
+        for lookup in generated.lookups {
+            lines += [""] + lookupLines(lookup, in: generated)
+        }
+        return lines
+    }
+
+    /// A property's note as documentation lines, wrapped.
+    private static func noteLines(_ note: String?) -> [String] {
+        note.map { wrapped($0, width: lineLength - 8).map { "    /// " + $0 } } ?? []
+    }
+
+    /// The `tableName`, `idColumnName` and `hasTimestampColumns` overrides a class needs.
+    private static func tableOverrides(_ generated: GeneratedClass) -> [String] {
+        var overrides: [String] = []
+        if let tableName = generated.tableName {
+            overrides.append("    override class var tableName: String { \(Naming.stringLiteral(tableName)) }")
+        }
+        if let idColumn = generated.idColumnName {
+            overrides.append("    override class var idColumnName: String { \(Naming.stringLiteral(idColumn)) }")
+        }
+        if !generated.hasTimestampColumns {
+            overrides.append("    override class var hasTimestampColumns: Bool { false }")
+        }
+        return overrides
+    }
+
+    /// The arguments of the class's `DBBIndexer`, if it has one.
+    private static func indexerArguments(_ generated: GeneratedClass) -> [String]? {
+        guard let index = generated.index else { return nil }
+        let names = index.properties.map(Naming.stringLiteral).joined(separator: ", ")
+        return ["columnsToIndex: [\(names)]"] + (index.unique ? ["unique: true"] : [])
+    }
+
+    /// The lines of one class marked `@DBBTable`: markers carry column names, foreign keys and a single-column
+    /// index; the macro's arguments carry the table overrides and any other index.
+    static func renderMacro(_ generated: GeneratedClass) -> [String] {
+        var arguments: [String] = []
+        if let tableName = generated.tableName { arguments.append("name: \(Naming.stringLiteral(tableName))") }
+        if let idColumn = generated.idColumnName { arguments.append("idColumn: \(Naming.stringLiteral(idColumn))") }
+        if !generated.hasTimestampColumns { arguments.append("timestamps: false") }
+        var indexed: String?
+        if let index = generated.index, index.properties.count == 1, !index.unique {
+            indexed = index.properties[0]
+        } else if let indexer = indexerArguments(generated) {
+            arguments.append("indexes: [DBBIndexer(\(indexer.joined(separator: ", ")))]")
+        }
+        var lines: [String]
+        let attribute = "@DBBTable" + (arguments.isEmpty ? "" : "(\(arguments.joined(separator: ", ")))")
+        if attribute.count <= lineLength {
+            lines = [attribute]
+        } else {
+            lines = ["@DBBTable("] + filled(arguments, indent: 4, suffix: ")")
+        }
+        lines.append("final class \(generated.className): DBBTableObject {")
+        for property in generated.properties {
+            lines += noteLines(property.note)
+            var markers: [String] = []
+            if property.name == indexed { markers.append("@Indexed") }
+            if property.isForeignKey {
+                markers.append("@ForeignKey" + (property.columnName.map { "(\(Naming.stringLiteral($0)))" } ?? ""))
+            } else if let column = property.columnName {
+                markers.append("@Column(\(Naming.stringLiteral(column)))")
+            }
+            lines.append("    " + (markers + [declaration(of: property)]).joined(separator: " "))
+        }
+        for lookup in generated.lookups {
+            lines += [""] + lookupLines(lookup, in: generated)
+        }
+        lines.append("}")
+        return lines
+    }
+
+    /// The lines of one class that declares its mapping as a class-level `persistenceMapping` with direct
+    /// closures: what the macro writes, written out.
+    static func renderClosures(_ generated: GeneratedClass) -> [String] {
+        let className = generated.className
+        var lines = classOpening(generated)
+        if !generated.properties.isEmpty { lines.append("") }
+        lines += tableOverrides(generated)
+        lines.append("    override class var persistenceMapping: DBBTableMapping {")
+        lines.append("        super.persistenceMapping.merging(")
+        var arguments: [String] = []
+        if let indexer = indexerArguments(generated) {
+            arguments.append("indexers: [DBBIndexer(\(indexer.joined(separator: ", ")))]")
+        }
+        if generated.properties.isEmpty {
+            lines.append("            DBBTableMapping(\((["[:]"] + arguments).joined(separator: ", "))))")
+        } else {
+            lines.append("            DBBTableMapping(")
+            lines.append("                [")
+            for property in generated.properties {
+                lines += closureEntry(for: property, in: className)
+            }
+            if generated.properties.count == 1 { lines[lines.count - 1].removeLast() }
+            let tail = arguments.map { ",\n                \($0)" }.joined()
+            lines.append("                ]\(tail)))")
+        }
+        lines.append("    }")
+        lines.append("}")
+        return lines
+    }
+
+    /// `"name": .init(columnName: "itemName", get: { (object: Project) -> String in object.name }, set: …),`,
+    /// wrapped after `.init(` when too long.
+    static func closureEntry(for property: GeneratedProperty, in className: String) -> [String] {
+        let name = Naming.escaped(property.name)
+        var arguments: [String] = []
+        if let column = property.columnName { arguments.append("columnName: \(Naming.stringLiteral(column))") }
+        if property.isForeignKey { arguments.append("foreignKey: true") }
+        arguments.append("get: { (object: \(className)) -> \(property.type.swiftName) in object.\(name) }")
+        arguments.append("set: { $0.\(name) = $1 }")
+        let key = Naming.stringLiteral(property.name)
+        let line = "                    \(key): .init(\(arguments.joined(separator: ", "))),"
+        if line.count <= lineLength { return [line] }
+        return ["                    \(key): .init("] + filled(arguments, indent: 24, suffix: "),")
     }
 
     /// A computed property that fetches the object whose key equals the foreign key property, throwing what

@@ -58,8 +58,9 @@ struct DBBManagerQuerySchema: DBBQuerySchema {
     /// `appending(path:)`, so they cannot be compared with `==`; their descriptions name each component —
     /// by name, or by accessor for a property that subclasses may override.)
     private func resolve(_ components: String, in map: DBBTableMap) throws -> [String]? {
-        for (name, keyPath) in map.keyPaths.sorted(by: { $0.key < $1.key }) {
-            guard let own = Self.components(keyPath) else { continue }
+        for name in map.propertyNames.sorted() {
+            // An entry made of closures alone (the macro's) has no key path; its key is its property's name.
+            guard let own = map.keyPaths[name].map(Self.components) ?? name else { continue }
             if components == own { return [name] }
             for separator in [".", "?."] where components.hasPrefix(own + separator) {
                 guard let target = try target(of: name, in: map) else { continue }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Owns one database file (or an in-memory database), the classes registered with it, and the serial
 /// queue every object operation runs on — so a manager may be used from any thread or task.
@@ -9,7 +10,8 @@ import Foundation
 /// ```
 public final class DBBManager: @unchecked Sendable {
     // @unchecked: the registry is guarded by `lock` (and registrations are serialized by `registration`),
-    // the connection is reached only through `queue`, and `lastError` is guarded by `lock` too.
+    // the connection is reached only through `queue`, `lastError` is guarded by `lock` too, and
+    // `registeringCount` is atomic.
 
     /// The serial queue that owns the connection. Use it for SQL of your own.
     public let queue: DBBDatabaseQueue
@@ -23,6 +25,10 @@ public final class DBBManager: @unchecked Sendable {
     private var pending: [ObjectIdentifier: PendingMapping] = [:]
     private var maps: [ObjectIdentifier: DBBTableMap] = [:]
     private var lastError: DBBError?
+    /// How many classes are having their initializer run for registration right now. Outside registration it
+    /// is 0, and ``addPersistenceMapping(_:for:indexer:)`` (run by every object a fetch creates) returns
+    /// after one atomic load, without taking the lock.
+    private let registeringCount = Atomic<Int>(0)
     /// The transaction or snapshot of a running `write` or `read` closure; touched only on the queue.
     var scope: DBBManagerScope?
 
@@ -147,8 +153,12 @@ public final class DBBManager: @unchecked Sendable {
     ///
     /// The mapping is built only once per class and manager: the arguments are evaluated while the class
     /// is being registered and ignored afterwards, so creating objects (as every fetch does) costs one
-    /// look-up. Each class in a chain (`Animal → Mammal → Pet`) calls it from its own init, and the leaf
+    /// atomic load. Each class in a chain (`Animal → Mammal → Pet`) calls it from its own init, and the leaf
     /// class's table gets the properties of the whole chain.
+    ///
+    /// A class may instead declare its mapping once, as a class property
+    /// (``DBBTableObject/persistenceMapping``, which the `@DBBTable` macro writes); then its initializer
+    /// need not call this at all.
     ///
     /// - Parameters:
     ///   - contents: the mapping, keyed by property name.
@@ -158,6 +168,8 @@ public final class DBBManager: @unchecked Sendable {
         _ contents: @autoclosure () -> [String: DBBPropertyPersistence], for tableObject: DBBTableObject,
         indexer: @autoclosure () -> DBBIndexer? = nil
     ) {
+        // Creating an object outside registration (every fetch) ends here.
+        guard registeringCount.load(ordering: .acquiring) > 0 else { return }
         addPending(ObjectIdentifier(type(of: tableObject)), contents(), indexer())
     }
 
@@ -173,7 +185,9 @@ public final class DBBManager: @unchecked Sendable {
         _ contents: @autoclosure () -> [String: DBBPropertyPersistence], forTableNamed table: String,
         indexer: @autoclosure () -> DBBIndexer? = nil
     ) {
-        guard let key = lock.withLock({ pending.first(where: { $0.value.tableName == table })?.key }) else { return }
+        guard registeringCount.load(ordering: .acquiring) > 0,
+            let key = lock.withLock({ pending.first(where: { $0.value.tableName == table })?.key })
+        else { return }
         addPending(key, contents(), indexer())
     }
 
@@ -193,7 +207,8 @@ public final class DBBManager: @unchecked Sendable {
         }
     }
 
-    /// Registers classes: builds each one's mapping, then creates its missing table, join tables and
+    /// Registers classes: builds each one's mapping (its class-level `persistenceMapping` and what its
+    /// initializer registers, each read once, here), then creates its missing table, join tables and
     /// indexes, and adds columns for new properties. Nothing is ever dropped.
     ///
     /// - Parameter tableClasses: the classes this manager persists.
@@ -209,15 +224,23 @@ public final class DBBManager: @unchecked Sendable {
         for tableClass in tableClasses {
             let key = ObjectIdentifier(tableClass)
             if mapIfRegistered(key) != nil { continue }
+            // The initializer runs once, here, to collect what it maps with `addPersistenceMapping` and sets
+            // in `attributesDictionary`; the class-level mapping is read once, and takes precedence.
             lock.withLock { pending[key] = PendingMapping(tableName: tableClass.tableName) }
+            registeringCount.add(1, ordering: .sequentiallyConsistent)
             let prototype = tableClass.init(dbManager: self)
-            let mapping =
+            registeringCount.subtract(1, ordering: .sequentiallyConsistent)
+            let seed =
                 lock.withLock { pending.removeValue(forKey: key) } ?? PendingMapping(tableName: tableClass.tableName)
+            let declared = tableClass.persistenceMapping
+            let properties = seed.properties.merging(declared.properties, uniquingKeysWith: { _, declared in declared })
             do {
-                try DBBPropertyPersistence.checkKeys(mapping.properties, tableName: tableClass.tableName)
+                try DBBPropertyPersistence.checkKeys(properties, tableName: tableClass.tableName)
                 let map = try DBBTableMap(
-                    type: tableClass, properties: mapping.properties, attributes: prototype.attributesDictionary ?? [:],
-                    indexers: mapping.indexers)
+                    type: tableClass, properties: properties,
+                    attributes: (prototype.attributesDictionary ?? [:])
+                        .merging(declared.attributes, uniquingKeysWith: { _, declared in declared }),
+                    indexers: seed.indexers + declared.indexers)
                 if mode == .readOnly {
                     try queue.inDatabase { db in try map.checkSchema(in: db) }
                 } else {

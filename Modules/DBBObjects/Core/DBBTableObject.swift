@@ -3,7 +3,9 @@ import Foundation
 
 /// The parent class of every class whose instances are persisted.
 ///
-/// Subclasses declare their properties as usual and map them from `required init(dbManager:)`:
+/// Subclasses declare their properties as usual and declare their mapping once: with the `@DBBTable` macro
+/// (module `DBBMacros`, re-exported by `DBBBuilder`), as a class-level ``persistenceMapping``, or, the seed's
+/// form, from `required init(dbManager:)`:
 ///
 /// ```swift
 /// final class Person: DBBTableObject {
@@ -69,6 +71,31 @@ open class DBBTableObject: DBBTableRepresentable {
     /// Whether the table has DBBBuilder's `createdTime` and `modifiedTime` columns. Default: `true`.
     /// Override it to return `false` for existing tables that have no such columns.
     open class var hasTimestampColumns: Bool { true }
+
+    /// The class's persistence mapping, declared once for the class: read once when the class is
+    /// registered, never per object. Default: empty (the class maps its properties from
+    /// `init(dbManager:)` with ``DBBManager/addPersistenceMapping(_:for:indexer:)`` instead).
+    ///
+    /// The `@DBBTable` macro writes it. By hand, with direct accessors:
+    ///
+    /// ```swift
+    /// final class Person: DBBTableObject {
+    ///     var name = ""
+    ///     var age = 0
+    ///
+    ///     override class var persistenceMapping: DBBTableMapping {
+    ///         super.persistenceMapping.merging(
+    ///             DBBTableMapping([
+    ///                 "name": .init(get: { (person: Person) in person.name }, set: { $0.name = $1 }),
+    ///                 "age": .init(get: { (person: Person) in person.age }, set: { $0.age = $1 }),
+    ///             ]))
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Its entries take precedence over ones of the same name from `addPersistenceMapping`, and its
+    /// attributes over `attributesDictionary`.
+    open class var persistenceMapping: DBBTableMapping { DBBTableMapping() }
 
     /// Called just before the object is written. Override it to prepare values.
     open func performPreSaveActions() {}

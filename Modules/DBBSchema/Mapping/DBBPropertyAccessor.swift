@@ -4,7 +4,7 @@ import Foundation
 /// Reads and writes one mapped property of an object whose class is known only at run time.
 ///
 /// Each closure is built once per mapping entry, specialised for the property's root and value types,
-/// so the per-row cost is one closure call and one key-path access.
+/// so the per-row cost is one closure call, plus one key-path access for an entry made from a key path alone.
 package enum DBBPropertyAccessor {
     case scalar(DBBScalarAccessor)
     case values(DBBValuesAccessor)
@@ -102,38 +102,54 @@ package struct DBBValuesAccessor {
     package let setAny: (AnyObject, Any?) throws -> Void
 
     init<Root: AnyObject, Value: DBBPersistableValue>(_ keyPath: ReferenceWritableKeyPath<Root, [Value]>) {
-        get = { object, options in
-            try unsafeDowncast(object, to: Root.self)[keyPath: keyPath].map { try $0.dbbValue(options: options) }
-        }
-        set = { object, values in
-            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try values.map(Value.fromStoredValue)
-        }
-        setAny = { object, any in
-            guard let any, !(any is NSNull) else {
-                unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = []
-                return
-            }
-            guard let array = any as? [Any] else { throw wrongType(any, [Value].self) }
-            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try array.map { try convert($0, to: Value.self) }
-        }
+        self.init(
+            get: { (root: Root) in root[keyPath: keyPath] },
+            set: { (root: Root, values: [Value]) in root[keyPath: keyPath] = values })
     }
 
     init<Root: AnyObject, Value: DBBPersistableValue>(optional keyPath: ReferenceWritableKeyPath<Root, [Value]?>) {
+        self.init(
+            optionalGet: { (root: Root) in root[keyPath: keyPath] },
+            set: { (root: Root, values: [Value]?) in root[keyPath: keyPath] = values })
+    }
+
+    /// Accessors through direct get/set closures.
+    init<Root: AnyObject, Value: DBBPersistableValue>(
+        get getValues: @escaping (Root) -> [Value], set setValues: @escaping (Root, [Value]) -> Void
+    ) {
         get = { object, options in
-            try (unsafeDowncast(object, to: Root.self)[keyPath: keyPath] ?? []).map {
-                try $0.dbbValue(options: options)
-            }
+            try getValues(unsafeDowncast(object, to: Root.self)).map { try $0.dbbValue(options: options) }
         }
         set = { object, values in
-            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try values.map(Value.fromStoredValue)
+            setValues(unsafeDowncast(object, to: Root.self), try values.map(Value.fromStoredValue))
         }
         setAny = { object, any in
             guard let any, !(any is NSNull) else {
-                unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = nil
+                setValues(unsafeDowncast(object, to: Root.self), [])
                 return
             }
             guard let array = any as? [Any] else { throw wrongType(any, [Value].self) }
-            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try array.map { try convert($0, to: Value.self) }
+            setValues(unsafeDowncast(object, to: Root.self), try array.map { try convert($0, to: Value.self) })
+        }
+    }
+
+    /// Accessors of an optional array through direct get/set closures; `nil` reads as empty.
+    init<Root: AnyObject, Value: DBBPersistableValue>(
+        optionalGet getValues: @escaping (Root) -> [Value]?, set setValues: @escaping (Root, [Value]?) -> Void
+    ) {
+        get = { object, options in
+            try (getValues(unsafeDowncast(object, to: Root.self)) ?? []).map { try $0.dbbValue(options: options) }
+        }
+        set = { object, values in
+            setValues(unsafeDowncast(object, to: Root.self), try values.map(Value.fromStoredValue))
+        }
+        setAny = { object, any in
+            guard let any, !(any is NSNull) else {
+                setValues(unsafeDowncast(object, to: Root.self), nil)
+                return
+            }
+            guard let array = any as? [Any] else { throw wrongType(any, [Value].self) }
+            setValues(unsafeDowncast(object, to: Root.self), try array.map { try convert($0, to: Value.self) })
         }
     }
 }
@@ -144,23 +160,41 @@ package struct DBBObjectAccessor {
     package let set: (AnyObject, AnyObject?) throws -> Void
 
     init<Root: AnyObject, Object: DBBTableRepresentable>(_ keyPath: ReferenceWritableKeyPath<Root, Object>) {
-        get = { unsafeDowncast($0, to: Root.self)[keyPath: keyPath] }
-        set = { object, value in
-            guard let value else { return }
-            guard let typed = value as? Object else { throw wrongType(value, Object.self) }
-            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = typed
-        }
+        self.init(
+            get: { (root: Root) in root[keyPath: keyPath] },
+            set: { (root: Root, value: Object) in root[keyPath: keyPath] = value })
     }
 
     init<Root: AnyObject, Object: DBBTableRepresentable>(optional keyPath: ReferenceWritableKeyPath<Root, Object?>) {
-        get = { unsafeDowncast($0, to: Root.self)[keyPath: keyPath] }
+        self.init(
+            optionalGet: { (root: Root) in root[keyPath: keyPath] },
+            set: { (root: Root, value: Object?) in root[keyPath: keyPath] = value })
+    }
+
+    /// Accessors through direct get/set closures.
+    init<Root: AnyObject, Object: DBBTableRepresentable>(
+        get getObject: @escaping (Root) -> Object, set setObject: @escaping (Root, Object) -> Void
+    ) {
+        get = { getObject(unsafeDowncast($0, to: Root.self)) }
+        set = { object, value in
+            guard let value else { return }
+            guard let typed = value as? Object else { throw wrongType(value, Object.self) }
+            setObject(unsafeDowncast(object, to: Root.self), typed)
+        }
+    }
+
+    /// Accessors of an optional reference through direct get/set closures.
+    init<Root: AnyObject, Object: DBBTableRepresentable>(
+        optionalGet getObject: @escaping (Root) -> Object?, set setObject: @escaping (Root, Object?) -> Void
+    ) {
+        get = { getObject(unsafeDowncast($0, to: Root.self)) }
         set = { object, value in
             guard let value else {
-                unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = nil
+                setObject(unsafeDowncast(object, to: Root.self), nil)
                 return
             }
             guard let typed = value as? Object else { throw wrongType(value, Object.self) }
-            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = typed
+            setObject(unsafeDowncast(object, to: Root.self), typed)
         }
     }
 }
@@ -170,22 +204,37 @@ package struct DBBObjectsAccessor {
     package let set: (AnyObject, [AnyObject]) throws -> Void
 
     init<Root: AnyObject, Object: DBBTableRepresentable>(_ keyPath: ReferenceWritableKeyPath<Root, [Object]>) {
-        get = { unsafeDowncast($0, to: Root.self)[keyPath: keyPath] }
-        set = { object, values in
-            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try values.map {
-                guard let typed = $0 as? Object else { throw wrongType($0, Object.self) }
-                return typed
-            }
-        }
+        self.init(
+            get: { (root: Root) in root[keyPath: keyPath] },
+            set: { (root: Root, objects: [Object]) in root[keyPath: keyPath] = objects })
     }
 
     init<Root: AnyObject, Object: DBBTableRepresentable>(optional keyPath: ReferenceWritableKeyPath<Root, [Object]?>) {
-        get = { unsafeDowncast($0, to: Root.self)[keyPath: keyPath] ?? [] }
-        set = { object, values in
-            unsafeDowncast(object, to: Root.self)[keyPath: keyPath] = try values.map {
-                guard let typed = $0 as? Object else { throw wrongType($0, Object.self) }
-                return typed
-            }
+        self.init(
+            optionalGet: { (root: Root) in root[keyPath: keyPath] },
+            set: { (root: Root, objects: [Object]?) in root[keyPath: keyPath] = objects })
+    }
+
+    /// Accessors through direct get/set closures.
+    init<Root: AnyObject, Object: DBBTableRepresentable>(
+        get getObjects: @escaping (Root) -> [Object], set setObjects: @escaping (Root, [Object]) -> Void
+    ) {
+        get = { getObjects(unsafeDowncast($0, to: Root.self)) }
+        set = { object, values in setObjects(unsafeDowncast(object, to: Root.self), try Self.typed(values)) }
+    }
+
+    /// Accessors of an optional array through direct get/set closures; `nil` reads as empty.
+    init<Root: AnyObject, Object: DBBTableRepresentable>(
+        optionalGet getObjects: @escaping (Root) -> [Object]?, set setObjects: @escaping (Root, [Object]?) -> Void
+    ) {
+        get = { getObjects(unsafeDowncast($0, to: Root.self)) ?? [] }
+        set = { object, values in setObjects(unsafeDowncast(object, to: Root.self), try Self.typed(values)) }
+    }
+
+    private static func typed<Object>(_ values: [AnyObject]) throws -> [Object] {
+        try values.map {
+            guard let typed = $0 as? Object else { throw wrongType($0, Object.self) }
+            return typed
         }
     }
 }

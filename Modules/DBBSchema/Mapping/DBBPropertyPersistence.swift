@@ -31,11 +31,12 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     /// Reads and writes the property.
     package let accessor: DBBPropertyAccessor
     /// The key path: registration checks that the mapping key names its property, and typed conditions
-    /// find the property a key path names.
-    package let keyPath: AnyKeyPath
+    /// find the property a key path names. `nil` for an entry made of closures alone, whose key is its name.
+    package let keyPath: AnyKeyPath?
 
     init(
-        keyPath: AnyKeyPath, inferred: DBBStorageType, declared: DBBStorageType?, columnName: String?, foreignKey: Bool,
+        keyPath: AnyKeyPath?, inferred: DBBStorageType, declared: DBBStorageType?, columnName: String?,
+        foreignKey: Bool,
         accessor: DBBPropertyAccessor
     ) {
         self.keyPath = keyPath
@@ -190,6 +191,152 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     }
 }
 
+// MARK: Direct accessors
+
+extension DBBPropertyPersistence {
+    /// Maps a scalar property through direct closures alone, with no key path: the form a class-level
+    /// ``DBBTableMapping`` (and the `@DBBTable` macro) uses. The property's name is the mapping's key.
+    ///
+    /// ```swift
+    /// "name": .init(get: { (person: Person) in person.name }, set: { $0.name = $1 }),
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: the storage type, checked against the inferred one at registration. Optional.
+    ///   - columnName: the column's name when it differs from the property's. Optional.
+    ///   - get: returns the property's value.
+    ///   - set: sets the property.
+    public init<Root: AnyObject, Value: DBBPersistableValue>(
+        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> Value,
+        set: @escaping (Root, Value) -> Void
+    ) {
+        self.init(
+            keyPath: nil, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
+            accessor: .scalar(DBBScalarAccessor(get: get, set: set)))
+    }
+
+    /// Maps an optional scalar property through direct closures; `nil` is stored as NULL.
+    ///
+    /// - Parameters:
+    ///   - type: the storage type, checked against the inferred one at registration. Optional.
+    ///   - columnName: the column's name when it differs from the property's. Optional.
+    ///   - get: returns the property's value.
+    ///   - set: sets the property.
+    public init<Root: AnyObject, Value: DBBPersistableValue>(
+        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> Value?,
+        set: @escaping (Root, Value?) -> Void
+    ) {
+        self.init(
+            keyPath: nil, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
+            accessor: .scalar(DBBScalarAccessor(optionalGet: get, set: set)))
+    }
+
+    /// Maps an array of scalars through direct closures, kept in a join table in array order.
+    ///
+    /// - Parameters:
+    ///   - type: the storage type, checked against the inferred one at registration. Optional.
+    ///   - columnName: the join table's value column when it differs from the property's name. Optional.
+    ///   - get: returns the property's value.
+    ///   - set: sets the property.
+    public init<Root: AnyObject, Value: DBBPersistableValue & DBBArrayElement>(
+        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> [Value],
+        set: @escaping (Root, [Value]) -> Void
+    ) {
+        self.init(
+            keyPath: nil, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
+            foreignKey: false,
+            accessor: .values(DBBValuesAccessor(get: get, set: set)))
+    }
+
+    /// Maps an optional array of scalars through direct closures; `nil` and an empty array both store no
+    /// rows, and load as empty.
+    ///
+    /// - Parameters:
+    ///   - type: the storage type, checked against the inferred one at registration. Optional.
+    ///   - columnName: the join table's value column when it differs from the property's name. Optional.
+    ///   - get: returns the property's value.
+    ///   - set: sets the property.
+    public init<Root: AnyObject, Value: DBBPersistableValue & DBBArrayElement>(
+        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> [Value]?,
+        set: @escaping (Root, [Value]?) -> Void
+    ) {
+        self.init(
+            keyPath: nil, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
+            foreignKey: false,
+            accessor: .values(DBBValuesAccessor(optionalGet: get, set: set)))
+    }
+
+    /// Maps an optional reference to another persisted object through direct closures.
+    ///
+    /// - Parameters:
+    ///   - type: the storage type, checked against the inferred one at registration. Optional.
+    ///   - columnName: the column (join table value column, or foreign key column) name. Optional.
+    ///   - foreignKey: `true` to store the referenced id in a column of this class's table instead of a
+    ///     join table. Default: `false`.
+    ///   - get: returns the property's value.
+    ///   - set: sets the property.
+    public init<Root: AnyObject, Object: DBBTableRepresentable>(
+        type: DBBStorageType? = nil, columnName: String? = nil, foreignKey: Bool = false,
+        get: @escaping (Root) -> Object?, set: @escaping (Root, Object?) -> Void
+    ) {
+        self.init(
+            keyPath: nil, inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
+            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(optionalGet: get, set: set)))
+    }
+
+    /// Maps a non-optional reference to another persisted object through direct closures.
+    ///
+    /// - Parameters:
+    ///   - type: the storage type, checked against the inferred one at registration. Optional.
+    ///   - columnName: the column (join table value column, or foreign key column) name. Optional.
+    ///   - foreignKey: `true` to store the referenced id in a column of this class's table instead of a
+    ///     join table. Default: `false`.
+    ///   - get: returns the property's value.
+    ///   - set: sets the property.
+    public init<Root: AnyObject, Object: DBBTableRepresentable>(
+        type: DBBStorageType? = nil, columnName: String? = nil, foreignKey: Bool = false,
+        get: @escaping (Root) -> Object, set: @escaping (Root, Object) -> Void
+    ) {
+        self.init(
+            keyPath: nil, inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
+            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(get: get, set: set)))
+    }
+
+    /// Maps an array of references to other persisted objects through direct closures, kept in a join
+    /// table in array order.
+    ///
+    /// - Parameters:
+    ///   - type: the storage type, checked against the inferred one at registration. Optional.
+    ///   - columnName: the join table's value column when it differs from the property's name. Optional.
+    ///   - get: returns the property's value.
+    ///   - set: sets the property.
+    public init<Root: AnyObject, Object: DBBTableRepresentable>(
+        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> [Object],
+        set: @escaping (Root, [Object]) -> Void
+    ) {
+        self.init(
+            keyPath: nil, inferred: .dbbObjectArray(objectType: Object.self), declared: type, columnName: columnName,
+            foreignKey: false, accessor: .objects(DBBObjectsAccessor(get: get, set: set)))
+    }
+
+    /// Maps an optional array of references through direct closures; `nil` stores no rows and loads as an
+    /// empty array.
+    ///
+    /// - Parameters:
+    ///   - type: the storage type, checked against the inferred one at registration. Optional.
+    ///   - columnName: the join table's value column when it differs from the property's name. Optional.
+    ///   - get: returns the property's value.
+    ///   - set: sets the property.
+    public init<Root: AnyObject, Object: DBBTableRepresentable>(
+        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> [Object]?,
+        set: @escaping (Root, [Object]?) -> Void
+    ) {
+        self.init(
+            keyPath: nil, inferred: .dbbObjectArray(objectType: Object.self), declared: type, columnName: columnName,
+            foreignKey: false, accessor: .objects(DBBObjectsAccessor(optionalGet: get, set: set)))
+    }
+}
+
 /// Scalar types that may form arrays (every persistable scalar but `Data`).
 public protocol DBBArrayElement {}
 extension Bool: DBBArrayElement {}
@@ -218,6 +365,7 @@ extension DBBPropertyPersistence {
     /// `\Book.<computed 0x… (String)>`, and a binary built without reflection metadata describes offsets:
     /// for those the name is unknown, and the mapping key is taken as it is.
     package var keyPathPropertyName: String? {
+        guard let keyPath else { return nil }
         let description = String(describing: keyPath)
         guard description.hasPrefix("\\"), let dot = description.firstIndex(of: ".") else { return nil }
         let name = description[description.index(after: dot)...]

@@ -7,465 +7,183 @@
 
 import DBBBuilder
 
+@DBBTable(name: "actor", idColumn: "actor_id", timestamps: false)
 final class ActorTable: DBBTableObject {
-    var firstName = ""
-    var lastName = ""
+    @Column("first_name") var firstName = ""
+    @Column("last_name") var lastName = ""
     /// Column last_update is TIMESTAMP: kept as text so saves keep its format.
-    var lastUpdate = ""
-
-    override class var tableName: String { "actor" }
-    override class var idColumnName: String { "actor_id" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "firstName": .init(
-                    \ActorTable.firstName, columnName: "first_name", get: { $0.firstName }, set: { $0.firstName = $1 }),
-                "lastName": .init(
-                    \ActorTable.lastName, columnName: "last_name", get: { $0.lastName }, set: { $0.lastName = $1 }),
-                "lastUpdate": .init(
-                    \ActorTable.lastUpdate, columnName: "last_update", get: { $0.lastUpdate },
-                    set: { $0.lastUpdate = $1 }),
-            ], for: self)
-    }
+    @Column("last_update") var lastUpdate = ""
 }
 
+@DBBTable(name: "address", idColumn: "address_id", timestamps: false)
 final class Address: DBBTableObject {
     var address = ""
     var address2: String?
     var district = ""
     /// Set it before saving: column city_id is NOT NULL.
-    var city: City?
-    var postalCode: String?
+    @ForeignKey("city_id") var city: City?
+    @Column("postal_code") var postalCode: String?
     var phone = ""
     /// Column last_update is TIMESTAMP: kept as text so saves keep its format.
-    var lastUpdate = ""
-
-    override class var tableName: String { "address" }
-    override class var idColumnName: String { "address_id" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "address": .init(\Address.address, get: { $0.address }, set: { $0.address = $1 }),
-                "address2": .init(\Address.address2, get: { $0.address2 }, set: { $0.address2 = $1 }),
-                "district": .init(\Address.district, get: { $0.district }, set: { $0.district = $1 }),
-                "city": .init(\Address.city, columnName: "city_id", foreignKey: true),
-                "postalCode": .init(
-                    \Address.postalCode, columnName: "postal_code", get: { $0.postalCode },
-                    set: { $0.postalCode = $1 }),
-                "phone": .init(\Address.phone, get: { $0.phone }, set: { $0.phone = $1 }),
-                "lastUpdate": .init(
-                    \Address.lastUpdate, columnName: "last_update", get: { $0.lastUpdate },
-                    set: { $0.lastUpdate = $1 }),
-            ], for: self)
-    }
+    @Column("last_update") var lastUpdate = ""
 }
 
+@DBBTable(name: "category", idColumn: "category_id", timestamps: false)
 final class Category: DBBTableObject {
     var name = ""
     /// Column last_update is TIMESTAMP: kept as text so saves keep its format.
-    var lastUpdate = ""
-
-    override class var tableName: String { "category" }
-    override class var idColumnName: String { "category_id" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "name": .init(\Category.name, get: { $0.name }, set: { $0.name = $1 }),
-                "lastUpdate": .init(
-                    \Category.lastUpdate, columnName: "last_update", get: { $0.lastUpdate },
-                    set: { $0.lastUpdate = $1 }),
-            ], for: self)
-    }
+    @Column("last_update") var lastUpdate = ""
 }
 
+@DBBTable(name: "city", idColumn: "city_id", timestamps: false)
 final class City: DBBTableObject {
     var city = ""
     /// Set it before saving: column country_id is NOT NULL.
-    var country: Country?
+    @ForeignKey("country_id") var country: Country?
     /// Column last_update is TIMESTAMP: kept as text so saves keep its format.
-    var lastUpdate = ""
-
-    override class var tableName: String { "city" }
-    override class var idColumnName: String { "city_id" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "city": .init(\City.city, get: { $0.city }, set: { $0.city = $1 }),
-                "country": .init(\City.country, columnName: "country_id", foreignKey: true),
-                "lastUpdate": .init(
-                    \City.lastUpdate, columnName: "last_update", get: { $0.lastUpdate }, set: { $0.lastUpdate = $1 }),
-            ], for: self)
-    }
+    @Column("last_update") var lastUpdate = ""
 }
 
+@DBBTable(name: "country", idColumn: "country_id", timestamps: false)
 final class Country: DBBTableObject {
     var country = ""
     /// Column last_update is TIMESTAMP: kept as text so saves keep its format.
-    var lastUpdate: String?
-
-    override class var tableName: String { "country" }
-    override class var idColumnName: String { "country_id" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "country": .init(\Country.country, get: { $0.country }, set: { $0.country = $1 }),
-                "lastUpdate": .init(
-                    \Country.lastUpdate, columnName: "last_update", get: { $0.lastUpdate },
-                    set: { $0.lastUpdate = $1 }),
-            ], for: self)
-    }
+    @Column("last_update") var lastUpdate: String?
 }
 
+@DBBTable(name: "customer", idColumn: "customer_id", timestamps: false)
 final class Customer: DBBTableObject {
     /// Set it before saving: column store_id is NOT NULL.
-    var store: Store?
-    var firstName = ""
-    var lastName = ""
+    @ForeignKey("store_id") var store: Store?
+    @Column("first_name") var firstName = ""
+    @Column("last_name") var lastName = ""
     var email: String?
     /// Set it before saving: column address_id is NOT NULL.
-    var address: Address?
+    @ForeignKey("address_id") var address: Address?
     var active = "Y"
     /// Column create_date is TIMESTAMP: kept as text so saves keep its format.
-    var createDate = ""
+    @Column("create_date") var createDate = ""
     /// Column last_update is TIMESTAMP: kept as text so saves keep its format.
-    var lastUpdate = ""
-
-    override class var tableName: String { "customer" }
-    override class var idColumnName: String { "customer_id" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "store": .init(\Customer.store, columnName: "store_id", foreignKey: true),
-                "firstName": .init(
-                    \Customer.firstName, columnName: "first_name", get: { $0.firstName }, set: { $0.firstName = $1 }),
-                "lastName": .init(
-                    \Customer.lastName, columnName: "last_name", get: { $0.lastName }, set: { $0.lastName = $1 }),
-                "email": .init(\Customer.email, get: { $0.email }, set: { $0.email = $1 }),
-                "address": .init(\Customer.address, columnName: "address_id", foreignKey: true),
-                "active": .init(\Customer.active, get: { $0.active }, set: { $0.active = $1 }),
-                "createDate": .init(
-                    \Customer.createDate, columnName: "create_date", get: { $0.createDate },
-                    set: { $0.createDate = $1 }),
-                "lastUpdate": .init(
-                    \Customer.lastUpdate, columnName: "last_update", get: { $0.lastUpdate },
-                    set: { $0.lastUpdate = $1 }),
-            ], for: self)
-    }
+    @Column("last_update") var lastUpdate = ""
 }
 
+@DBBTable(name: "film", idColumn: "film_id", timestamps: false)
 final class Film: DBBTableObject {
     var title = ""
     var description: String?
-    var releaseYear: String?
+    @Column("release_year") var releaseYear: String?
     /// Set it before saving: column language_id is NOT NULL.
-    var language: Language?
-    var originalLanguage: Language?
-    var rentalDuration = 3
-    var rentalRate = 4.99
+    @ForeignKey("language_id") var language: Language?
+    @ForeignKey("original_language_id") var originalLanguage: Language?
+    @Column("rental_duration") var rentalDuration = 3
+    @Column("rental_rate") var rentalRate = 4.99
     var length: Int?
-    var replacementCost = 19.99
+    @Column("replacement_cost") var replacementCost = 19.99
     var rating: String? = "G"
-    var specialFeatures: String?
+    @Column("special_features") var specialFeatures: String?
     /// Column last_update is TIMESTAMP: kept as text so saves keep its format.
-    var lastUpdate = ""
-
-    override class var tableName: String { "film" }
-    override class var idColumnName: String { "film_id" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "title": .init(\Film.title, get: { $0.title }, set: { $0.title = $1 }),
-                "description": .init(\Film.description, get: { $0.description }, set: { $0.description = $1 }),
-                "releaseYear": .init(
-                    \Film.releaseYear, columnName: "release_year", get: { $0.releaseYear },
-                    set: { $0.releaseYear = $1 }),
-                "language": .init(\Film.language, columnName: "language_id", foreignKey: true),
-                "originalLanguage": .init(\Film.originalLanguage, columnName: "original_language_id", foreignKey: true),
-                "rentalDuration": .init(
-                    \Film.rentalDuration, columnName: "rental_duration", get: { $0.rentalDuration },
-                    set: { $0.rentalDuration = $1 }),
-                "rentalRate": .init(
-                    \Film.rentalRate, columnName: "rental_rate", get: { $0.rentalRate }, set: { $0.rentalRate = $1 }),
-                "length": .init(\Film.length, get: { $0.length }, set: { $0.length = $1 }),
-                "replacementCost": .init(
-                    \Film.replacementCost, columnName: "replacement_cost", get: { $0.replacementCost },
-                    set: { $0.replacementCost = $1 }),
-                "rating": .init(\Film.rating, get: { $0.rating }, set: { $0.rating = $1 }),
-                "specialFeatures": .init(
-                    \Film.specialFeatures, columnName: "special_features", get: { $0.specialFeatures },
-                    set: { $0.specialFeatures = $1 }),
-                "lastUpdate": .init(
-                    \Film.lastUpdate, columnName: "last_update", get: { $0.lastUpdate }, set: { $0.lastUpdate = $1 }),
-            ], for: self)
-    }
+    @Column("last_update") var lastUpdate = ""
 }
 
+@DBBTable(name: "film_actor", idColumn: "rowid", timestamps: false)
 final class FilmActor: DBBTableObject {
     /// Set it before saving: column actor_id is NOT NULL. Column 1 of the primary key (actor_id, film_id); the table
     /// keeps it unique.
-    var actor: ActorTable?
+    @ForeignKey("actor_id") var actor: ActorTable?
     /// Set it before saving: column film_id is NOT NULL. Column 2 of the primary key (actor_id, film_id); the table
     /// keeps it unique.
-    var film: Film?
+    @ForeignKey("film_id") var film: Film?
     /// Column last_update is TIMESTAMP: kept as text so saves keep its format.
-    var lastUpdate = ""
-
-    override class var tableName: String { "film_actor" }
-    override class var idColumnName: String { "rowid" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "actor": .init(\FilmActor.actor, columnName: "actor_id", foreignKey: true),
-                "film": .init(\FilmActor.film, columnName: "film_id", foreignKey: true),
-                "lastUpdate": .init(
-                    \FilmActor.lastUpdate, columnName: "last_update", get: { $0.lastUpdate },
-                    set: { $0.lastUpdate = $1 }),
-            ], for: self)
-    }
+    @Column("last_update") var lastUpdate = ""
 }
 
+@DBBTable(name: "film_category", idColumn: "rowid", timestamps: false)
 final class FilmCategory: DBBTableObject {
     /// Set it before saving: column film_id is NOT NULL. Column 1 of the primary key (film_id, category_id); the table
     /// keeps it unique.
-    var film: Film?
+    @ForeignKey("film_id") var film: Film?
     /// Set it before saving: column category_id is NOT NULL. Column 2 of the primary key (film_id, category_id); the
     /// table keeps it unique.
-    var category: Category?
+    @ForeignKey("category_id") var category: Category?
     /// Column last_update is TIMESTAMP: kept as text so saves keep its format.
-    var lastUpdate = ""
-
-    override class var tableName: String { "film_category" }
-    override class var idColumnName: String { "rowid" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "film": .init(\FilmCategory.film, columnName: "film_id", foreignKey: true),
-                "category": .init(\FilmCategory.category, columnName: "category_id", foreignKey: true),
-                "lastUpdate": .init(
-                    \FilmCategory.lastUpdate, columnName: "last_update", get: { $0.lastUpdate },
-                    set: { $0.lastUpdate = $1 }),
-            ], for: self)
-    }
+    @Column("last_update") var lastUpdate = ""
 }
 
+@DBBTable(name: "film_text", idColumn: "film_id", timestamps: false)
 final class FilmText: DBBTableObject {
     var title = ""
     var description: String?
-
-    override class var tableName: String { "film_text" }
-    override class var idColumnName: String { "film_id" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "title": .init(\FilmText.title, get: { $0.title }, set: { $0.title = $1 }),
-                "description": .init(\FilmText.description, get: { $0.description }, set: { $0.description = $1 }),
-            ], for: self)
-    }
 }
 
+@DBBTable(name: "inventory", idColumn: "inventory_id", timestamps: false)
 final class Inventory: DBBTableObject {
     /// Set it before saving: column film_id is NOT NULL.
-    var film: Film?
+    @ForeignKey("film_id") var film: Film?
     /// Set it before saving: column store_id is NOT NULL.
-    var store: Store?
+    @ForeignKey("store_id") var store: Store?
     /// Column last_update is TIMESTAMP: kept as text so saves keep its format.
-    var lastUpdate = ""
-
-    override class var tableName: String { "inventory" }
-    override class var idColumnName: String { "inventory_id" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "film": .init(\Inventory.film, columnName: "film_id", foreignKey: true),
-                "store": .init(\Inventory.store, columnName: "store_id", foreignKey: true),
-                "lastUpdate": .init(
-                    \Inventory.lastUpdate, columnName: "last_update", get: { $0.lastUpdate },
-                    set: { $0.lastUpdate = $1 }),
-            ], for: self)
-    }
+    @Column("last_update") var lastUpdate = ""
 }
 
+@DBBTable(name: "language", idColumn: "language_id", timestamps: false)
 final class Language: DBBTableObject {
     var name = ""
     /// Column last_update is TIMESTAMP: kept as text so saves keep its format.
-    var lastUpdate = ""
-
-    override class var tableName: String { "language" }
-    override class var idColumnName: String { "language_id" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "name": .init(\Language.name, get: { $0.name }, set: { $0.name = $1 }),
-                "lastUpdate": .init(
-                    \Language.lastUpdate, columnName: "last_update", get: { $0.lastUpdate },
-                    set: { $0.lastUpdate = $1 }),
-            ], for: self)
-    }
+    @Column("last_update") var lastUpdate = ""
 }
 
+@DBBTable(name: "payment", idColumn: "payment_id", timestamps: false)
 final class Payment: DBBTableObject {
     /// Set it before saving: column customer_id is NOT NULL.
-    var customer: Customer?
+    @ForeignKey("customer_id") var customer: Customer?
     /// Set it before saving: column staff_id is NOT NULL.
-    var staff: Staff?
-    var rental: Rental?
+    @ForeignKey("staff_id") var staff: Staff?
+    @ForeignKey("rental_id") var rental: Rental?
     var amount = 0.0
     /// Column payment_date is TIMESTAMP: kept as text so saves keep its format.
-    var paymentDate = ""
+    @Column("payment_date") var paymentDate = ""
     /// Column last_update is TIMESTAMP: kept as text so saves keep its format.
-    var lastUpdate = ""
-
-    override class var tableName: String { "payment" }
-    override class var idColumnName: String { "payment_id" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "customer": .init(\Payment.customer, columnName: "customer_id", foreignKey: true),
-                "staff": .init(\Payment.staff, columnName: "staff_id", foreignKey: true),
-                "rental": .init(\Payment.rental, columnName: "rental_id", foreignKey: true),
-                "amount": .init(\Payment.amount, get: { $0.amount }, set: { $0.amount = $1 }),
-                "paymentDate": .init(
-                    \Payment.paymentDate, columnName: "payment_date", get: { $0.paymentDate },
-                    set: { $0.paymentDate = $1 }),
-                "lastUpdate": .init(
-                    \Payment.lastUpdate, columnName: "last_update", get: { $0.lastUpdate },
-                    set: { $0.lastUpdate = $1 }),
-            ], for: self)
-    }
+    @Column("last_update") var lastUpdate = ""
 }
 
+@DBBTable(name: "rental", idColumn: "rental_id", timestamps: false)
 final class Rental: DBBTableObject {
     /// Column rental_date is TIMESTAMP: kept as text so saves keep its format.
-    var rentalDate = ""
+    @Column("rental_date") var rentalDate = ""
     /// Set it before saving: column inventory_id is NOT NULL.
-    var inventory: Inventory?
+    @ForeignKey("inventory_id") var inventory: Inventory?
     /// Set it before saving: column customer_id is NOT NULL.
-    var customer: Customer?
+    @ForeignKey("customer_id") var customer: Customer?
     /// Column return_date is TIMESTAMP: kept as text so saves keep its format.
-    var returnDate: String?
+    @Column("return_date") var returnDate: String?
     /// Set it before saving: column staff_id is NOT NULL.
-    var staff: Staff?
+    @ForeignKey("staff_id") var staff: Staff?
     /// Column last_update is TIMESTAMP: kept as text so saves keep its format.
-    var lastUpdate = ""
-
-    override class var tableName: String { "rental" }
-    override class var idColumnName: String { "rental_id" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "rentalDate": .init(
-                    \Rental.rentalDate, columnName: "rental_date", get: { $0.rentalDate }, set: { $0.rentalDate = $1 }),
-                "inventory": .init(\Rental.inventory, columnName: "inventory_id", foreignKey: true),
-                "customer": .init(\Rental.customer, columnName: "customer_id", foreignKey: true),
-                "returnDate": .init(
-                    \Rental.returnDate, columnName: "return_date", get: { $0.returnDate }, set: { $0.returnDate = $1 }),
-                "staff": .init(\Rental.staff, columnName: "staff_id", foreignKey: true),
-                "lastUpdate": .init(
-                    \Rental.lastUpdate, columnName: "last_update", get: { $0.lastUpdate }, set: { $0.lastUpdate = $1 }),
-            ], for: self)
-    }
+    @Column("last_update") var lastUpdate = ""
 }
 
+@DBBTable(name: "staff", idColumn: "staff_id", timestamps: false)
 final class Staff: DBBTableObject {
-    var firstName = ""
-    var lastName = ""
+    @Column("first_name") var firstName = ""
+    @Column("last_name") var lastName = ""
     /// Set it before saving: column address_id is NOT NULL.
-    var address: Address?
+    @ForeignKey("address_id") var address: Address?
     var email: String?
     /// Set it before saving: column store_id is NOT NULL.
-    var store: Store?
+    @ForeignKey("store_id") var store: Store?
     var active = 1
     var username = ""
     var password: String?
     /// Column last_update is TIMESTAMP: kept as text so saves keep its format.
-    var lastUpdate = ""
-
-    override class var tableName: String { "staff" }
-    override class var idColumnName: String { "staff_id" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "firstName": .init(
-                    \Staff.firstName, columnName: "first_name", get: { $0.firstName }, set: { $0.firstName = $1 }),
-                "lastName": .init(
-                    \Staff.lastName, columnName: "last_name", get: { $0.lastName }, set: { $0.lastName = $1 }),
-                "address": .init(\Staff.address, columnName: "address_id", foreignKey: true),
-                "email": .init(\Staff.email, get: { $0.email }, set: { $0.email = $1 }),
-                "store": .init(\Staff.store, columnName: "store_id", foreignKey: true),
-                "active": .init(\Staff.active, get: { $0.active }, set: { $0.active = $1 }),
-                "username": .init(\Staff.username, get: { $0.username }, set: { $0.username = $1 }),
-                "password": .init(\Staff.password, get: { $0.password }, set: { $0.password = $1 }),
-                "lastUpdate": .init(
-                    \Staff.lastUpdate, columnName: "last_update", get: { $0.lastUpdate }, set: { $0.lastUpdate = $1 }),
-            ], for: self)
-    }
+    @Column("last_update") var lastUpdate = ""
 }
 
+@DBBTable(name: "store", idColumn: "store_id", timestamps: false)
 final class Store: DBBTableObject {
     /// Set it before saving: column manager_staff_id is NOT NULL.
-    var managerStaff: Staff?
+    @ForeignKey("manager_staff_id") var managerStaff: Staff?
     /// Set it before saving: column address_id is NOT NULL.
-    var address: Address?
+    @ForeignKey("address_id") var address: Address?
     /// Column last_update is TIMESTAMP: kept as text so saves keep its format.
-    var lastUpdate = ""
-
-    override class var tableName: String { "store" }
-    override class var idColumnName: String { "store_id" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "managerStaff": .init(\Store.managerStaff, columnName: "manager_staff_id", foreignKey: true),
-                "address": .init(\Store.address, columnName: "address_id", foreignKey: true),
-                "lastUpdate": .init(
-                    \Store.lastUpdate, columnName: "last_update", get: { $0.lastUpdate }, set: { $0.lastUpdate = $1 }),
-            ], for: self)
-    }
+    @Column("last_update") var lastUpdate = ""
 }

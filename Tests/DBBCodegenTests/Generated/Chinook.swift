@@ -4,298 +4,112 @@
 
 import DBBBuilder
 
+@DBBTable(idColumn: "AlbumId", timestamps: false)
 final class Album: DBBTableObject {
-    var title = ""
+    @Column("Title") var title = ""
     /// Set it before saving: column ArtistId is NOT NULL.
-    var artist: Artist?
-
-    override class var idColumnName: String { "AlbumId" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "title": .init(\Album.title, columnName: "Title", get: { $0.title }, set: { $0.title = $1 }),
-                "artist": .init(\Album.artist, columnName: "ArtistId", foreignKey: true),
-            ], for: self)
-    }
+    @ForeignKey("ArtistId") var artist: Artist?
 }
 
+@DBBTable(idColumn: "ArtistId", timestamps: false)
 final class Artist: DBBTableObject {
-    var name: String?
-
-    override class var idColumnName: String { "ArtistId" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "name": .init(\Artist.name, columnName: "Name", get: { $0.name }, set: { $0.name = $1 })
-            ], for: self)
-    }
+    @Column("Name") var name: String?
 }
 
+@DBBTable(idColumn: "CustomerId", timestamps: false)
 final class Customer: DBBTableObject {
-    var firstName = ""
-    var lastName = ""
-    var company: String?
-    var address: String?
-    var city: String?
-    var state: String?
-    var country: String?
-    var postalCode: String?
-    var phone: String?
-    var fax: String?
-    var email = ""
-    var supportRep: Employee?
-
-    override class var idColumnName: String { "CustomerId" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "firstName": .init(
-                    \Customer.firstName, columnName: "FirstName", get: { $0.firstName }, set: { $0.firstName = $1 }),
-                "lastName": .init(
-                    \Customer.lastName, columnName: "LastName", get: { $0.lastName }, set: { $0.lastName = $1 }),
-                "company": .init(
-                    \Customer.company, columnName: "Company", get: { $0.company }, set: { $0.company = $1 }),
-                "address": .init(
-                    \Customer.address, columnName: "Address", get: { $0.address }, set: { $0.address = $1 }),
-                "city": .init(\Customer.city, columnName: "City", get: { $0.city }, set: { $0.city = $1 }),
-                "state": .init(\Customer.state, columnName: "State", get: { $0.state }, set: { $0.state = $1 }),
-                "country": .init(
-                    \Customer.country, columnName: "Country", get: { $0.country }, set: { $0.country = $1 }),
-                "postalCode": .init(
-                    \Customer.postalCode, columnName: "PostalCode", get: { $0.postalCode },
-                    set: { $0.postalCode = $1 }),
-                "phone": .init(\Customer.phone, columnName: "Phone", get: { $0.phone }, set: { $0.phone = $1 }),
-                "fax": .init(\Customer.fax, columnName: "Fax", get: { $0.fax }, set: { $0.fax = $1 }),
-                "email": .init(\Customer.email, columnName: "Email", get: { $0.email }, set: { $0.email = $1 }),
-                "supportRep": .init(\Customer.supportRep, columnName: "SupportRepId", foreignKey: true),
-            ], for: self)
-    }
+    @Column("FirstName") var firstName = ""
+    @Column("LastName") var lastName = ""
+    @Column("Company") var company: String?
+    @Column("Address") var address: String?
+    @Column("City") var city: String?
+    @Column("State") var state: String?
+    @Column("Country") var country: String?
+    @Column("PostalCode") var postalCode: String?
+    @Column("Phone") var phone: String?
+    @Column("Fax") var fax: String?
+    @Column("Email") var email = ""
+    @ForeignKey("SupportRepId") var supportRep: Employee?
 }
 
+@DBBTable(idColumn: "EmployeeId", timestamps: false)
 final class Employee: DBBTableObject {
-    var lastName = ""
-    var firstName = ""
-    var title: String?
-    var reportsTo: Employee?
+    @Column("LastName") var lastName = ""
+    @Column("FirstName") var firstName = ""
+    @Column("Title") var title: String?
+    @ForeignKey("ReportsTo") var reportsTo: Employee?
     /// Column BirthDate is DATETIME: kept as text so saves keep its format.
-    var birthDate: String?
+    @Column("BirthDate") var birthDate: String?
     /// Column HireDate is DATETIME: kept as text so saves keep its format.
-    var hireDate: String?
-    var address: String?
-    var city: String?
-    var state: String?
-    var country: String?
-    var postalCode: String?
-    var phone: String?
-    var fax: String?
-    var email: String?
-
-    override class var idColumnName: String { "EmployeeId" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "lastName": .init(
-                    \Employee.lastName, columnName: "LastName", get: { $0.lastName }, set: { $0.lastName = $1 }),
-                "firstName": .init(
-                    \Employee.firstName, columnName: "FirstName", get: { $0.firstName }, set: { $0.firstName = $1 }),
-                "title": .init(\Employee.title, columnName: "Title", get: { $0.title }, set: { $0.title = $1 }),
-                "reportsTo": .init(\Employee.reportsTo, columnName: "ReportsTo", foreignKey: true),
-                "birthDate": .init(
-                    \Employee.birthDate, columnName: "BirthDate", get: { $0.birthDate }, set: { $0.birthDate = $1 }),
-                "hireDate": .init(
-                    \Employee.hireDate, columnName: "HireDate", get: { $0.hireDate }, set: { $0.hireDate = $1 }),
-                "address": .init(
-                    \Employee.address, columnName: "Address", get: { $0.address }, set: { $0.address = $1 }),
-                "city": .init(\Employee.city, columnName: "City", get: { $0.city }, set: { $0.city = $1 }),
-                "state": .init(\Employee.state, columnName: "State", get: { $0.state }, set: { $0.state = $1 }),
-                "country": .init(
-                    \Employee.country, columnName: "Country", get: { $0.country }, set: { $0.country = $1 }),
-                "postalCode": .init(
-                    \Employee.postalCode, columnName: "PostalCode", get: { $0.postalCode },
-                    set: { $0.postalCode = $1 }),
-                "phone": .init(\Employee.phone, columnName: "Phone", get: { $0.phone }, set: { $0.phone = $1 }),
-                "fax": .init(\Employee.fax, columnName: "Fax", get: { $0.fax }, set: { $0.fax = $1 }),
-                "email": .init(\Employee.email, columnName: "Email", get: { $0.email }, set: { $0.email = $1 }),
-            ], for: self)
-    }
+    @Column("HireDate") var hireDate: String?
+    @Column("Address") var address: String?
+    @Column("City") var city: String?
+    @Column("State") var state: String?
+    @Column("Country") var country: String?
+    @Column("PostalCode") var postalCode: String?
+    @Column("Phone") var phone: String?
+    @Column("Fax") var fax: String?
+    @Column("Email") var email: String?
 }
 
+@DBBTable(idColumn: "GenreId", timestamps: false)
 final class Genre: DBBTableObject {
-    var name: String?
-
-    override class var idColumnName: String { "GenreId" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "name": .init(\Genre.name, columnName: "Name", get: { $0.name }, set: { $0.name = $1 })
-            ], for: self)
-    }
+    @Column("Name") var name: String?
 }
 
+@DBBTable(idColumn: "InvoiceId", timestamps: false)
 final class Invoice: DBBTableObject {
     /// Set it before saving: column CustomerId is NOT NULL.
-    var customer: Customer?
+    @ForeignKey("CustomerId") var customer: Customer?
     /// Column InvoiceDate is DATETIME: kept as text so saves keep its format.
-    var invoiceDate = ""
-    var billingAddress: String?
-    var billingCity: String?
-    var billingState: String?
-    var billingCountry: String?
-    var billingPostalCode: String?
-    var total = 0.0
-
-    override class var idColumnName: String { "InvoiceId" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "customer": .init(\Invoice.customer, columnName: "CustomerId", foreignKey: true),
-                "invoiceDate": .init(
-                    \Invoice.invoiceDate, columnName: "InvoiceDate", get: { $0.invoiceDate },
-                    set: { $0.invoiceDate = $1 }),
-                "billingAddress": .init(
-                    \Invoice.billingAddress, columnName: "BillingAddress", get: { $0.billingAddress },
-                    set: { $0.billingAddress = $1 }),
-                "billingCity": .init(
-                    \Invoice.billingCity, columnName: "BillingCity", get: { $0.billingCity },
-                    set: { $0.billingCity = $1 }),
-                "billingState": .init(
-                    \Invoice.billingState, columnName: "BillingState", get: { $0.billingState },
-                    set: { $0.billingState = $1 }),
-                "billingCountry": .init(
-                    \Invoice.billingCountry, columnName: "BillingCountry", get: { $0.billingCountry },
-                    set: { $0.billingCountry = $1 }),
-                "billingPostalCode": .init(
-                    \Invoice.billingPostalCode, columnName: "BillingPostalCode", get: { $0.billingPostalCode },
-                    set: { $0.billingPostalCode = $1 }),
-                "total": .init(\Invoice.total, columnName: "Total", get: { $0.total }, set: { $0.total = $1 }),
-            ], for: self)
-    }
+    @Column("InvoiceDate") var invoiceDate = ""
+    @Column("BillingAddress") var billingAddress: String?
+    @Column("BillingCity") var billingCity: String?
+    @Column("BillingState") var billingState: String?
+    @Column("BillingCountry") var billingCountry: String?
+    @Column("BillingPostalCode") var billingPostalCode: String?
+    @Column("Total") var total = 0.0
 }
 
+@DBBTable(idColumn: "InvoiceLineId", timestamps: false)
 final class InvoiceLine: DBBTableObject {
     /// Set it before saving: column InvoiceId is NOT NULL.
-    var invoice: Invoice?
+    @ForeignKey("InvoiceId") var invoice: Invoice?
     /// Set it before saving: column TrackId is NOT NULL.
-    var track: Track?
-    var unitPrice = 0.0
-    var quantity = 0
-
-    override class var idColumnName: String { "InvoiceLineId" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "invoice": .init(\InvoiceLine.invoice, columnName: "InvoiceId", foreignKey: true),
-                "track": .init(\InvoiceLine.track, columnName: "TrackId", foreignKey: true),
-                "unitPrice": .init(
-                    \InvoiceLine.unitPrice, columnName: "UnitPrice", get: { $0.unitPrice }, set: { $0.unitPrice = $1 }),
-                "quantity": .init(
-                    \InvoiceLine.quantity, columnName: "Quantity", get: { $0.quantity }, set: { $0.quantity = $1 }),
-            ], for: self)
-    }
+    @ForeignKey("TrackId") var track: Track?
+    @Column("UnitPrice") var unitPrice = 0.0
+    @Column("Quantity") var quantity = 0
 }
 
+@DBBTable(idColumn: "MediaTypeId", timestamps: false)
 final class MediaType: DBBTableObject {
-    var name: String?
-
-    override class var idColumnName: String { "MediaTypeId" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "name": .init(\MediaType.name, columnName: "Name", get: { $0.name }, set: { $0.name = $1 })
-            ], for: self)
-    }
+    @Column("Name") var name: String?
 }
 
+@DBBTable(idColumn: "PlaylistId", timestamps: false)
 final class Playlist: DBBTableObject {
-    var name: String?
-
-    override class var idColumnName: String { "PlaylistId" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "name": .init(\Playlist.name, columnName: "Name", get: { $0.name }, set: { $0.name = $1 })
-            ], for: self)
-    }
+    @Column("Name") var name: String?
 }
 
+@DBBTable(idColumn: "rowid", timestamps: false)
 final class PlaylistTrack: DBBTableObject {
     /// Set it before saving: column PlaylistId is NOT NULL. Column 1 of the primary key (PlaylistId, TrackId); the
     /// table keeps it unique.
-    var playlist: Playlist?
+    @ForeignKey("PlaylistId") var playlist: Playlist?
     /// Set it before saving: column TrackId is NOT NULL. Column 2 of the primary key (PlaylistId, TrackId); the table
     /// keeps it unique.
-    var track: Track?
-
-    override class var idColumnName: String { "rowid" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "playlist": .init(\PlaylistTrack.playlist, columnName: "PlaylistId", foreignKey: true),
-                "track": .init(\PlaylistTrack.track, columnName: "TrackId", foreignKey: true),
-            ], for: self)
-    }
+    @ForeignKey("TrackId") var track: Track?
 }
 
+@DBBTable(idColumn: "TrackId", timestamps: false)
 final class Track: DBBTableObject {
-    var name = ""
-    var album: Album?
+    @Column("Name") var name = ""
+    @ForeignKey("AlbumId") var album: Album?
     /// Set it before saving: column MediaTypeId is NOT NULL.
-    var mediaType: MediaType?
-    var genre: Genre?
-    var composer: String?
-    var milliseconds = 0
-    var bytes: Int?
-    var unitPrice = 0.0
-
-    override class var idColumnName: String { "TrackId" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "name": .init(\Track.name, columnName: "Name", get: { $0.name }, set: { $0.name = $1 }),
-                "album": .init(\Track.album, columnName: "AlbumId", foreignKey: true),
-                "mediaType": .init(\Track.mediaType, columnName: "MediaTypeId", foreignKey: true),
-                "genre": .init(\Track.genre, columnName: "GenreId", foreignKey: true),
-                "composer": .init(
-                    \Track.composer, columnName: "Composer", get: { $0.composer }, set: { $0.composer = $1 }),
-                "milliseconds": .init(
-                    \Track.milliseconds, columnName: "Milliseconds", get: { $0.milliseconds },
-                    set: { $0.milliseconds = $1 }),
-                "bytes": .init(\Track.bytes, columnName: "Bytes", get: { $0.bytes }, set: { $0.bytes = $1 }),
-                "unitPrice": .init(
-                    \Track.unitPrice, columnName: "UnitPrice", get: { $0.unitPrice }, set: { $0.unitPrice = $1 }),
-            ], for: self)
-    }
+    @ForeignKey("MediaTypeId") var mediaType: MediaType?
+    @ForeignKey("GenreId") var genre: Genre?
+    @Column("Composer") var composer: String?
+    @Column("Milliseconds") var milliseconds = 0
+    @Column("Bytes") var bytes: Int?
+    @Column("UnitPrice") var unitPrice = 0.0
 }

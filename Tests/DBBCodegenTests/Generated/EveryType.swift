@@ -3,6 +3,7 @@
 import DBBBuilder
 import Foundation
 
+@DBBTable(indexes: [DBBIndexer(columnsToIndex: ["int", "text"], unique: true)])
 final class EveryType: DBBTableObject {
     var flag = false
     var int = 0
@@ -35,43 +36,4 @@ final class EveryType: DBBTableObject {
     var people: [Person] = []
     var optionalPeople: [Person]?
     var `default` = ""
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "flag": .init(\EveryType.flag, get: { $0.flag }, set: { $0.flag = $1 }),
-                "int": .init(\EveryType.int, get: { $0.int }, set: { $0.int = $1 }),
-                "int8": .init(\EveryType.int8, get: { $0.int8 }, set: { $0.int8 = $1 }),
-                "int16": .init(\EveryType.int16, get: { $0.int16 }, set: { $0.int16 = $1 }),
-                "int32": .init(\EveryType.int32, get: { $0.int32 }, set: { $0.int32 = $1 }),
-                "int64": .init(\EveryType.int64, get: { $0.int64 }, set: { $0.int64 = $1 }),
-                "uint": .init(\EveryType.uint, get: { $0.uint }, set: { $0.uint = $1 }),
-                "uint8": .init(\EveryType.uint8, get: { $0.uint8 }, set: { $0.uint8 = $1 }),
-                "uint16": .init(\EveryType.uint16, get: { $0.uint16 }, set: { $0.uint16 = $1 }),
-                "uint32": .init(\EveryType.uint32, get: { $0.uint32 }, set: { $0.uint32 = $1 }),
-                "uint64": .init(\EveryType.uint64, get: { $0.uint64 }, set: { $0.uint64 = $1 }),
-                "float": .init(\EveryType.float, get: { $0.float }, set: { $0.float = $1 }),
-                "double": .init(\EveryType.double, get: { $0.double }, set: { $0.double = $1 }),
-                "text": .init(\EveryType.text, get: { $0.text }, set: { $0.text = $1 }),
-                "date": .init(\EveryType.date, get: { $0.date }, set: { $0.date = $1 }),
-                "data": .init(\EveryType.data, get: { $0.data }, set: { $0.data = $1 }),
-                "optionalInt": .init(\EveryType.optionalInt, get: { $0.optionalInt }, set: { $0.optionalInt = $1 }),
-                "optionalDouble": .init(
-                    \EveryType.optionalDouble, get: { $0.optionalDouble }, set: { $0.optionalDouble = $1 }),
-                "optionalBool": .init(\EveryType.optionalBool, get: { $0.optionalBool }, set: { $0.optionalBool = $1 }),
-                "optionalDate": .init(\EveryType.optionalDate, get: { $0.optionalDate }, set: { $0.optionalDate = $1 }),
-                "flags": .init(\EveryType.flags),
-                "ints": .init(\EveryType.ints),
-                "bytes": .init(\EveryType.bytes),
-                "floats": .init(\EveryType.floats),
-                "doubles": .init(\EveryType.doubles),
-                "texts": .init(\EveryType.texts),
-                "dates": .init(\EveryType.dates),
-                "optionalTexts": .init(\EveryType.optionalTexts),
-                "people": .init(\EveryType.people),
-                "optionalPeople": .init(\EveryType.optionalPeople),
-                "default": .init(\EveryType.`default`, get: { $0.`default` }, set: { $0.`default` = $1 }),
-            ], for: self, indexer: DBBIndexer(columnsToIndex: ["int", "text"], unique: true))
-    }
 }

@@ -3,22 +3,11 @@
 import DBBBuilder
 import Foundation
 
+@DBBTable
 final class Meeting: DBBTableObject {
     var purpose = ""
     var startTime: Date?
     var participants: [Person] = []
     var project: Project?
     var minutes: String?
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "purpose": .init(\Meeting.purpose, get: { $0.purpose }, set: { $0.purpose = $1 }),
-                "startTime": .init(\Meeting.startTime, get: { $0.startTime }, set: { $0.startTime = $1 }),
-                "participants": .init(\Meeting.participants),
-                "project": .init(\Meeting.project),
-                "minutes": .init(\Meeting.minutes, get: { $0.minutes }, set: { $0.minutes = $1 }),
-            ], for: self)
-    }
 }

@@ -16,32 +16,18 @@
 
 import DBBBuilder
 
+@DBBTable(idColumn: "CategoryID", timestamps: false)
 final class Categories: DBBTableObject {
-    var categoryName: String?
-    var description: String?
-
-    override class var idColumnName: String { "CategoryID" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "categoryName": .init(
-                    \Categories.categoryName, columnName: "CategoryName", get: { $0.categoryName },
-                    set: { $0.categoryName = $1 }),
-                "description": .init(
-                    \Categories.description, columnName: "Description", get: { $0.description },
-                    set: { $0.description = $1 }),
-            ], for: self)
-    }
+    @Column("CategoryName") var categoryName: String?
+    @Column("Description") var description: String?
 }
 
+@DBBTable(idColumn: "rowid", timestamps: false)
 final class CustomerCustomerDemo: DBBTableObject {
     /// Column 1 of the primary key (CustomerID, CustomerTypeID); the table keeps it unique.
-    var customerID = ""
+    @Column("CustomerID") var customerID = ""
     /// Column 2 of the primary key (CustomerID, CustomerTypeID); the table keeps it unique.
-    var customerTypeID = ""
+    @Column("CustomerTypeID") var customerTypeID = ""
 
     /// The Customers row whose CustomerID equals this row's CustomerID: a foreign key to a key that is not an INTEGER
     /// PRIMARY KEY, so it is looked up rather than mapped.
@@ -62,100 +48,38 @@ final class CustomerCustomerDemo: DBBTableObject {
             return try CustomerDemographics.fetch(options: options, manager: dbManager).first
         }
     }
-
-    override class var idColumnName: String { "rowid" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "customerID": .init(
-                    \CustomerCustomerDemo.customerID, columnName: "CustomerID", get: { $0.customerID },
-                    set: { $0.customerID = $1 }),
-                "customerTypeID": .init(
-                    \CustomerCustomerDemo.customerTypeID, columnName: "CustomerTypeID", get: { $0.customerTypeID },
-                    set: { $0.customerTypeID = $1 }),
-            ], for: self)
-    }
 }
 
+@DBBTable(idColumn: "rowid", timestamps: false)
 final class CustomerDemographics: DBBTableObject {
     /// The primary key; the table keeps it unique.
-    var customerTypeID = ""
-    var customerDesc: String?
-
-    override class var idColumnName: String { "rowid" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "customerTypeID": .init(
-                    \CustomerDemographics.customerTypeID, columnName: "CustomerTypeID", get: { $0.customerTypeID },
-                    set: { $0.customerTypeID = $1 }),
-                "customerDesc": .init(
-                    \CustomerDemographics.customerDesc, columnName: "CustomerDesc", get: { $0.customerDesc },
-                    set: { $0.customerDesc = $1 }),
-            ], for: self)
-    }
+    @Column("CustomerTypeID") var customerTypeID = ""
+    @Column("CustomerDesc") var customerDesc: String?
 }
 
+@DBBTable(idColumn: "rowid", timestamps: false)
 final class Customers: DBBTableObject {
     /// The primary key; the table keeps it unique.
-    var customerID: String?
-    var companyName: String?
-    var contactName: String?
-    var contactTitle: String?
-    var address: String?
-    var city: String?
-    var region: String?
-    var postalCode: String?
-    var country: String?
-    var phone: String?
-    var fax: String?
-
-    override class var idColumnName: String { "rowid" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "customerID": .init(
-                    \Customers.customerID, columnName: "CustomerID", get: { $0.customerID },
-                    set: { $0.customerID = $1 }),
-                "companyName": .init(
-                    \Customers.companyName, columnName: "CompanyName", get: { $0.companyName },
-                    set: { $0.companyName = $1 }),
-                "contactName": .init(
-                    \Customers.contactName, columnName: "ContactName", get: { $0.contactName },
-                    set: { $0.contactName = $1 }),
-                "contactTitle": .init(
-                    \Customers.contactTitle, columnName: "ContactTitle", get: { $0.contactTitle },
-                    set: { $0.contactTitle = $1 }),
-                "address": .init(
-                    \Customers.address, columnName: "Address", get: { $0.address }, set: { $0.address = $1 }),
-                "city": .init(\Customers.city, columnName: "City", get: { $0.city }, set: { $0.city = $1 }),
-                "region": .init(\Customers.region, columnName: "Region", get: { $0.region }, set: { $0.region = $1 }),
-                "postalCode": .init(
-                    \Customers.postalCode, columnName: "PostalCode", get: { $0.postalCode },
-                    set: { $0.postalCode = $1 }),
-                "country": .init(
-                    \Customers.country, columnName: "Country", get: { $0.country }, set: { $0.country = $1 }),
-                "phone": .init(\Customers.phone, columnName: "Phone", get: { $0.phone }, set: { $0.phone = $1 }),
-                "fax": .init(\Customers.fax, columnName: "Fax", get: { $0.fax }, set: { $0.fax = $1 }),
-            ], for: self)
-    }
+    @Column("CustomerID") var customerID: String?
+    @Column("CompanyName") var companyName: String?
+    @Column("ContactName") var contactName: String?
+    @Column("ContactTitle") var contactTitle: String?
+    @Column("Address") var address: String?
+    @Column("City") var city: String?
+    @Column("Region") var region: String?
+    @Column("PostalCode") var postalCode: String?
+    @Column("Country") var country: String?
+    @Column("Phone") var phone: String?
+    @Column("Fax") var fax: String?
 }
 
+@DBBTable(idColumn: "rowid", timestamps: false)
 final class EmployeeTerritories: DBBTableObject {
     /// Set it before saving: column EmployeeID is NOT NULL. Column 1 of the primary key (EmployeeID, TerritoryID); the
     /// table keeps it unique.
-    var employee: Employees?
+    @ForeignKey("EmployeeID") var employee: Employees?
     /// Column 2 of the primary key (EmployeeID, TerritoryID); the table keeps it unique.
-    var territoryID = ""
+    @Column("TerritoryID") var territoryID = ""
 
     /// The Territories row whose TerritoryID equals this row's TerritoryID: a foreign key to a key that is not an
     /// INTEGER PRIMARY KEY, so it is looked up rather than mapped.
@@ -166,132 +90,61 @@ final class EmployeeTerritories: DBBTableObject {
             return try Territories.fetch(options: options, manager: dbManager).first
         }
     }
-
-    override class var idColumnName: String { "rowid" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "employee": .init(\EmployeeTerritories.employee, columnName: "EmployeeID", foreignKey: true),
-                "territoryID": .init(
-                    \EmployeeTerritories.territoryID, columnName: "TerritoryID", get: { $0.territoryID },
-                    set: { $0.territoryID = $1 }),
-            ], for: self)
-    }
 }
 
+@DBBTable(idColumn: "EmployeeID", timestamps: false)
 final class Employees: DBBTableObject {
-    var lastName: String?
-    var firstName: String?
-    var title: String?
-    var titleOfCourtesy: String?
+    @Column("LastName") var lastName: String?
+    @Column("FirstName") var firstName: String?
+    @Column("Title") var title: String?
+    @Column("TitleOfCourtesy") var titleOfCourtesy: String?
     /// Column BirthDate is DATE: kept as text so saves keep its format.
-    var birthDate: String?
+    @Column("BirthDate") var birthDate: String?
     /// Column HireDate is DATE: kept as text so saves keep its format.
-    var hireDate: String?
-    var address: String?
-    var city: String?
-    var region: String?
-    var postalCode: String?
-    var country: String?
-    var homePhone: String?
-    var `extension`: String?
-    var notes: String?
-    var reportsTo: Employees?
-    var photoPath: String?
-
-    override class var idColumnName: String { "EmployeeID" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "lastName": .init(
-                    \Employees.lastName, columnName: "LastName", get: { $0.lastName }, set: { $0.lastName = $1 }),
-                "firstName": .init(
-                    \Employees.firstName, columnName: "FirstName", get: { $0.firstName }, set: { $0.firstName = $1 }),
-                "title": .init(\Employees.title, columnName: "Title", get: { $0.title }, set: { $0.title = $1 }),
-                "titleOfCourtesy": .init(
-                    \Employees.titleOfCourtesy, columnName: "TitleOfCourtesy", get: { $0.titleOfCourtesy },
-                    set: { $0.titleOfCourtesy = $1 }),
-                "birthDate": .init(
-                    \Employees.birthDate, columnName: "BirthDate", get: { $0.birthDate }, set: { $0.birthDate = $1 }),
-                "hireDate": .init(
-                    \Employees.hireDate, columnName: "HireDate", get: { $0.hireDate }, set: { $0.hireDate = $1 }),
-                "address": .init(
-                    \Employees.address, columnName: "Address", get: { $0.address }, set: { $0.address = $1 }),
-                "city": .init(\Employees.city, columnName: "City", get: { $0.city }, set: { $0.city = $1 }),
-                "region": .init(\Employees.region, columnName: "Region", get: { $0.region }, set: { $0.region = $1 }),
-                "postalCode": .init(
-                    \Employees.postalCode, columnName: "PostalCode", get: { $0.postalCode },
-                    set: { $0.postalCode = $1 }),
-                "country": .init(
-                    \Employees.country, columnName: "Country", get: { $0.country }, set: { $0.country = $1 }),
-                "homePhone": .init(
-                    \Employees.homePhone, columnName: "HomePhone", get: { $0.homePhone }, set: { $0.homePhone = $1 }),
-                "extension": .init(
-                    \Employees.`extension`, columnName: "Extension", get: { $0.`extension` },
-                    set: { $0.`extension` = $1 }),
-                "notes": .init(\Employees.notes, columnName: "Notes", get: { $0.notes }, set: { $0.notes = $1 }),
-                "reportsTo": .init(\Employees.reportsTo, columnName: "ReportsTo", foreignKey: true),
-                "photoPath": .init(
-                    \Employees.photoPath, columnName: "PhotoPath", get: { $0.photoPath }, set: { $0.photoPath = $1 }),
-            ], for: self)
-    }
+    @Column("HireDate") var hireDate: String?
+    @Column("Address") var address: String?
+    @Column("City") var city: String?
+    @Column("Region") var region: String?
+    @Column("PostalCode") var postalCode: String?
+    @Column("Country") var country: String?
+    @Column("HomePhone") var homePhone: String?
+    @Column("Extension") var `extension`: String?
+    @Column("Notes") var notes: String?
+    @ForeignKey("ReportsTo") var reportsTo: Employees?
+    @Column("PhotoPath") var photoPath: String?
 }
 
+@DBBTable(name: "Order Details", idColumn: "rowid", timestamps: false)
 final class OrderDetails: DBBTableObject {
     /// Set it before saving: column OrderID is NOT NULL. Column 1 of the primary key (OrderID, ProductID); the table
     /// keeps it unique.
-    var order: Orders?
+    @ForeignKey("OrderID") var order: Orders?
     /// Set it before saving: column ProductID is NOT NULL. Column 2 of the primary key (OrderID, ProductID); the table
     /// keeps it unique.
-    var product: Products?
-    var unitPrice = 0.0
-    var quantity = 1
-    var discount = 0.0
-
-    override class var tableName: String { "Order Details" }
-    override class var idColumnName: String { "rowid" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "order": .init(\OrderDetails.order, columnName: "OrderID", foreignKey: true),
-                "product": .init(\OrderDetails.product, columnName: "ProductID", foreignKey: true),
-                "unitPrice": .init(
-                    \OrderDetails.unitPrice, columnName: "UnitPrice", get: { $0.unitPrice },
-                    set: { $0.unitPrice = $1 }),
-                "quantity": .init(
-                    \OrderDetails.quantity, columnName: "Quantity", get: { $0.quantity }, set: { $0.quantity = $1 }),
-                "discount": .init(
-                    \OrderDetails.discount, columnName: "Discount", get: { $0.discount }, set: { $0.discount = $1 }),
-            ], for: self)
-    }
+    @ForeignKey("ProductID") var product: Products?
+    @Column("UnitPrice") var unitPrice = 0.0
+    @Column("Quantity") var quantity = 1
+    @Column("Discount") var discount = 0.0
 }
 
+@DBBTable(idColumn: "OrderID", timestamps: false)
 final class Orders: DBBTableObject {
-    var customerID: String?
-    var employee: Employees?
+    @Column("CustomerID") var customerID: String?
+    @ForeignKey("EmployeeID") var employee: Employees?
     /// Column OrderDate is DATETIME: kept as text so saves keep its format.
-    var orderDate: String?
+    @Column("OrderDate") var orderDate: String?
     /// Column RequiredDate is DATETIME: kept as text so saves keep its format.
-    var requiredDate: String?
+    @Column("RequiredDate") var requiredDate: String?
     /// Column ShippedDate is DATETIME: kept as text so saves keep its format.
-    var shippedDate: String?
-    var shipVia: Shippers?
-    var freight: Double? = 0.0
-    var shipName: String?
-    var shipAddress: String?
-    var shipCity: String?
-    var shipRegion: String?
-    var shipPostalCode: String?
-    var shipCountry: String?
+    @Column("ShippedDate") var shippedDate: String?
+    @ForeignKey("ShipVia") var shipVia: Shippers?
+    @Column("Freight") var freight: Double? = 0.0
+    @Column("ShipName") var shipName: String?
+    @Column("ShipAddress") var shipAddress: String?
+    @Column("ShipCity") var shipCity: String?
+    @Column("ShipRegion") var shipRegion: String?
+    @Column("ShipPostalCode") var shipPostalCode: String?
+    @Column("ShipCountry") var shipCountry: String?
 
     /// The Customers row whose CustomerID equals this row's CustomerID: a foreign key to a key that is not an INTEGER
     /// PRIMARY KEY, so it is looked up rather than mapped.
@@ -303,193 +156,52 @@ final class Orders: DBBTableObject {
             return try Customers.fetch(options: options, manager: dbManager).first
         }
     }
-
-    override class var idColumnName: String { "OrderID" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "customerID": .init(
-                    \Orders.customerID, columnName: "CustomerID", get: { $0.customerID }, set: { $0.customerID = $1 }),
-                "employee": .init(\Orders.employee, columnName: "EmployeeID", foreignKey: true),
-                "orderDate": .init(
-                    \Orders.orderDate, columnName: "OrderDate", get: { $0.orderDate }, set: { $0.orderDate = $1 }),
-                "requiredDate": .init(
-                    \Orders.requiredDate, columnName: "RequiredDate", get: { $0.requiredDate },
-                    set: { $0.requiredDate = $1 }),
-                "shippedDate": .init(
-                    \Orders.shippedDate, columnName: "ShippedDate", get: { $0.shippedDate },
-                    set: { $0.shippedDate = $1 }),
-                "shipVia": .init(\Orders.shipVia, columnName: "ShipVia", foreignKey: true),
-                "freight": .init(\Orders.freight, columnName: "Freight", get: { $0.freight }, set: { $0.freight = $1 }),
-                "shipName": .init(
-                    \Orders.shipName, columnName: "ShipName", get: { $0.shipName }, set: { $0.shipName = $1 }),
-                "shipAddress": .init(
-                    \Orders.shipAddress, columnName: "ShipAddress", get: { $0.shipAddress },
-                    set: { $0.shipAddress = $1 }),
-                "shipCity": .init(
-                    \Orders.shipCity, columnName: "ShipCity", get: { $0.shipCity }, set: { $0.shipCity = $1 }),
-                "shipRegion": .init(
-                    \Orders.shipRegion, columnName: "ShipRegion", get: { $0.shipRegion }, set: { $0.shipRegion = $1 }),
-                "shipPostalCode": .init(
-                    \Orders.shipPostalCode, columnName: "ShipPostalCode", get: { $0.shipPostalCode },
-                    set: { $0.shipPostalCode = $1 }),
-                "shipCountry": .init(
-                    \Orders.shipCountry, columnName: "ShipCountry", get: { $0.shipCountry },
-                    set: { $0.shipCountry = $1 }),
-            ], for: self)
-    }
 }
 
+@DBBTable(idColumn: "ProductID", timestamps: false)
 final class Products: DBBTableObject {
-    var productName = ""
-    var supplier: Suppliers?
-    var category: Categories?
-    var quantityPerUnit: String?
-    var unitPrice: Double? = 0.0
-    var unitsInStock: Int? = 0
-    var unitsOnOrder: Int? = 0
-    var reorderLevel: Int? = 0
-    var discontinued = "0"
-
-    override class var idColumnName: String { "ProductID" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "productName": .init(
-                    \Products.productName, columnName: "ProductName", get: { $0.productName },
-                    set: { $0.productName = $1 }),
-                "supplier": .init(\Products.supplier, columnName: "SupplierID", foreignKey: true),
-                "category": .init(\Products.category, columnName: "CategoryID", foreignKey: true),
-                "quantityPerUnit": .init(
-                    \Products.quantityPerUnit, columnName: "QuantityPerUnit", get: { $0.quantityPerUnit },
-                    set: { $0.quantityPerUnit = $1 }),
-                "unitPrice": .init(
-                    \Products.unitPrice, columnName: "UnitPrice", get: { $0.unitPrice }, set: { $0.unitPrice = $1 }),
-                "unitsInStock": .init(
-                    \Products.unitsInStock, columnName: "UnitsInStock", get: { $0.unitsInStock },
-                    set: { $0.unitsInStock = $1 }),
-                "unitsOnOrder": .init(
-                    \Products.unitsOnOrder, columnName: "UnitsOnOrder", get: { $0.unitsOnOrder },
-                    set: { $0.unitsOnOrder = $1 }),
-                "reorderLevel": .init(
-                    \Products.reorderLevel, columnName: "ReorderLevel", get: { $0.reorderLevel },
-                    set: { $0.reorderLevel = $1 }),
-                "discontinued": .init(
-                    \Products.discontinued, columnName: "Discontinued", get: { $0.discontinued },
-                    set: { $0.discontinued = $1 }),
-            ], for: self)
-    }
+    @Column("ProductName") var productName = ""
+    @ForeignKey("SupplierID") var supplier: Suppliers?
+    @ForeignKey("CategoryID") var category: Categories?
+    @Column("QuantityPerUnit") var quantityPerUnit: String?
+    @Column("UnitPrice") var unitPrice: Double? = 0.0
+    @Column("UnitsInStock") var unitsInStock: Int? = 0
+    @Column("UnitsOnOrder") var unitsOnOrder: Int? = 0
+    @Column("ReorderLevel") var reorderLevel: Int? = 0
+    @Column("Discontinued") var discontinued = "0"
 }
 
+@DBBTable(idColumn: "RegionID", timestamps: false)
 final class Regions: DBBTableObject {
-    var regionDescription = ""
-
-    override class var idColumnName: String { "RegionID" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "regionDescription": .init(
-                    \Regions.regionDescription, columnName: "RegionDescription", get: { $0.regionDescription },
-                    set: { $0.regionDescription = $1 })
-            ], for: self)
-    }
+    @Column("RegionDescription") var regionDescription = ""
 }
 
+@DBBTable(idColumn: "ShipperID", timestamps: false)
 final class Shippers: DBBTableObject {
-    var companyName = ""
-    var phone: String?
-
-    override class var idColumnName: String { "ShipperID" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "companyName": .init(
-                    \Shippers.companyName, columnName: "CompanyName", get: { $0.companyName },
-                    set: { $0.companyName = $1 }),
-                "phone": .init(\Shippers.phone, columnName: "Phone", get: { $0.phone }, set: { $0.phone = $1 }),
-            ], for: self)
-    }
+    @Column("CompanyName") var companyName = ""
+    @Column("Phone") var phone: String?
 }
 
+@DBBTable(idColumn: "SupplierID", timestamps: false)
 final class Suppliers: DBBTableObject {
-    var companyName = ""
-    var contactName: String?
-    var contactTitle: String?
-    var address: String?
-    var city: String?
-    var region: String?
-    var postalCode: String?
-    var country: String?
-    var phone: String?
-    var fax: String?
-    var homePage: String?
-
-    override class var idColumnName: String { "SupplierID" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "companyName": .init(
-                    \Suppliers.companyName, columnName: "CompanyName", get: { $0.companyName },
-                    set: { $0.companyName = $1 }),
-                "contactName": .init(
-                    \Suppliers.contactName, columnName: "ContactName", get: { $0.contactName },
-                    set: { $0.contactName = $1 }),
-                "contactTitle": .init(
-                    \Suppliers.contactTitle, columnName: "ContactTitle", get: { $0.contactTitle },
-                    set: { $0.contactTitle = $1 }),
-                "address": .init(
-                    \Suppliers.address, columnName: "Address", get: { $0.address }, set: { $0.address = $1 }),
-                "city": .init(\Suppliers.city, columnName: "City", get: { $0.city }, set: { $0.city = $1 }),
-                "region": .init(\Suppliers.region, columnName: "Region", get: { $0.region }, set: { $0.region = $1 }),
-                "postalCode": .init(
-                    \Suppliers.postalCode, columnName: "PostalCode", get: { $0.postalCode },
-                    set: { $0.postalCode = $1 }),
-                "country": .init(
-                    \Suppliers.country, columnName: "Country", get: { $0.country }, set: { $0.country = $1 }),
-                "phone": .init(\Suppliers.phone, columnName: "Phone", get: { $0.phone }, set: { $0.phone = $1 }),
-                "fax": .init(\Suppliers.fax, columnName: "Fax", get: { $0.fax }, set: { $0.fax = $1 }),
-                "homePage": .init(
-                    \Suppliers.homePage, columnName: "HomePage", get: { $0.homePage }, set: { $0.homePage = $1 }),
-            ], for: self)
-    }
+    @Column("CompanyName") var companyName = ""
+    @Column("ContactName") var contactName: String?
+    @Column("ContactTitle") var contactTitle: String?
+    @Column("Address") var address: String?
+    @Column("City") var city: String?
+    @Column("Region") var region: String?
+    @Column("PostalCode") var postalCode: String?
+    @Column("Country") var country: String?
+    @Column("Phone") var phone: String?
+    @Column("Fax") var fax: String?
+    @Column("HomePage") var homePage: String?
 }
 
+@DBBTable(idColumn: "rowid", timestamps: false)
 final class Territories: DBBTableObject {
     /// The primary key; the table keeps it unique.
-    var territoryID = ""
-    var territoryDescription = ""
+    @Column("TerritoryID") var territoryID = ""
+    @Column("TerritoryDescription") var territoryDescription = ""
     /// Set it before saving: column RegionID is NOT NULL.
-    var region: Regions?
-
-    override class var idColumnName: String { "rowid" }
-    override class var hasTimestampColumns: Bool { false }
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "territoryID": .init(
-                    \Territories.territoryID, columnName: "TerritoryID", get: { $0.territoryID },
-                    set: { $0.territoryID = $1 }),
-                "territoryDescription": .init(
-                    \Territories.territoryDescription, columnName: "TerritoryDescription",
-                    get: { $0.territoryDescription }, set: { $0.territoryDescription = $1 }),
-                "region": .init(\Territories.region, columnName: "RegionID", foreignKey: true),
-            ], for: self)
-    }
+    @ForeignKey("RegionID") var region: Regions?
 }

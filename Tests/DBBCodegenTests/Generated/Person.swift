@@ -3,28 +3,14 @@
 import DBBBuilder
 import Foundation
 
+@DBBTable(indexes: [DBBIndexer(columnsToIndex: ["lastName", "firstName"])])
 final class Person: DBBTableObject {
     var firstName = ""
     var lastName = ""
-    var email: String?
+    @Column("emailAddress") var email: String?
     var age = 0
     var birthday: Date?
     var spouse: Person?
     var nicknames: [String] = []
     var photo: Data?
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "firstName": .init(\Person.firstName, get: { $0.firstName }, set: { $0.firstName = $1 }),
-                "lastName": .init(\Person.lastName, get: { $0.lastName }, set: { $0.lastName = $1 }),
-                "email": .init(\Person.email, columnName: "emailAddress", get: { $0.email }, set: { $0.email = $1 }),
-                "age": .init(\Person.age, get: { $0.age }, set: { $0.age = $1 }),
-                "birthday": .init(\Person.birthday, get: { $0.birthday }, set: { $0.birthday = $1 }),
-                "spouse": .init(\Person.spouse),
-                "nicknames": .init(\Person.nicknames),
-                "photo": .init(\Person.photo, get: { $0.photo }, set: { $0.photo = $1 }),
-            ], for: self, indexer: DBBIndexer(columnsToIndex: ["lastName", "firstName"]))
-    }
 }

@@ -3,8 +3,9 @@
 import DBBBuilder
 import Foundation
 
+@DBBTable(indexes: [DBBIndexer(columnsToIndex: ["name", "code"])])
 final class Project: DBBTableObject {
-    var name = ""
+    @Column("itemName") var name = ""
     var code = ""
     var startDate: Date?
     var budget: Float = 0
@@ -13,19 +14,4 @@ final class Project: DBBTableObject {
     var subProject: Project?
     /// Declared `Person`; generated optional, as a reference has no default object.
     var projectLead: Person?
-
-    required init(dbManager: DBBManager) {
-        super.init(dbManager: dbManager)
-        dbManager.addPersistenceMapping(
-            [
-                "name": .init(\Project.name, columnName: "itemName", get: { $0.name }, set: { $0.name = $1 }),
-                "code": .init(\Project.code, get: { $0.code }, set: { $0.code = $1 }),
-                "startDate": .init(\Project.startDate, get: { $0.startDate }, set: { $0.startDate = $1 }),
-                "budget": .init(\Project.budget, get: { $0.budget }, set: { $0.budget = $1 }),
-                "meetings": .init(\Project.meetings),
-                "tags": .init(\Project.tags),
-                "subProject": .init(\Project.subProject),
-                "projectLead": .init(\Project.projectLead),
-            ], for: self, indexer: DBBIndexer(columnsToIndex: ["name", "code"]))
-    }
 }

@@ -1,0 +1,84 @@
+@_exported import DBBObjects
+
+/// Maps a `DBBTableObject` subclass: writes its class-level ``DBBTableMapping`` (every stored property,
+/// read and written through direct closures) and its `required init(dbManager:)`.
+///
+/// ```swift
+/// @DBBTable
+/// final class Person: DBBTableObject {
+///     @Unique var name = ""
+///     @Indexed var code = ""
+///     var budget = 0.0
+///     var startDate: Date?
+///     var tags: [String] = []
+///     var lead: Person?
+///     @CascadeDelete var meetings: [Meeting] = []
+///     @Transient var scratch = 0          // not persisted
+/// }
+///
+/// @DBBTable(name: "Artist", idColumn: "ArtistId", timestamps: false)
+/// final class Artist: DBBTableObject {
+///     @Column("Name") var name: String?
+/// }
+/// ```
+///
+/// Every stored `var` is persisted unless marked ``Transient()``; computed properties and `static` ones
+/// are skipped. A property's type is read as written: annotate it, or initialize it with a literal
+/// (`0` is `Int`, `0.0` is `Double`, `""` is `String`, `false` is `Bool`) or with `Date(…)` / `Data(…)`.
+/// Persisted types are the thirteen scalar types (`Bool`, the signed and unsigned integers, `Float`,
+/// `Double`, `String`, `Date`, `Data`), `DBBTableObject` subclasses, arrays of either (but `Data`), and
+/// optionals of all of these. Anything else, a `let`, or the macro on a struct, an enum or a class with
+/// no superclass, is a compile-time error on that line.
+///
+/// A class that writes its own `required init(dbManager:)` keeps it (to set `attributesDictionary` or
+/// other defaults); the macro then writes only the mapping. A subclass of a `@DBBTable` class marked
+/// `@DBBTable` too adds its properties to its superclass's.
+///
+/// - Parameters:
+///   - name: the table's name, when it is not the class's (``DBBTableObject/tableName``).
+///   - idColumn: the integer primary key column's name, when it is not `id`
+///     (``DBBTableObject/idColumnName``).
+///   - timestamps: whether the table has `createdTime` and `modifiedTime` columns
+///     (``DBBTableObject/hasTimestampColumns``). Default: `true`.
+///   - indexes: further indexes, for example over several columns:
+///     `[DBBIndexer(columnsToIndex: ["lastName", "firstName"])]`.
+@attached(
+    member, names: named(init(dbManager:)), named(persistenceMapping), named(tableName), named(idColumnName),
+    named(hasTimestampColumns))
+public macro DBBTable(
+    name: String? = nil, idColumn: String? = nil, timestamps: Bool = true, indexes: [DBBIndexer] = []
+) = #externalMacro(module: "DBBMacrosPlugin", type: "DBBTableMacro")
+
+/// Stores a property of a `@DBBTable` class in a column (or join table value column) of another name.
+///
+/// - Parameter name: the column's name.
+@attached(peer)
+public macro Column(_ name: String) = #externalMacro(module: "DBBMacrosPlugin", type: "DBBPropertyMarkerMacro")
+
+/// Indexes a property's column (an index named `<Table>_<column>`).
+@attached(peer)
+public macro Indexed() = #externalMacro(module: "DBBMacrosPlugin", type: "DBBPropertyMarkerMacro")
+
+/// Makes a property's column `UNIQUE` (``ColumnAttribute/unique``).
+@attached(peer)
+public macro Unique() = #externalMacro(module: "DBBMacrosPlugin", type: "DBBPropertyMarkerMacro")
+
+/// Makes a property's column `NOT NULL` (``ColumnAttribute/notNull``).
+@attached(peer)
+public macro NotNull() = #externalMacro(module: "DBBMacrosPlugin", type: "DBBPropertyMarkerMacro")
+
+/// Leaves a property out of the mapping: it is neither saved nor loaded.
+@attached(peer)
+public macro Transient() = #externalMacro(module: "DBBMacrosPlugin", type: "DBBPropertyMarkerMacro")
+
+/// On an array of objects: deleting the owner deletes the objects too (``ColumnAttribute/cascadingDeletion``).
+@attached(peer)
+public macro CascadeDelete() = #externalMacro(module: "DBBMacrosPlugin", type: "DBBPropertyMarkerMacro")
+
+/// Stores an object reference as an id column of the class's own table (a foreign key, as existing
+/// databases lay it out) instead of a join table.
+///
+/// - Parameter column: the column's name. Default: the property's name.
+@attached(peer)
+public macro ForeignKey(_ column: String? = nil) =
+    #externalMacro(module: "DBBMacrosPlugin", type: "DBBPropertyMarkerMacro")

@@ -1,0 +1,348 @@
+import DBBMacrosPlugin
+import SwiftSyntaxMacroExpansion
+import SwiftSyntaxMacros
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+/// What `@DBBTable` writes, and the errors it reports, checked on source text.
+@Suite struct DBBTableExpansionTests {
+    static let macros: [String: MacroSpec] = [
+        "DBBTable": MacroSpec(type: DBBTableMacro.self),
+        "Column": MacroSpec(type: DBBPropertyMarkerMacro.self),
+        "Indexed": MacroSpec(type: DBBPropertyMarkerMacro.self),
+        "Unique": MacroSpec(type: DBBPropertyMarkerMacro.self),
+        "NotNull": MacroSpec(type: DBBPropertyMarkerMacro.self),
+        "Transient": MacroSpec(type: DBBPropertyMarkerMacro.self),
+        "CascadeDelete": MacroSpec(type: DBBPropertyMarkerMacro.self),
+        "ForeignKey": MacroSpec(type: DBBPropertyMarkerMacro.self),
+    ]
+
+    private func expect(
+        _ source: String, expandsTo expanded: String, diagnostics: [DiagnosticSpec] = [],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        assertMacroExpansion(
+            source, expandedSource: expanded, diagnostics: diagnostics, macroSpecs: Self.macros,
+            failureHandler: { Issue.record(Comment(rawValue: $0.message), sourceLocation: sourceLocation) })
+    }
+
+    @Test func theIssuesFirstExample() {
+        expect(
+            """
+            @DBBTable
+            final class Person: DBBTableObject {
+                @Unique var name = ""
+                @Indexed var code = ""
+                var budget = 0.0
+                var startDate: Date?
+                var active = false
+                var tags: [String] = []
+                var lead: Person?
+                @CascadeDelete var meetings: [Meeting] = []
+                @Transient var scratch = 0
+            }
+            """,
+            expandsTo: """
+                final class Person: DBBTableObject {
+                    var name = ""
+                    var code = ""
+                    var budget = 0.0
+                    var startDate: Date?
+                    var active = false
+                    var tags: [String] = []
+                    var lead: Person?
+                    var meetings: [Meeting] = []
+                    var scratch = 0
+
+                    override class var persistenceMapping: DBBTableMapping {
+                        super.persistenceMapping.merging(
+                            DBBTableMapping(
+                                [
+                                    "name": .init(get: { (object: Person) -> String in object.name }, set: { $0.name = $1 }),
+                                    "code": .init(get: { (object: Person) -> String in object.code }, set: { $0.code = $1 }),
+                                    "budget": .init(get: { (object: Person) -> Double in object.budget }, set: { $0.budget = $1 }),
+                                    "startDate": .init(get: { (object: Person) -> Date? in object.startDate }, set: { $0.startDate = $1 }),
+                                    "active": .init(get: { (object: Person) -> Bool in object.active }, set: { $0.active = $1 }),
+                                    "tags": .init(get: { (object: Person) -> [String] in object.tags }, set: { $0.tags = $1 }),
+                                    "lead": .init(get: { (object: Person) -> Person? in object.lead }, set: { $0.lead = $1 }),
+                                    "meetings": .init(get: { (object: Person) -> [Meeting] in object.meetings }, set: { $0.meetings = $1 }),
+                                ],
+                                attributes: ["name": ColumnAttribute.unique, "meetings": ColumnAttribute.cascadingDeletion],
+                                indexers: [DBBIndexer(columnsToIndex: ["code"])]))
+                    }
+
+                    required init(dbManager: DBBManager) {
+                        super.init(dbManager: dbManager)
+                    }
+                }
+                """)
+    }
+
+    @Test func tableOptionsColumnNamesForeignKeysAndDefaults() {
+        expect(
+            """
+            @DBBTable(name: "Artist", idColumn: "ArtistId", timestamps: false)
+            final class Artist: DBBTableObject {
+                @Column("Name") var name: String?
+                @ForeignKey("LabelId") var label: Label?
+                @ForeignKey var agent: Agent?
+                @NotNull @Unique var code: String
+                var born: Date, `default`: Int
+            }
+            """,
+            expandsTo: """
+                final class Artist: DBBTableObject {
+                    var name: String?
+                    var label: Label?
+                    var agent: Agent?
+                    var code: String
+                    var born: Date, `default`: Int
+
+                    override class var tableName: String { "Artist" }
+
+                    override class var idColumnName: String { "ArtistId" }
+
+                    override class var hasTimestampColumns: Bool { false }
+
+                    override class var persistenceMapping: DBBTableMapping {
+                        super.persistenceMapping.merging(
+                            DBBTableMapping(
+                                [
+                                    "name": .init(columnName: "Name", get: { (object: Artist) -> String? in object.name }, set: { $0.name = $1 }),
+                                    "label": .init(columnName: "LabelId", foreignKey: true, get: { (object: Artist) -> Label? in object.label }, set: { $0.label = $1 }),
+                                    "agent": .init(foreignKey: true, get: { (object: Artist) -> Agent? in object.agent }, set: { $0.agent = $1 }),
+                                    "code": .init(get: { (object: Artist) -> String in object.code }, set: { $0.code = $1 }),
+                                    "born": .init(get: { (object: Artist) -> Date in object.born }, set: { $0.born = $1 }),
+                                    "default": .init(get: { (object: Artist) -> Int in object.`default` }, set: { $0.`default` = $1 }),
+                                ],
+                                attributes: ["code": "\\(ColumnAttribute.notNull) \\(ColumnAttribute.unique)"]))
+                    }
+
+                    required init(dbManager: DBBManager) {
+                        self.code = ""
+                        self.born = Date(timeIntervalSinceReferenceDate: 0)
+                        self.`default` = 0
+                        super.init(dbManager: dbManager)
+                    }
+                }
+                """)
+    }
+
+    @Test func aPublicClassWithItsOwnInitializerKeepsIt() {
+        expect(
+            """
+            @DBBTable(indexes: [DBBIndexer(columnsToIndex: ["a", "b"], unique: true)])
+            public final class Pair: Base {
+                @Indexed var a = 0
+                private(set) var b = "x"
+                var observed = 1.5 { didSet { print(observed) } }
+                var twice: Int { a * 2 }
+                var other: Int {
+                    get { a }
+                    set { a = newValue }
+                }
+                static let shared = 1
+                @Transient let fixed = 3
+
+                public required init(dbManager: DBBManager) {
+                    super.init(dbManager: dbManager)
+                    attributesDictionary = ["b": ColumnAttribute.notNull]
+                }
+            }
+            """,
+            expandsTo: """
+                public final class Pair: Base {
+                    var a = 0
+                    private(set) var b = "x"
+                    var observed = 1.5 { didSet { print(observed) } }
+                    var twice: Int { a * 2 }
+                    var other: Int {
+                        get { a }
+                        set { a = newValue }
+                    }
+                    static let shared = 1
+                    let fixed = 3
+
+                    public required init(dbManager: DBBManager) {
+                        super.init(dbManager: dbManager)
+                        attributesDictionary = ["b": ColumnAttribute.notNull]
+                    }
+
+                    public override class var persistenceMapping: DBBTableMapping {
+                        super.persistenceMapping.merging(
+                            DBBTableMapping(
+                                [
+                                    "a": .init(get: { (object: Pair) -> Int in object.a }, set: { $0.a = $1 }),
+                                    "b": .init(get: { (object: Pair) -> String in object.b }, set: { $0.b = $1 }),
+                                    "observed": .init(get: { (object: Pair) -> Double in object.observed }, set: { $0.observed = $1 }),
+                                ],
+                                indexers: [DBBIndexer(columnsToIndex: ["a"])] + [DBBIndexer(columnsToIndex: ["a", "b"], unique: true)]))
+                    }
+                }
+                """)
+    }
+
+    @Test func misuseOfTheClassIsReportedOnItsLine() {
+        expect(
+            """
+            @DBBTable
+            struct Point {
+                var x = 0
+            }
+            """,
+            expandsTo: """
+                struct Point {
+                    var x = 0
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "@DBBTable applies to a class that inherits DBBTableObject, not to a struct", line: 1,
+                    column: 1)
+            ])
+        expect(
+            """
+            @DBBTable
+            enum Kind {
+                case a
+            }
+            """,
+            expandsTo: """
+                enum Kind {
+                    case a
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "@DBBTable applies to a class that inherits DBBTableObject, not to an enum", line: 1,
+                    column: 1)
+            ])
+        expect(
+            """
+            @DBBTable
+            final class Loose {
+                var x = 0
+            }
+            """,
+            expandsTo: """
+                final class Loose {
+                    var x = 0
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "@DBBTable class 'Loose' must inherit DBBTableObject (or another @DBBTable class)",
+                    line: 2, column: 13)
+            ])
+    }
+
+    @Test func misuseOfAPropertyIsReportedOnItsLine() {
+        expect(
+            """
+            @DBBTable
+            final class Bad: DBBTableObject {
+                let id2 = 0
+                var lookup: [String: Int] = [:]
+                var link: URL?
+                var blobs: [Data] = []
+                var maybes: [Int?] = []
+                var total = compute()
+                var items = []
+                var owner: Person
+                @Unique var tags: [String] = []
+                @ForeignKey var count = 0
+                @CascadeDelete var names: [String] = []
+                @Column var title = ""
+            }
+            """,
+            expandsTo: """
+                final class Bad: DBBTableObject {
+                    let id2 = 0
+                    var lookup: [String: Int] = [:]
+                    var link: URL?
+                    var blobs: [Data] = []
+                    var maybes: [Int?] = []
+                    var total = compute()
+                    var items = []
+                    var owner: Person
+                    var tags: [String] = []
+                    var count = 0
+                    var names: [String] = []
+                    var title = ""
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message:
+                        "'let' property 'id2' cannot be loaded from the database; make it 'var', or mark it @Transient",
+                    line: 3, column: 5),
+                DiagnosticSpec(
+                    message: "property 'lookup' has type '[String: Int]', which cannot be stored: dictionaries are not "
+                        + "a storage type; mark it @Transient to leave it out", line: 4, column: 17),
+                DiagnosticSpec(
+                    message: "property 'link' has type 'URL?', which cannot be stored: store its 'absoluteString' in a "
+                        + "String property; mark it @Transient to leave it out", line: 5, column: 15),
+                DiagnosticSpec(
+                    message: "property 'blobs' has type '[Data]', which cannot be stored: arrays of Data are not a "
+                        + "storage type; mark it @Transient to leave it out", line: 6, column: 16),
+                DiagnosticSpec(
+                    message: "property 'maybes' has type '[Int?]', which cannot be stored: arrays of optionals are not "
+                        + "a storage type; mark it @Transient to leave it out", line: 7, column: 17),
+                DiagnosticSpec(
+                    message: "write the type of property 'total' (for example 'var total: String'): @DBBTable reads "
+                        + "types as written, and infers them only from literals, Date(…) and Data(…)", line: 8,
+                    column: 9),
+                DiagnosticSpec(
+                    message: "an empty array literal does not say its element type: write 'var items: [Element] = []'",
+                    line: 9, column: 9),
+                DiagnosticSpec(
+                    message: "@Unique does not apply to property 'tags': it is stored in a join table, not a column",
+                    line: 11, column: 5),
+                DiagnosticSpec(
+                    message: "@ForeignKey does not apply to property 'count': only a reference to one object is a "
+                        + "foreign key", line: 12, column: 5),
+                DiagnosticSpec(
+                    message: "@CascadeDelete does not apply to property 'names': only references kept in a join table "
+                        + "cascade", line: 13, column: 5),
+                DiagnosticSpec(
+                    message: "@Column needs the column's name as a string: @Column(\"name\")", line: 14, column: 5),
+            ])
+    }
+
+    @Test func aReferenceWithNoValueNeedsTheClassesOwnInitializer() {
+        expect(
+            """
+            @DBBTable
+            final class Card: DBBTableObject {
+                var owner: Person
+            }
+            """,
+            expandsTo: """
+                final class Card: DBBTableObject {
+                    var owner: Person
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "property 'owner' of type 'Person' needs an initial value (or make it optional), or the "
+                        + "class must write its own 'required init(dbManager:)'", line: 3, column: 9)
+            ])
+    }
+
+    @Test func markersOutsideAPropertyAreErrors() {
+        expect(
+            """
+            final class Plain {
+                @Unique func run() {}
+            }
+            """,
+            expandsTo: """
+                final class Plain {
+                    func run() {}
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(message: "@Unique marks a stored property of a @DBBTable class", line: 2, column: 5)
+            ])
+    }
+}

@@ -1,0 +1,114 @@
+import DBBMacros
+import DBBTestSupport
+import Foundation
+import Testing
+
+// The macro examples of Docs/Mapping.md, compiled and run. DBBObjectsTests' `docsMatchTheTests` finds the
+// guide's blocks here.
+
+enum MacroGuide {
+    @DBBTable
+    final class Person: DBBTableObject {
+        var name = ""
+    }
+
+    @DBBTable
+    final class Meeting: DBBTableObject {
+        var purpose = ""
+    }
+
+    @DBBTable
+    final class Project: DBBTableObject {
+        @Indexed @Column("itemName") var name = ""
+        @Unique var code = ""
+        var startDate: Date?
+        var budget: Float = 0
+        var tags: [String] = []
+        @CascadeDelete var meetings: [Meeting] = []
+        var projectLead: Person?
+        @Transient var isExpanded = false
+    }
+
+    @DBBTable(idColumn: "ArtistId", timestamps: false)
+    final class Artist: DBBTableObject {
+        @Column("Name") var name: String?
+    }
+
+    @DBBTable(name: "Album", idColumn: "AlbumId", timestamps: false)
+    final class Record: DBBTableObject {
+        @Column("Title") var title = ""
+        @ForeignKey("ArtistId") var artist: Artist?
+    }
+
+    @DBBTable(indexes: [DBBIndexer(columnsToIndex: ["lastName", "firstName"], unique: true)])
+    final class Member: DBBTableObject {
+        var lastName = ""
+        var firstName = ""
+    }
+
+    @DBBTable
+    final class Timesheet: DBBTableObject {
+        var owner: Person
+        var hours = 0.0
+
+        required init(dbManager: DBBManager) {
+            owner = Person(dbManager: dbManager)
+            super.init(dbManager: dbManager)
+        }
+    }
+}
+
+@Suite struct MacroDocsExamplesTests {
+    @Test func theGuidesMacroClassesSaveAndLoad() throws {
+        let folder = try TemporaryFolder()
+        let manager = try DBBManager(databaseURL: folder.file("guide.sqlite"))
+        try manager.addTableClasses([
+            MacroGuide.Person.self, MacroGuide.Meeting.self, MacroGuide.Project.self, MacroGuide.Member.self,
+            MacroGuide.Timesheet.self,
+        ])
+        let meeting = MacroGuide.Meeting(dbManager: manager)
+        meeting.purpose = "Kick-off"
+        try meeting.save()
+        let project = MacroGuide.Project(dbManager: manager)
+        project.name = "Apollo"
+        project.code = "A"
+        project.tags = ["space", "moon"]
+        project.meetings = [meeting]
+        project.isExpanded = true
+        try project.save()
+        let loaded = try #require(MacroGuide.Project.allInstances(manager: manager).first)
+        #expect(loaded.name == "Apollo")
+        #expect(loaded.tags == ["space", "moon"])
+        #expect(loaded.meetings.map(\.purpose) == ["Kick-off"])
+        #expect(loaded.isExpanded == false)
+        let columns = try manager.queue.inDatabase { db in try db.columns(in: "Project").map(\.name) }
+        #expect(columns == ["id", "createdTime", "modifiedTime", "budget", "code", "itemName", "startDate"])
+
+        let sheet = MacroGuide.Timesheet(dbManager: manager)
+        sheet.owner.name = "Ada"
+        try sheet.owner.save()
+        sheet.hours = 7.5
+        try sheet.save()
+        let loadedSheet = try #require(try MacroGuide.Timesheet.fetchOne(id: sheet.idNum, manager: manager))
+        #expect(loadedSheet.owner.name == "Ada")
+        #expect(loadedSheet.hours == 7.5)
+
+        let member = MacroGuide.Member(dbManager: manager)
+        member.lastName = "Lovelace"
+        try member.save()
+        let twin = MacroGuide.Member(dbManager: manager)
+        twin.lastName = "Lovelace"
+        #expect(throws: DBBError.self) { try twin.save() }
+        try MacroGuide.Project.delete([loaded], manager: manager)
+        #expect(manager.countForTable("Meeting") == 0)
+    }
+
+    @Test func theGuidesRecordReadsChinooksAlbums() throws {
+        let folder = try TemporaryFolder()
+        let manager = try DBBManager(databaseURL: try copyOfFixture("chinook.sqlite", into: folder))
+        try manager.addTableClasses([MacroGuide.Artist.self, MacroGuide.Record.self])
+        let record = try #require(try MacroGuide.Record.fetchOne(id: 1, manager: manager))
+        #expect(record.title == "For Those About To Rock We Salute You")
+        #expect(record.artist?.name == "AC/DC")
+    }
+}
