@@ -27,15 +27,46 @@ extension DBBExport {
         dumpAt dumpURL: URL, to databaseURL: URL, options: DBBRestoreOptions = DBBRestoreOptions(),
         progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> DBBDumpReport {
-        try DBBExportError.requireExists(dumpURL.path, "the dump file")
+        try restore(from: .file(dumpURL.path), to: databaseURL, options: options, progress: progress)
+    }
+
+    /// Restores a dump read from an open handle, such as standard input or a pipe, into a new database file.
+    ///
+    /// The dump is read once, from the handle's current position to its end, as
+    /// ``restore(dumpAt:to:options:progress:)`` reads a file; the handle stays open.
+    ///
+    /// ```swift
+    /// try DBBExport.restore(readingFrom: FileHandle.standardInput, to: URL(fileURLWithPath: "copy.sqlite"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - input: the handle to read the dump from.
+    ///   - databaseURL: the database file to create.
+    ///   - options: whether to replace an existing file, and whether to check the new database's integrity.
+    ///   - progress: called on the calling thread as tables and rows are done.
+    /// - Returns: what was read from the dump.
+    /// - Throws: what ``restore(dumpAt:to:options:progress:)`` throws.
+    @discardableResult
+    public static func restore(
+        readingFrom input: FileHandle, to databaseURL: URL, options: DBBRestoreOptions = DBBRestoreOptions(),
+        progress: ((DBBExportProgress) -> Void)? = nil
+    ) throws -> DBBDumpReport {
+        try restore(from: .handle(input), to: databaseURL, options: options, progress: progress)
+    }
+
+    private static func restore(
+        from source: DumpSource, to databaseURL: URL, options: DBBRestoreOptions,
+        progress: ((DBBExportProgress) -> Void)?
+    ) throws -> DBBDumpReport {
+        if let path = source.path { try DBBExportError.requireExists(path, "the dump file") }
         let target = try TargetFile(path: databaseURL.path, replaceExisting: options.replaceExisting)
-        try target.requireDifferent(from: dumpURL.path)
+        if let path = source.path { try target.requireDifferent(from: path) }
         var database: DBBDatabase?
         do {
             let db = try DBBDatabase(path: target.temporaryPath, mode: .readWriteCreate)
             database = db
             let loader = RestoreConsumer(db: db)
-            let report = try ConcurrentDumpParser(path: dumpURL.path, progress: progress).run(loader)
+            let report = try ConcurrentDumpParser(source: source, progress: progress).run(loader)
             try loader.finish()
             if options.checkIntegrity {
                 let result = try db.fetchValues(String.self, "PRAGMA main.integrity_check")

@@ -12,7 +12,23 @@ extension DBBExport {
     ///   sizes are those read so far.
     /// - Throws: ``DBBExportError`` for a damaged or foreign dump.
     public static func inspect(dumpAt dumpURL: URL) throws -> DBBDumpReport {
-        var report = try DumpParser(path: dumpURL.path, progress: nil).run(nil, stopAfterSchema: true)
+        try inspect(.file(dumpURL.path))
+    }
+
+    /// Reads the header and schema of a dump read from an open handle, such as standard input or a pipe.
+    ///
+    /// Reads from the handle's current position only about as far as the schema (buffers read ahead); the rest
+    /// is left unread.
+    ///
+    /// - Parameter input: the handle to read the dump from.
+    /// - Returns: what ``inspect(dumpAt:)`` returns.
+    /// - Throws: ``DBBExportError`` for a damaged or foreign dump.
+    public static func inspect(readingFrom input: FileHandle) throws -> DBBDumpReport {
+        try inspect(.handle(input))
+    }
+
+    private static func inspect(_ source: DumpSource) throws -> DBBDumpReport {
+        var report = try DumpParser(source: source, progress: nil).run(nil, stopAfterSchema: true)
         report.tables = report.header.tables
         return report
     }
@@ -31,7 +47,21 @@ extension DBBExport {
     public static func verify(dumpAt dumpURL: URL, progress: ((DBBExportProgress) -> Void)? = nil) throws
         -> DBBDumpReport
     {
-        try DumpParser(path: dumpURL.path, progress: progress).run(nil)
+        try DumpParser(source: .file(dumpURL.path), progress: progress).run(nil)
+    }
+
+    /// Reads a dump from an open handle, such as standard input or a pipe, to its end and checks it, as
+    /// ``verify(dumpAt:progress:)`` checks a file.
+    ///
+    /// - Parameters:
+    ///   - input: the handle to read the dump from; it stays open.
+    ///   - progress: called on the calling thread as tables and rows are read.
+    /// - Returns: what ``verify(dumpAt:progress:)`` returns.
+    /// - Throws: ``DBBExportError`` naming the first problem and where it was found.
+    public static func verify(readingFrom input: FileHandle, progress: ((DBBExportProgress) -> Void)? = nil) throws
+        -> DBBDumpReport
+    {
+        try DumpParser(source: .handle(input), progress: progress).run(nil)
     }
 
     /// Compares a dump with a database and reports the first difference.
@@ -58,7 +88,7 @@ extension DBBExport {
         defer { try? db.rollback() }
         let comparer = CompareConsumer(db: db)
         do {
-            _ = try ConcurrentDumpParser(path: dumpURL.path, progress: progress).run(comparer)
+            _ = try ConcurrentDumpParser(source: .file(dumpURL.path), progress: progress).run(comparer)
         } catch let found as FoundDifference {
             return found.difference
         }
@@ -80,6 +110,19 @@ extension DBBExport {
     package static func verifyAndCompare(
         dumpAt dumpURL: URL, withDatabaseAt databaseURL: URL, progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> (report: DBBDumpReport, difference: DBBDumpDifference?) {
+        try verifyAndCompare(.file(dumpURL.path), withDatabaseAt: databaseURL, progress: progress)
+    }
+
+    /// ``verifyAndCompare(dumpAt:withDatabaseAt:progress:)`` for a dump read from an open handle.
+    package static func verifyAndCompare(
+        readingFrom input: FileHandle, withDatabaseAt databaseURL: URL, progress: ((DBBExportProgress) -> Void)? = nil
+    ) throws -> (report: DBBDumpReport, difference: DBBDumpDifference?) {
+        try verifyAndCompare(.handle(input), withDatabaseAt: databaseURL, progress: progress)
+    }
+
+    private static func verifyAndCompare(
+        _ source: DumpSource, withDatabaseAt databaseURL: URL, progress: ((DBBExportProgress) -> Void)?
+    ) throws -> (report: DBBDumpReport, difference: DBBDumpDifference?) {
         var db: DBBDatabase?
         var databaseError: (any Error)?
         do {
@@ -95,7 +138,7 @@ extension DBBExport {
             try? db?.close()
         }
         let comparer = ContinuingConsumer(comparer: databaseError == nil ? db.map(CompareConsumer.init(db:)) : nil)
-        let report = try ConcurrentDumpParser(path: dumpURL.path, progress: progress).run(comparer)
+        let report = try ConcurrentDumpParser(source: source, progress: progress).run(comparer)
         if let databaseError { throw databaseError }
         switch comparer.stop {
         case nil: return (report, nil)

@@ -49,7 +49,37 @@ public enum DBBExport {
         try target.requireDifferent(from: databaseURL.path)
         let db = try DBBDatabase(path: databaseURL.path, mode: .readOnly)
         defer { try? db.close() }
-        return try dump(db, to: target, options: options, progress: progress)
+        return try dump(db, to: .target(target), options: options, progress: progress)
+    }
+
+    /// Dumps a database file to an open handle, such as standard output or a pipe.
+    ///
+    /// The gzip stream is written from the handle's current position, as
+    /// ``dump(databaseAt:to:options:progress:)`` writes it to a file, byte for byte (but for the
+    /// header's creation time); the handle stays open. There is no temporary file: on failure, what was
+    /// written stays written, and a reader sees a truncated stream. `options.replaceExisting` does not apply.
+    ///
+    /// ```swift
+    /// try DBBExport.dump(databaseAt: URL(fileURLWithPath: "app.sqlite"), writingTo: FileHandle.standardOutput)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - databaseURL: the SQLite database to back up.
+    ///   - output: the handle to write the dump to.
+    ///   - options: the tables to dump and the compression level.
+    ///   - progress: called on the calling thread as tables and rows are done.
+    /// - Returns: what was written.
+    /// - Throws: ``DBBExportError`` (missingInput, unknownTable, io) or `DBBError` when the database cannot be
+    ///   read.
+    @discardableResult
+    public static func dump(
+        databaseAt databaseURL: URL, writingTo output: FileHandle, options: DBBDumpOptions = DBBDumpOptions(),
+        progress: ((DBBExportProgress) -> Void)? = nil
+    ) throws -> DBBDumpReport {
+        try DBBExportError.requireExists(databaseURL.path, "the database file")
+        let db = try DBBDatabase(path: databaseURL.path, mode: .readOnly)
+        defer { try? db.close() }
+        return try dump(db, to: .handle(output), options: options, progress: progress)
     }
 
     /// Dumps an open database to a gzip-compressed JSON file.
@@ -70,24 +100,35 @@ public enum DBBExport {
     ) throws -> DBBDumpReport {
         let target = try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting)
         try target.requireDifferent(from: db.path)
-        return try dump(db, to: target, options: options, progress: progress)
+        return try dump(db, to: .target(target), options: options, progress: progress)
     }
 
-    /// Dumps an open database to a checked target file.
+    /// Where a dump goes: a checked target file, written under a temporary name, or an open handle.
+    private enum Destination {
+        case target(TargetFile)
+        case handle(FileHandle)
+    }
+
+    /// Dumps an open database to a checked target file or a handle.
     private static func dump(
-        _ db: DBBDatabase, to target: TargetFile, options: DBBDumpOptions, progress: ((DBBExportProgress) -> Void)?
+        _ db: DBBDatabase, to destination: Destination, options: DBBDumpOptions,
+        progress: ((DBBExportProgress) -> Void)?
     ) throws -> DBBDumpReport {
         try db.beginTransaction(.deferred)
         defer { try? db.rollback() }
         let plan = try DumpPlan(db: db, selection: options.tables)
-        let writer = try GzipFileWriter(path: target.temporaryPath, level: options.compressionLevel)
+        let writer =
+            switch destination {
+            case .target(let target): try GzipFileWriter(path: target.temporaryPath, level: options.compressionLevel)
+            case .handle(let handle): try GzipFileWriter(handle: handle, level: options.compressionLevel)
+            }
         do {
             let report = try write(plan, from: db, to: writer, progress: progress)
-            try target.commit()
+            if case .target(let target) = destination { try target.commit() }
             return report
         } catch {
             writer.abandon()
-            target.discard()
+            if case .target(let target) = destination { target.discard() }
             throw error
         }
     }

@@ -102,6 +102,11 @@ public struct DBBExportError: Error, Sendable, Equatable, CustomStringConvertibl
         }
     }
 
+    /// Whether the gzip stream is damaged or cut short (not the JSON inside it).
+    var isCompressionDamage: Bool {
+        kind == .corruptCompression || (kind == .truncated && compressedOffset != nil)
+    }
+
     /// The same error with the table and row filled in where they are still missing.
     func locating(table: String?, row: Int?) -> DBBExportError {
         var copy = self

@@ -73,7 +73,7 @@ struct BackupToolTests {
         #expect(difference["row"] as? Int == 3)
         #expect(difference["column"] as? String == "Name")
         let tables = try #require(verify["tables"] as? [[String: Any]])
-        #expect(tables.first { $0["name"] as? String == "Track" }?["rows"] as? Int == 3503)
+        #expect(tables.first { $0["name"] as? String == "Track" }?["rowCount"] as? Int == 3503)
     }
 
     @Test("exit codes tell failures apart, and a failed restore leaves the target alone")

@@ -3,6 +3,12 @@ import DBBExport
 import DBBSQL
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `dbb-backup`: dump any SQLite database to compressed JSON, restore it, inspect and verify dumps.
 @main
 struct DBBBackup: ParsableCommand {
@@ -10,13 +16,38 @@ struct DBBBackup: ParsableCommand {
         commandName: "dbb-backup",
         abstract: "Back up any SQLite database to gzip-compressed JSON and restore it exactly.",
         discussion: """
+            A dump named - is read from standard input or written to standard output, so dumps pipe: \
+            dbb-backup dump app.sqlite - | ssh host dbb-backup restore - app.sqlite
+
             Exit codes: 0 success; 1 verify --against found a difference; 64 usage error or unknown table; \
             65 the dump is damaged, not a dump, or of a newer format (or the input is not a database); \
             66 an input file is missing or cannot be opened; 70 SQLite failed; 73 the target exists \
             (use --force); 74 an I/O error.
             """,
+        version: DBBPackage.version,
         subcommands: [Dump.self, Restore.self, Inspect.self, Verify.self]
     )
+
+    /// Every error the tool prints starts so, its own and the argument parser's alike (the parser's
+    /// experimental hook for its "Error: " prefix; `BackupToolMessageTests` keeps it honest).
+    static let _errorPrefix = "dbb-backup: error: "
+}
+
+/// The name that stands for standard input or standard output in place of a dump file.
+let standardStreamName = "-"
+
+/// Refuses `-` for a stream that is a terminal, as gzip does: compressed bytes on a terminal help nobody,
+/// and waiting for them to be typed neither.
+///
+/// - Parameters:
+///   - name: the dump's name as given.
+///   - descriptor: the standard stream `-` stands for.
+func refuseTerminal(_ name: String?, _ descriptor: Int32) throws {
+    guard name == standardStreamName, isatty(descriptor) == 1 else { return }
+    let (verb, stream) =
+        descriptor == STDIN_FILENO
+        ? ("read a compressed dump from", "standard input") : ("write a compressed dump to", "standard output")
+    throw ValidationError("refusing to \(verb) a terminal; redirect \(stream).")
 }
 
 /// Options every subcommand that takes a while shares.
@@ -34,7 +65,10 @@ extension DBBBackup {
         @Argument(help: "The SQLite database to back up.")
         var database: String
 
-        @Argument(help: "The dump file to write. Default: the database's name with .json.gz appended.")
+        @Argument(
+            help:
+                "The dump file to write, or - for standard output. Default: the database's name with .json.gz appended."
+        )
         var output: String?
 
         @Option(name: [.customShort("t"), .long], help: "Dump only this table or view (repeat for several).")
@@ -50,24 +84,35 @@ extension DBBBackup {
 
         func validate() throws {
             guard (0...9).contains(level) else { throw ValidationError("--level must be between 0 and 9.") }
+            try refuseTerminal(output, STDOUT_FILENO)
         }
 
         func run() throws {
             let target = output ?? database + ".json.gz"
+            let toStandardOutput = target == standardStreamName
             let bar = ProgressBar(enabled: !outputOptions.quiet, verb: "dumping")
+            let options = DBBDumpOptions(
+                tables: table.isEmpty ? nil : table, compressionLevel: level, replaceExisting: force)
+            let databaseURL = URL(fileURLWithPath: database)
             let report = try runReportingErrors {
-                try DBBExport.dump(
-                    databaseAt: URL(fileURLWithPath: database), to: URL(fileURLWithPath: target),
-                    options: DBBDumpOptions(
-                        tables: table.isEmpty ? nil : table, compressionLevel: level, replaceExisting: force),
-                    progress: bar.update)
+                if toStandardOutput {
+                    try DBBExport.dump(
+                        databaseAt: databaseURL, writingTo: FileHandle.standardOutput, options: options,
+                        progress: bar.update)
+                } else {
+                    try DBBExport.dump(
+                        databaseAt: databaseURL, to: URL(fileURLWithPath: target), options: options,
+                        progress: bar.update)
+                }
             }
             bar.finish()
             if !outputOptions.quiet {
-                print(
-                    "dumped \(report.totalRows) rows of \(report.tables.count) tables to \(target) "
-                        + "(\(formatBytes(report.jsonBytes)) of JSON, \(formatBytes(report.compressedBytes)) compressed)"
-                )
+                let summary =
+                    "dumped \(report.totalRows) rows of \(report.tables.count) tables to "
+                    + "\(toStandardOutput ? "standard output" : target) "
+                    + "(\(formatBytes(report.jsonBytes)) of JSON, \(formatBytes(report.compressedBytes)) compressed)"
+                // Standard output carries the dump itself.
+                if toStandardOutput { printToStandardError(summary) } else { print(summary) }
             }
         }
     }
@@ -80,7 +125,7 @@ extension DBBBackup {
                 the whole dump has been read and checked; on failure the target is left as it was.
                 """)
 
-        @Argument(help: "The dump file to read.")
+        @Argument(help: "The dump file to read, or - for standard input.")
         var dump: String
 
         @Argument(help: "The database file to create.")
@@ -94,13 +139,22 @@ extension DBBBackup {
 
         @OptionGroup var outputOptions: OutputOptions
 
+        func validate() throws {
+            try refuseTerminal(dump, STDIN_FILENO)
+        }
+
         func run() throws {
             let bar = ProgressBar(enabled: !outputOptions.quiet, verb: "restoring")
+            let options = DBBRestoreOptions(replaceExisting: force, checkIntegrity: checkIntegrity)
+            let target = URL(fileURLWithPath: database)
             let report = try runReportingErrors {
-                try DBBExport.restore(
-                    dumpAt: URL(fileURLWithPath: dump), to: URL(fileURLWithPath: database),
-                    options: DBBRestoreOptions(replaceExisting: force, checkIntegrity: checkIntegrity),
-                    progress: bar.update)
+                if dump == standardStreamName {
+                    try DBBExport.restore(
+                        readingFrom: FileHandle.standardInput, to: target, options: options, progress: bar.update)
+                } else {
+                    try DBBExport.restore(
+                        dumpAt: URL(fileURLWithPath: dump), to: target, options: options, progress: bar.update)
+                }
             }
             bar.finish()
             if !outputOptions.quiet {
@@ -113,15 +167,23 @@ extension DBBBackup {
         static let configuration = CommandConfiguration(
             abstract: "Show a dump's header, schema and tables without reading its rows.")
 
-        @Argument(help: "The dump file to read.")
+        @Argument(help: "The dump file to read, or - for standard input.")
         var dump: String
 
         @Flag(help: "Print the result as JSON.")
         var json = false
 
+        func validate() throws {
+            try refuseTerminal(dump, STDIN_FILENO)
+        }
+
         func run() throws {
             let report = try runReportingErrors(json: json) {
-                try DBBExport.inspect(dumpAt: URL(fileURLWithPath: dump))
+                if dump == standardStreamName {
+                    try DBBExport.inspect(readingFrom: FileHandle.standardInput)
+                } else {
+                    try DBBExport.inspect(dumpAt: URL(fileURLWithPath: dump))
+                }
             }
             if json {
                 printJSON(InspectOutput(report))
@@ -155,7 +217,7 @@ extension DBBBackup {
                 with the database and reports the first difference (exit code 1).
                 """)
 
-        @Argument(help: "The dump file to read.")
+        @Argument(help: "The dump file to read, or - for standard input.")
         var dump: String
 
         @Option(name: .long, help: "A database to compare the dump with.")
@@ -166,17 +228,26 @@ extension DBBBackup {
 
         @OptionGroup var outputOptions: OutputOptions
 
+        func validate() throws {
+            try refuseTerminal(dump, STDIN_FILENO)
+        }
+
         func run() throws {
             let url = URL(fileURLWithPath: dump)
+            let input = dump == standardStreamName ? FileHandle.standardInput : nil
             // One pass over the dump checks it and, with --against, compares it.
             let bar = ProgressBar(
                 enabled: !outputOptions.quiet && !json, verb: against == nil ? "verifying" : "comparing")
             let (report, difference) = try runReportingErrors(json: json) {
-                if let against {
+                switch (input, against) {
+                case (let input?, let against?):
+                    try DBBExport.verifyAndCompare(
+                        readingFrom: input, withDatabaseAt: URL(fileURLWithPath: against), progress: bar.update)
+                case (nil, let against?):
                     try DBBExport.verifyAndCompare(
                         dumpAt: url, withDatabaseAt: URL(fileURLWithPath: against), progress: bar.update)
-                } else {
-                    (try DBBExport.verify(dumpAt: url, progress: bar.update), nil)
+                case (let input?, nil): (try DBBExport.verify(readingFrom: input, progress: bar.update), nil)
+                case (nil, nil): (try DBBExport.verify(dumpAt: url, progress: bar.update), nil)
                 }
             }
             bar.finish()

@@ -1,6 +1,5 @@
 import ArgumentParser
 import DBBExport
-import DBBSQL
 import Foundation
 
 #if canImport(Glibc)
@@ -26,10 +25,11 @@ func runReportingErrors<T>(json: Bool = false, _ body: () throws -> T) throws ->
     do {
         return try body()
     } catch let error as DBBExportError {
-        report(error.description, details: ErrorOutput(error), json: json)
+        let worded = toolWording(error)
+        report(worded.description, details: ErrorOutput(worded), json: json)
         throw ExitCode(exitCode(for: error))
     } catch let error as DBBError {
-        report(error.description, details: ErrorOutput(error), json: json)
+        report(toolWording(error), details: ErrorOutput(error), json: json)
         switch error.resultCode {
         case .notADatabase, .corrupt: throw ExitCode(ExitStatus.dataError)
         case .cannotOpen: throw ExitCode(ExitStatus.noInput)
@@ -49,12 +49,29 @@ func exitCode(for error: DBBExportError) -> Int32 {
     }
 }
 
+/// The library's error in the tool's words: the library speaks of its options, the tool of its flags.
+func toolWording(_ error: DBBExportError) -> DBBExportError {
+    var worded = error
+    if error.kind == .targetExists { worded.message = "the target file exists; pass --force to replace it" }
+    return worded
+}
+
+/// SQLite's error in the tool's words: what failed and what was being done, without the library's SQL.
+func toolWording(_ error: DBBError) -> String {
+    error.context.map { "\(error.message) (while \($0))" } ?? error.message
+}
+
 private func report(_ message: String, details: ErrorOutput, json: Bool) {
     if json {
         printJSON(FailureOutput(ok: false, error: details))
     } else {
-        FileHandle.standardError.write(Data("dbb-backup: error: \(message)\n".utf8))
+        printToStandardError(DBBBackup._errorPrefix + message)
     }
+}
+
+/// Prints a line on standard error.
+func printToStandardError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
 func printJSON(_ value: some Encodable) {
@@ -81,6 +98,8 @@ struct ErrorOutput: Encodable {
     var column: String?
     var byteOffset: Int64?
     var compressedOffset: Int64?
+    /// SQLite's extended result code, for an SQLite error.
+    var sqliteCode: Int32?
 
     init(_ error: DBBExportError) {
         kind = error.kind.rawValue
@@ -95,7 +114,8 @@ struct ErrorOutput: Encodable {
 
     init(_ error: DBBError) {
         kind = "sqlite"
-        message = error.description
+        message = toolWording(error)
+        sqliteCode = error.extendedCode
     }
 }
 
@@ -104,15 +124,18 @@ struct FailureOutput: Encodable {
     var error: ErrorOutput
 }
 
+// The JSON output names things as the dump format does (Docs/DumpFormat.md).
+
+/// A table: a header entry (`name`, `rowCount`), or a table section with its `columns` and `rowid`.
 struct TableOutput: Encodable {
     var name: String
-    var rows: Int
     var columns: [String]?
     var rowid: Bool?
+    var rowCount: Int
 }
 
+/// The dump's `header` object, member for member.
 struct HeaderOutput: Encodable {
-    var formatVersion: Int
     var sqliteVersion: String
     var userVersion: Int32
     var applicationId: Int32
@@ -121,9 +144,10 @@ struct HeaderOutput: Encodable {
     var autoVacuum: Int
     var created: String
     var partial: Bool
+    var totalRows: Int
+    var tables: [TableOutput]
 
     init(_ header: DBBDumpHeader) {
-        formatVersion = header.formatVersion
         sqliteVersion = header.sqliteVersion
         userVersion = header.userVersion
         applicationId = header.applicationID
@@ -132,27 +156,38 @@ struct HeaderOutput: Encodable {
         autoVacuum = header.autoVacuum
         created = header.created
         partial = header.isPartial
+        totalRows = header.totalRows
+        tables = header.tables.map { TableOutput(name: $0.name, rowCount: $0.rowCount) }
     }
 }
 
+/// A `schema` entry: an `sqlite_master` row.
 struct SchemaOutput: Encodable {
     var type: String
     var name: String
     var tableName: String
     var sql: String?
+
+    enum CodingKeys: String, CodingKey {
+        case type, name, sql
+        case tableName = "tbl_name"
+    }
 }
 
 struct InspectOutput: Encodable {
     var ok = true
+    var format = DBBExport.formatName
+    var version: Int
     var header: HeaderOutput
     var schema: [SchemaOutput]
     var tables: [TableOutput]
     var totalRows: Int
 
     init(_ report: DBBDumpReport) {
+        version = report.header.formatVersion
         header = HeaderOutput(report.header)
         schema = report.schema.map { SchemaOutput(type: $0.type, name: $0.name, tableName: $0.tableName, sql: $0.sql) }
-        tables = report.tables.map { TableOutput(name: $0.name, rows: $0.rowCount) }
+        tables = header.tables
         totalRows = report.totalRows
     }
 }
@@ -166,6 +201,8 @@ struct DifferenceOutput: Encodable {
 
 struct VerifyOutput: Encodable {
     var ok: Bool
+    var format = DBBExport.formatName
+    var version: Int
     var header: HeaderOutput
     var tables: [TableOutput]
     var totalRows: Int
@@ -177,9 +214,10 @@ struct VerifyOutput: Encodable {
 
     init(report: DBBDumpReport, compared: String?, difference: DBBDumpDifference?) {
         ok = difference == nil
+        version = report.header.formatVersion
         header = HeaderOutput(report.header)
         tables = report.tables.map {
-            TableOutput(name: $0.name, rows: $0.rowCount, columns: $0.columns, rowid: $0.hasRowID)
+            TableOutput(name: $0.name, columns: $0.columns, rowid: $0.hasRowID, rowCount: $0.rowCount)
         }
         totalRows = report.totalRows
         jsonBytes = report.jsonBytes

@@ -67,12 +67,16 @@ final class BoundedChannel<Element: Sendable>: @unchecked Sendable {
     }
 
     /// Waits until the producer has called ``finish(throwing:)``.
-    func waitUntilFinished() {
+    ///
+    /// - Returns: the error the producer finished with, if any.
+    @discardableResult
+    func waitUntilFinished() -> (any Error)? {
         condition.lock()
         defer { condition.unlock() }
         while !finished { condition.wait() }
+        return failure
     }
 }
 
 /// The channel that carries chunks of bytes between the file thread and the JSON thread.
-typealias ChunkChannel = BoundedChannel<[UInt8]>
+typealias ChunkChannel = BoundedChannel<InflatedChunk>

@@ -19,6 +19,24 @@ func systemErrorText() -> String {
     String(cString: strerror(errno))
 }
 
+/// A C stream over a duplicate of a handle's descriptor, so that closing the stream leaves the handle open.
+private func openStream(_ handle: FileHandle, mode: String) throws -> UnsafeMutablePointer<FILE> {
+    let descriptor = dup(handle.fileDescriptor)
+    guard descriptor >= 0, let file = fdopen(descriptor, mode) else {
+        let error = DBBExportError(.io, "cannot use the open file: \(systemErrorText())")
+        if descriptor >= 0 { close(descriptor) }
+        throw error
+    }
+    return file
+}
+
+/// Uncompressed bytes from the decompressing thread, and whether they end a gzip member (whose CRC-32
+/// and length zlib has then checked).
+struct InflatedChunk: Sendable {
+    var bytes: [UInt8]
+    var endsMember: Bool
+}
+
 /// A z_stream that stays at one address: zlib keeps a pointer back to it.
 private final class ZStream {
     let pointer: UnsafeMutablePointer<z_stream>
@@ -44,7 +62,8 @@ private final class ZStream {
 /// members concatenate to one stream that every gzip reader reads as a whole (`gzip -d`, `zcat`, Python's
 /// `gzip`), and compressing them in parallel keeps up with the thread that produces the JSON.
 final class GzipFileWriter {
-    let path: String
+    /// The file written, for error messages; `nil` when writing to a handle.
+    let path: String?
     private let shared: DeflateShared
     private let jobs = BoundedChannel<DeflateJob>(capacity: 4)
     private let group = DispatchGroup()
@@ -62,10 +81,27 @@ final class GzipFileWriter {
     ///   - level: the zlib compression level, 0 (none) to 9 (best).
     ///   - threadCount: how many threads compress.
     /// - Throws: ``DBBExportError`` (io) when the file cannot be created.
-    init(path: String, level: Int, threadCount: Int = GzipFileWriter.defaultThreadCount) throws {
+    convenience init(path: String, level: Int, threadCount: Int = GzipFileWriter.defaultThreadCount) throws {
         guard let file = fopen(path, "wbx") else {
             throw DBBExportError(.io, "cannot create the file: \(systemErrorText())", path: path)
         }
+        try self.init(file: file, path: path, level: level, threadCount: threadCount)
+    }
+
+    /// Starts writing to an open handle (standard output, a pipe), from where it is; the handle stays open.
+    ///
+    /// - Parameters:
+    ///   - handle: where to write.
+    ///   - level: the zlib compression level, 0 (none) to 9 (best).
+    /// - Throws: ``DBBExportError`` (io) when the handle cannot be written.
+    convenience init(handle: FileHandle, level: Int) throws {
+        try self.init(file: try openStream(handle, mode: "wb"), path: nil, level: level)
+    }
+
+    private init(
+        file: UnsafeMutablePointer<FILE>, path: String?, level: Int,
+        threadCount: Int = GzipFileWriter.defaultThreadCount
+    ) throws {
         self.path = path
         shared = DeflateShared(file: file, path: path)
         var compressors: [MemberCompressor] = []
@@ -122,7 +158,8 @@ final class GzipFileWriter {
             fclose(file)
             throw failure
         }
-        guard fflush(file) == 0, fsync(fileno(file)) == 0 else {
+        // A pipe or terminal cannot be synced (EINVAL); what it carries is the reader's to keep.
+        guard fflush(file) == 0, fsync(fileno(file)) == 0 || errno == EINVAL else {
             let error = DBBExportError(.io, "cannot flush the file to disk: \(systemErrorText())", path: path)
             fclose(file)
             throw error
@@ -157,13 +194,13 @@ private final class DeflateShared: @unchecked Sendable {
     // only by the thread whose member is next, under the lock, and closed after the threads are done.
 
     let file: UnsafeMutablePointer<FILE>
-    private let path: String
+    private let path: String?
     private let condition = NSCondition()
     private var next = 0
     private var storedFailure: DBBExportError?
     private var written: Int64 = 0
 
-    init(file: UnsafeMutablePointer<FILE>, path: String) {
+    init(file: UnsafeMutablePointer<FILE>, path: String?) {
         self.file = file
         self.path = path
     }
@@ -214,9 +251,9 @@ private final class MemberCompressor: @unchecked Sendable {
     // @unchecked: after it is made, only its own thread uses it.
 
     private let stream = ZStream()
-    private let path: String
+    private let path: String?
 
-    init(level: Int32, path: String) throws {
+    init(level: Int32, path: String?) throws {
         self.path = path
         let code = deflateInit2_(
             stream.pointer, level, Z_DEFLATED, MAX_WBITS + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
@@ -270,18 +307,34 @@ private final class MemberCompressor: @unchecked Sendable {
 /// Reads a gzip file (one or more members, RFC 1952) as chunks of uncompressed bytes, checking every
 /// member's CRC-32 and length.
 final class GzipFileReader {
-    let path: String
+    /// The file read, for error messages; `nil` when reading from a handle.
+    let path: String?
     private let channel = ChunkChannel(capacity: 3)
     private let worker: InflateWorker
     private var isClosed = false
+    /// Whether the last chunk received left its member unfinished (its CRC-32 and length not yet checked).
+    private var isInsideMember = false
+    /// Whether reading has failed: the error came from the gzip stream, and was thrown.
+    private var hasFailed = false
 
     /// Opens the file and starts the decompressing thread.
     ///
     /// - Throws: ``DBBExportError`` (io) when the file cannot be opened.
-    init(path: String) throws {
+    convenience init(path: String) throws {
         guard let file = fopen(path, "rb") else {
             throw DBBExportError(.io, "cannot open the file: \(systemErrorText())", path: path)
         }
+        try self.init(file: file, path: path)
+    }
+
+    /// Starts reading an open handle (standard input, a pipe) from where it is; the handle stays open.
+    ///
+    /// - Throws: ``DBBExportError`` (io) when the handle cannot be read.
+    convenience init(handle: FileHandle) throws {
+        try self.init(file: try openStream(handle, mode: "rb"), path: nil)
+    }
+
+    private init(file: UnsafeMutablePointer<FILE>, path: String?) throws {
         self.path = path
         let stream = ZStream()
         // 16 + MAX_WBITS: gzip only, so a zlib or raw stream is reported as not gzip.
@@ -305,7 +358,36 @@ final class GzipFileReader {
     /// - Returns: a non-empty chunk, or `nil` after the last member's trailer has been checked.
     /// - Throws: ``DBBExportError`` (truncated, corruptCompression or io) naming the compressed offset.
     func nextChunk() throws -> [UInt8]? {
-        try channel.receive()
+        do {
+            while let chunk = try channel.receive() {
+                isInsideMember = !chunk.endsMember
+                if !chunk.bytes.isEmpty { return chunk.bytes }
+            }
+            return nil
+        } catch {
+            hasFailed = true
+            throw error
+        }
+    }
+
+    /// Reads on to the end of the current member, so that its CRC-32 and length are checked.
+    ///
+    /// Damaged deflate data can inflate to garbage that the JSON reader rejects before zlib reaches the
+    /// member's trailer; a caller that found such an error asks here whether the compressed data is to blame.
+    ///
+    /// - Returns: the gzip stream's error (damage, truncation, a read failure), or `nil` when the member is
+    ///   whole or the stream's error was already thrown.
+    func damageInCurrentMember() -> DBBExportError? {
+        guard !hasFailed else { return nil }
+        do {
+            while isInsideMember, let chunk = try channel.receive() {
+                isInsideMember = !chunk.endsMember
+            }
+            return nil
+        } catch {
+            hasFailed = true
+            return error as? DBBExportError
+        }
     }
 
     /// The size of the compressed file in bytes, once the whole stream has been read.
@@ -327,10 +409,10 @@ private final class InflateWorker: @unchecked Sendable {
 
     private let file: UnsafeMutablePointer<FILE>
     private let stream: ZStream
-    private let path: String
+    private let path: String?
     private(set) var consumedBytes: Int64 = 0
 
-    init(file: UnsafeMutablePointer<FILE>, stream: ZStream, path: String) {
+    init(file: UnsafeMutablePointer<FILE>, stream: ZStream, path: String?) {
         self.file = file
         self.stream = stream
         self.path = path
@@ -431,22 +513,28 @@ private final class InflateWorker: @unchecked Sendable {
                 memberEnded = true
             case Z_DATA_ERROR:
                 let message = self.stream.message
+                let member = "the gzip member at byte \(memberStart)"
                 let what =
                     switch message {
-                    case "incorrect data check": "the CRC-32 check of the gzip member starting at \(memberStart) fails"
-                    case "incorrect length check":
-                        "the length check of the gzip member starting at \(memberStart) fails"
-                    case "incorrect header check": "the gzip header is damaged"
-                    default: "the compressed data is damaged: \(message)"
+                    case "incorrect data check": "gzip CRC-32 mismatch in \(member): the compressed data is damaged"
+                    case "incorrect length check": "gzip length mismatch in \(member): the compressed data is damaged"
+                    case _ where message.contains("header") || message == "unknown compression method":
+                        "damaged gzip header in \(member) (\(message))"
+                    default: "invalid deflate data in \(member) (\(message)): the compressed data is damaged"
                     }
-                throw corrupt(what, at: position)
+                // A failed check has just read its 4-byte field of the trailer: point at the field.
+                let isTrailerCheck = message == "incorrect data check" || message == "incorrect length check"
+                throw corrupt(what, at: isTrailerCheck ? position - 4 : position)
             case Z_MEM_ERROR:
                 throw DBBExportError(.io, "zlib ran out of memory", path: path, compressedOffset: position)
             default:
                 throw corrupt("zlib failed while decompressing: \(self.stream.message)", at: position)
             }
-            if produced > 0 {
-                guard channel.send(Array(output[0..<produced])) else { return }
+            // A member's end is passed on even without bytes, so the reader knows its trailer was checked.
+            if produced > 0 || memberEnded {
+                guard channel.send(InflatedChunk(bytes: Array(output[0..<produced]), endsMember: memberEnded)) else {
+                    return
+                }
             }
         }
     }

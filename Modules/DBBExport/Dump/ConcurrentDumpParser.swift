@@ -7,7 +7,7 @@ import Foundation
 /// The consumer, and the progress callback, run on the calling thread only; the channel between the
 /// threads is bounded, so memory stays flat.
 struct ConcurrentDumpParser {
-    let path: String
+    let source: DumpSource
     let progress: ((DBBExportProgress) -> Void)?
     /// The number of rows per batch.
     static let batchSize = 256
@@ -19,11 +19,11 @@ struct ConcurrentDumpParser {
     ///   names the table and row it was processing.
     func run(_ consumer: DumpConsumer) throws -> DBBDumpReport {
         let channel = BoundedChannel<DumpEvent>(capacity: 8)
-        let path = self.path
+        let source = self.source
         let thread = Thread {
             let batcher = BatchingConsumer(channel: channel)
             do {
-                let report = try DumpParser(path: path, progress: nil).run(batcher)
+                let report = try DumpParser(source: source, progress: nil).run(batcher)
                 _ = channel.send(.finished(report))
                 channel.finish()
             } catch {
@@ -36,7 +36,11 @@ struct ConcurrentDumpParser {
             return try replay(channel, into: consumer)
         } catch {
             channel.cancel()
-            channel.waitUntilFinished()
+            // The parsing thread, stopped, checks the rest of its gzip member: damaged compressed data
+            // explains a consumer's error (garbage rows) better than the error itself.
+            if let damage = channel.waitUntilFinished() as? DBBExportError, damage.isCompressionDamage {
+                throw damage
+            }
             throw error
         }
     }
@@ -61,7 +65,7 @@ struct ConcurrentDumpParser {
                 return report
             }
         }
-        throw DBBExportError(.io, "the dump parser stopped without a result", path: path)
+        throw DBBExportError(.io, "the dump parser stopped without a result", path: source.path)
     }
 
     private func replay(_ batch: RowBatch, into consumer: DumpConsumer) throws {

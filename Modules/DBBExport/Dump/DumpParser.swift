@@ -20,7 +20,7 @@ protocol DumpConsumer: AnyObject {
 /// version, the shape of every member and row value, each table's row width and row count, and that
 /// every table the header lists is present, in order, and defined by the schema.
 struct DumpParser {
-    let path: String
+    let source: DumpSource
     let progress: ((DBBExportProgress) -> Void)?
 
     /// Reads the dump.
@@ -30,12 +30,18 @@ struct DumpParser {
     /// - Returns: what was read.
     /// - Throws: ``DBBExportError`` naming where the dump is damaged, or what the consumer throws.
     func run(_ consumer: DumpConsumer?, stopAfterSchema: Bool = false) throws -> DBBDumpReport {
-        try DBBExportError.requireExists(path, "the dump file")
-        let gzip = try GzipFileReader(path: path)
+        let gzip = try source.openGzip()
         defer { gzip.close() }
-        let reader = DumpJSONReader(path: path) { try gzip.nextChunk() }
+        let reader = DumpJSONReader(path: source.path) { try gzip.nextChunk() }
         var session = Session(reader: reader, consumer: consumer, progress: progress)
-        try session.readDocument(stopAfterSchema: stopAfterSchema)
+        do {
+            try session.readDocument(stopAfterSchema: stopAfterSchema)
+        } catch {
+            // Damaged deflate data inflates to garbage before zlib reaches the member's CRC-32: the JSON
+            // reader, or a consumer, fails first. Checking the rest of the member names the real damage.
+            if let damage = gzip.damageInCurrentMember() { throw damage }
+            throw error
+        }
         guard let header = session.header else {
             throw reader.error(.malformed, "the dump has no header")
         }
@@ -252,6 +258,8 @@ struct DumpParser {
                     throw malformed("the table holds \(number) rows but its rowCount says \(table.rowCount)")
                 }
             } catch let error as DBBExportError {
+                // Where the JSON reader stood says nothing about damage to the compressed bytes.
+                if error.isCompressionDamage { throw error }
                 throw error.locating(table: table.name, row: number > 0 && number <= table.rowCount ? number : nil)
             }
             try consumer?.endTable(table)

@@ -17,8 +17,11 @@ struct TargetFile {
 
     /// Checks the target and picks a temporary name beside it.
     ///
+    /// Everything that would make the final rename fail is checked here, before any work is done.
+    ///
     /// - Throws: ``DBBExportError`` (targetExists) when the target exists and may not be replaced,
-    ///   (io) when its directory does not exist.
+    ///   (io) when it is a directory or another file that is not a regular file, or when its directory
+    ///   does not exist or cannot be written.
     init(path: String, replaceExisting: Bool) throws {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
@@ -26,9 +29,22 @@ struct TargetFile {
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw DBBExportError(.io, "the target's directory does not exist", path: path)
         }
-        if !replaceExisting && FileManager.default.fileExists(atPath: path) {
-            throw DBBExportError(
-                .targetExists, "the target file exists; ask to replace it (--force) to overwrite it", path: path)
+        var existing = stat()
+        if stat(path, &existing) == 0 {
+            guard existing.st_mode & S_IFMT != S_IFDIR else {
+                throw DBBExportError(.io, "the target is a directory", path: path)
+            }
+            guard existing.st_mode & S_IFMT == S_IFREG else {
+                throw DBBExportError(.io, "the target exists and is not a regular file", path: path)
+            }
+            guard replaceExisting else {
+                throw DBBExportError(
+                    .targetExists, "the target file exists; set the options' replaceExisting to replace it",
+                    path: path)
+            }
+        }
+        guard access(directory, W_OK) == 0 else {
+            throw DBBExportError(.io, "cannot write in the target's directory: \(systemErrorText())", path: path)
         }
         self.path = path
         self.replaceExisting = replaceExisting

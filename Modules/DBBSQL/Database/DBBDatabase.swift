@@ -75,6 +75,7 @@ public final class DBBDatabase {
             // Another connection holds a lock, which only a database can have: the file is one.
         } catch var error as DBBError {
             error.context = "opening \(path)"
+            error.sql = nil  // the library's own probe, which means nothing to whoever gave the file
             if error.resultCode == .notADatabase {
                 error.message = "the file is not an SQLite database (\(error.message))"
             }
