@@ -17,9 +17,13 @@ public struct DBBQueryOptions: @unchecked Sendable {
     public var conditions: [String]?
     /// The properties to load; the others keep their defaults (and a later save leaves them alone).
     public var propertyNames: [String]?
-    /// Property names to sort by, in priority order. An item `ColumnSorting.descending` makes
-    /// every column descending; an item `"name DESC"` sets one column's direction.
+    /// Property names (or column names) to sort by, in priority order. An item `ColumnSorting.descending`
+    /// makes every column descending; an item `"name DESC"` sets one column's direction.
     public var sorting: [String]?
+    /// Property names (or column names) to group by: the fetch returns one object per group of matching
+    /// objects — the one with the lowest id — in the order of ``sorting``. Conditions select the objects
+    /// before grouping; ``limit`` and ``offset`` page through the groups.
+    public var groupBy: [String]?
     /// The array, reference and binary properties to load (`nil`: all of them).
     public var joinPropertiesToPopulate: [String]?
     /// Whether to return each distinct combination of the loaded properties once.

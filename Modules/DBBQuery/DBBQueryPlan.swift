@@ -17,6 +17,8 @@ public struct DBBQueryPlan: Sendable {
     public var joinProperties: Set<String>?
     /// For a distinct fetch, the columns whose combinations are distinct.
     public var distinctColumns: [String]?
+    /// For a grouped fetch (``DBBQueryOptions/groupBy``), the columns to group by.
+    public var groupColumns: [String]?
 
     /// Translates options for a table.
     ///
@@ -48,10 +50,9 @@ public struct DBBQueryPlan: Sendable {
             clauses.append(translated.sql.contains("--") ? "(\(translated.sql)\n)" : "(\(translated.sql))")
         }
         guard placeholders == arguments.count else {
-            throw DBBError(
-                .misuse,
-                message:
-                    "the conditions have \(placeholders) placeholder(s) but \(arguments.count) value(s) were given",
+            throw DBBError.misuse(
+                "the conditions have \(placeholders) placeholder(s) but \(arguments.count) value(s) were given",
+                recovery: "pass one value per ? in the conditions",
                 context: "building a query for \(table.tableName)")
         }
         if !clauses.isEmpty { whereSQL = " WHERE " + clauses.joined(separator: useOr ? " OR " : " AND ") }
@@ -71,21 +72,31 @@ public struct DBBQueryPlan: Sendable {
             joinProperties = Set(
                 try joins.map { name in
                     guard names.joins[name] != nil else {
-                        throw DBBError(
-                            .misuse,
-                            message: "\(name) is not an array, reference or binary property of \(table.tableName)",
+                        throw DBBError.misuse(
+                            "\(name) is not an array, reference or binary property of \(table.tableName)",
                             context: "reading joinPropertiesToPopulate")
                     }
                     return name
                 })
+        }
+        if let groupBy = options.groupBy, !groupBy.isEmpty {
+            groupColumns = try groupBy.map { name in
+                guard let column = names.column(named: name) else {
+                    throw DBBError.misuse(
+                        "\(name) is not a column property of \(table.tableName)",
+                        recovery: "group by property or column names of the class's own table",
+                        context: "reading groupBy")
+                }
+                return column
+            }
         }
         if options.distinct {
             let selected =
                 properties.map { set in names.columnOrder.filter { set.contains($0.property) } } ?? names.columnOrder
             distinctColumns = selected.map(\.column)
             if distinctColumns?.isEmpty == true {
-                throw DBBError(
-                    .misuse, message: "a distinct fetch needs at least one column property in propertyNames",
+                throw DBBError.misuse(
+                    "a distinct fetch needs at least one column property in propertyNames",
                     context: "building a query for \(table.tableName)")
             }
         }
@@ -114,10 +125,18 @@ struct DBBQueryNames {
         }
     }
 
+    /// The column a sort or group item names: a property's column, the id, or a column by its own name.
+    func column(named name: String) -> String? {
+        if let column = columns[name] { return column }
+        if name == table.idColumn { return name }
+        return columnOrder.first { $0.column.caseInsensitiveCompare(name) == .orderedSame }?.column
+    }
+
     func requireProperty(_ name: String, context: String) throws -> String {
         guard columns[name] != nil || joins[name] != nil else {
-            throw DBBError(
-                .misuse, message: "\(name) is not a mapped property of \(table.tableName)",
+            throw DBBError.misuse(
+                "\(name) is not a mapped property of \(table.tableName)",
+                recovery: "name a property (or column) of the class's persistence mapping",
                 context: "reading \(context)")
         }
         return name
@@ -136,18 +155,18 @@ struct DBBQueryNames {
             case 1: direction = globalDescending ? "DESC" : "ASC"
             case 2 where ["ASC", "DESC"].contains(parts[1].uppercased()): direction = parts[1].uppercased()
             default:
-                throw DBBError(
-                    .misuse, message: "sort item '\(item)' is not a property name with an optional ASC or DESC",
+                throw DBBError.misuse(
+                    "sort item '\(item)' is not a property or column name with an optional ASC or DESC",
                     context: "reading sorting")
             }
-            guard let column = columns[name] ?? (name == table.idColumn ? table.idColumn : nil) else {
+            guard let column = column(named: name) else {
                 if joins[name] != nil {
-                    throw DBBError(
-                        .misuse, message: "cannot sort by \(name): it is an array, reference or binary property",
+                    throw DBBError.misuse(
+                        "cannot sort by \(name): it is an array, reference or binary property",
                         context: "reading sorting")
                 }
-                throw DBBError(
-                    .misuse, message: "\(name) is not a mapped property of \(table.tableName)",
+                throw DBBError.misuse(
+                    "\(name) is not a mapped property of \(table.tableName)",
                     context: "reading sorting")
             }
             terms.append("\(DBBIdentifier.sql(column)) \(direction)")
@@ -163,9 +182,8 @@ struct DBBQueryNames {
         let tokens = DBBConditionTokenizer.tokens(condition)
         let named = Set(tokens.compactMap { $0.identifier }.filter { joins[$0] != nil })
         guard named.count <= 1 else {
-            throw DBBError(
-                .misuse,
-                message: "a condition can name one array or reference property; '\(condition)' names "
+            throw DBBError.misuse(
+                "a condition can name one array or reference property; '\(condition)' names "
                     + named.sorted().joined(separator: " and "),
                 context: "building a condition")
         }
@@ -177,9 +195,8 @@ struct DBBQueryNames {
                 $0 != joinName && (columns[$0] != nil || $0.lowercased() == table.idColumn.lowercased())
             }
             guard others.isEmpty else {
-                throw DBBError(
-                    .misuse,
-                    message: "the condition '\(condition)' names the array or reference property \(joinName) and also "
+                throw DBBError.misuse(
+                    "the condition '\(condition)' names the array or reference property \(joinName) and also "
                         + others.sorted().joined(separator: ", ") + "; write each as its own condition",
                     context: "building a condition")
             }

@@ -135,8 +135,10 @@ struct ComingFromDBBBuilderSample {
     func saveBoth(_ first: Project, _ second: Project, manager: DBBManager) {
         do {
             try Project.save([first, second], manager: manager)
-        } catch let error as DBBError where error.resultCode == .constraint {
-            print("rejected:", error.message)
+        } catch DBBError.constraintUnique {
+            print("a project with that name exists")
+        } catch let error as DBBError where error.kind == .misuse {
+            print(error.message, "—", error.recoverySuggestion ?? "")
         } catch {
             print(manager.errorMessage())
         }

@@ -97,6 +97,47 @@ import Testing
         #expect(try test.sql { db in try db.journalMode() } == .wal)
     }
 
+    @Test func theHelpersThrowingFormsReportErrors() throws {
+        let test = try TestManager(.file)
+        let manager = test.manager
+        #expect(try manager.databaseVersion() == 0)
+        try manager.setDatabaseVersion(2)
+        try manager.setDatabaseVersion(1)  // never lowers
+        #expect(try manager.databaseVersion() == 2)
+        #expect(try manager.rowCount(inTable: "DBVersion") == 1)
+        #expect {
+            try manager.rowCount(inTable: "Nope")
+        } throws: { error in
+            DBBError.sqlError ~= error && (error as? DBBError)?.message == "no such table: Nope"
+        }
+
+        // A trigger refuses new versions: the throwing form says so, the compatible form records it.
+        try test.sql { db in
+            try db.execute("CREATE TRIGGER frozen BEFORE UPDATE ON DBVersion BEGIN SELECT RAISE(ABORT, 'frozen'); END")
+            try db.execute("CREATE TABLE Tagged (label TEXT UNIQUE)")
+        }
+        #expect(throws: DBBError.self) { try manager.setDatabaseVersion(3) }
+        #expect(manager.lastFailure?.code == DBBError.constraintTrigger)
+        manager.setCurrentDBVersion(4)
+        #expect(manager.errorMessage() == "frozen")
+        #expect(try manager.databaseVersion() == 2)
+
+        // The index behind a UNIQUE constraint cannot be dropped.
+        #expect(throws: DBBError.self) { try manager.dropIndex("sqlite_autoindex_Tagged_1") }
+        #expect(manager.dropIndex(named: "sqlite_autoindex_Tagged_1") == false)
+        #expect(manager.errorMessage().contains("cannot be dropped"))
+        try manager.dropIndex("Person_lastNamefirstName")
+        try manager.dropIndex("Person_lastNamefirstName")  // a missing index is no error
+        try manager.vacuum()
+
+        try manager.close()
+        #expect { try manager.vacuum() } throws: { DBBError.Kind.misuse ~= $0 }
+        #expect { try manager.databaseVersion() } throws: { DBBError.Kind.misuse ~= $0 }
+        manager.vacuumDB()
+        #expect(manager.errorMessage().hasPrefix("the database is closed"))
+        #expect(manager.hasLatestDBVersion(currentVersion: 1) == (false, 0))
+    }
+
     @Test func aFileThatIsNotADatabaseIsRefusedAndUntouched() throws {
         let folder = try TemporaryFolder()
         let url = folder.file("notes.txt")

@@ -42,6 +42,12 @@ import Testing
         meeting.purpose = "edited after the delete"
         #expect(meeting.saveToDB() == false)
         #expect(world.manager.errorMessage().contains("no longer exists"))
+        #expect(world.manager.lastFailure?.kind == .rowDeleted)
+        #expect {
+            try meeting.save()
+        } throws: { error in
+            (error as? DBBError)?.kind == .rowDeleted
+        }
         let orphans = try world.test.sql { db in
             try db.fetchValue(
                 Int.self, "SELECT count(*) FROM Meeting_participants WHERE Meeting_ID = ?", meeting.idNum)
@@ -198,5 +204,80 @@ final class SelfReferencingMapping: DBBTableObject {
         dbManager.addPersistenceMapping(
             ["note": .init(\SelfReferencingMapping.note, columnName: dbManager.errorMessage().isEmpty ? "note" : "n")],
             for: self)
+    }
+}
+
+/// A mapping whose key is not the property's name.
+final class MisnamedBook: DBBTableObject {
+    var title = ""
+
+    required init(dbManager: DBBManager) {
+        super.init(dbManager: dbManager)
+        dbManager.addPersistenceMapping(["titel": .init(\MisnamedBook.title)], for: self)
+    }
+}
+
+@Suite struct DBBObjectsPresetIDTests {
+    @Test(arguments: Storage.allCases) func anObjectWithAPresetIDIsInsertedWithIt(storage: Storage) throws {
+        let test = try TestManager(storage)
+        let manager = test.manager
+        let imported = Person(dbManager: manager)
+        imported.idNum = 100
+        imported.firstName = "Ada"
+        imported.nicknames = ["Countess"]
+        let company = Company(dbManager: manager)
+        company.name = "Analytical"
+        company.employees = [imported]
+        try company.save()  // the unsaved person with a preset id is saved along, with that id
+        #expect(imported.idNum == 100)
+        #expect(imported.createdTime != nil)
+        let loaded = try #require(try Person.fetchOne(id: 100, manager: manager))
+        #expect((loaded.firstName, loaded.nicknames) == ("Ada", ["Countess"]))
+        #expect(try Company.fetchAll(manager: manager).first?.employees.map(\.idNum) == [100])
+
+        // Saved once, the object updates its row; ids chosen by SQLite continue after the preset one.
+        imported.lastName = "Lovelace"
+        try imported.save()
+        #expect(try Person.fetchOne(id: 100, manager: manager)?.lastName == "Lovelace")
+        let next = Person(dbManager: manager)
+        try next.save()
+        #expect(next.idNum == 101)
+        #expect(try Person.fetchCount(manager: manager) == 2)
+    }
+
+    @Test func aPresetIDThatIsTakenIsAnErrorAndChangesNothing() throws {
+        let test = try TestManager(.file)
+        let manager = test.manager
+        let first = Person(dbManager: manager)
+        first.firstName = "First"
+        try first.save()
+        let clash = Person(dbManager: manager)
+        clash.idNum = first.idNum
+        clash.firstName = "Clash"
+        clash.nicknames = ["x"]
+        #expect(clash.saveToDB() == false)
+        #expect(manager.lastFailure?.code == DBBError.constraintPrimaryKey)
+        #expect(clash.idNum == first.idNum && clash.createdTime == nil)
+        #expect(try Person.fetchOne(id: first.idNum, manager: manager)?.firstName == "First")
+        #expect(try test.sql { db in try db.fetchValue(Int.self, "SELECT count(*) FROM Person_nicknames") } == 0)
+    }
+
+    @Test func aDeletedObjectIsNewAgain() throws {
+        let test = try TestManager(.memory)
+        let person = Person(dbManager: test.manager)
+        try person.save()
+        try person.delete()
+        #expect(person.idNum == 0)
+        try person.save()
+        #expect(person.idNum != 0)
+        #expect(try Person.fetchCount(manager: test.manager) == 1)
+    }
+
+    @Test func aMappingKeyThatIsNotThePropertysNameIsARegistrationError() throws {
+        let manager = try DBBManager.inMemory()
+        let error = #expect(throws: DBBError.self) { try manager.addTableClasses([MisnamedBook.self]) }
+        #expect(error?.kind == .misuse)
+        #expect(error?.message == "mapping key titel does not name its key path's property, title")
+        #expect(try manager.queue.inDatabase { db in try db.tableNames() } == ["DBVersion"])
     }
 }

@@ -80,6 +80,8 @@ import Testing
         let manager = try DBBManager.inMemory()
         #expect(throws: DBBError.self) { _ = try Person.fetchAll(manager: manager) }
         #expect(manager.errorMessage().contains("not registered"))
+        #expect(manager.lastFailure?.kind == .misuse)
+        #expect(manager.lastFailure?.recoverySuggestion == "call addTableClasses([Person.self]) before using the class")
         let person = Person(dbManager: manager)
         #expect(person.saveToDB() == false)
         #expect(manager.errorMessage().contains("addTableClasses"))

@@ -54,6 +54,37 @@ import Testing
         #expect(lastNames == ["Lee", "Ng", "O'Brien", "Park"])
     }
 
+    @Test func grouping() throws {
+        let world = try DBBObjectsQueryTests.world()
+        let manager = world.manager
+        var oldestFirst = DBBQueryOptions.options(
+            withConditions: ["age >= 18"], sortColumns: ["age"], ascendingSort: false)
+        oldestFirst.groupBy = ["lastName"]
+        let onePerFamily = try Person.fetch(options: oldestFirst, manager: manager)
+        let families = try Person.fetchCount(options: oldestFirst, manager: manager)
+        // Ann Lee (34) stands for the Lees; the groups are ordered by their representative's age, then
+        // by descending id (Di before Bo, both 51).
+        #expect(onePerFamily.map(\.firstName) == ["Di", "Bo", "Ed", "Ann"])
+        #expect(families == 4)
+    }
+
+    @Test func counting() throws {
+        let world = try DBBObjectsQueryTests.world()
+        let manager = world.manager
+        var adultsOnly = DBBQueryOptions()
+        adultsOnly.addCondition("age >= ?", 18)
+        let adultCount = try Person.fetchCount(options: adultsOnly, manager: manager)
+        let everyone = try Person.fetchCount(manager: manager)
+        #expect((adultCount, everyone) == (5, 5))
+    }
+
+    func deliverProjects(to inbox: ProjectInbox, manager: DBBManager) async {
+        let projects = await withCheckedContinuation { continuation in
+            Project.getAllInstancesFromQueue(manager: manager) { continuation.resume(returning: $0) }
+        }
+        await inbox.receive(projects)
+    }
+
     func renameProject(id: Int64, to name: String, manager: DBBManager) async throws {
         guard let project = try await Project.fetchOne(id: id, manager: manager) else { return }
         project.name = name
@@ -66,6 +97,35 @@ import Testing
             Project.deleteMultipleInstancesOnQueue(stale, manager: manager) { continuation.resume(returning: $0) }
         }
         print(done ? "archived" : manager.errorMessage())
+    }
+
+    func moveLead(of project: Project, to person: Person, manager: DBBManager) throws {
+        try manager.write { db in
+            try person.save()
+            project.projectLead = person
+            try project.save()
+            try db.execute("UPDATE Person SET age = age + 1 WHERE id = ?", person.idNum)
+        }
+    }
+
+    func report(manager: DBBManager) throws -> String {
+        try manager.read { _ in
+            let projects = try Project.fetchAll(manager: manager)
+            let people = try Person.fetchCount(manager: manager)
+            return "\(projects.count) projects led by some of \(people) people"
+        }
+    }
+
+    @Test func transactionSamples() throws {
+        let world = try DBBObjectsQueryTests.world()
+        let manager = world.manager
+        let newLead = Person(dbManager: manager)
+        newLead.age = 30
+        try moveLead(of: world.projects[0], to: newLead, manager: manager)
+        let reloaded = try Project.fetchOne(id: world.projects[0].idNum, manager: manager)
+        #expect(reloaded?.projectLead?.idNum == newLead.idNum)
+        #expect(reloaded?.projectLead?.age == 31)
+        #expect(try report(manager: manager) == "3 projects led by some of 6 people")
     }
 
     func countTags(manager: DBBManager) throws -> Int {
@@ -81,7 +141,15 @@ import Testing
         try await renameProject(id: id, to: "Renamed", manager: manager)
         #expect(try await Project.fetchOne(id: id, manager: manager)?.name == "Renamed")
         #expect(try countTags(manager: manager) == 3)
+        let inbox = ProjectInbox()
+        await deliverProjects(to: inbox, manager: manager)
+        #expect(await inbox.names == ["Apollo", "Renamed", "Cygnus"])
         await archiveAll(manager: manager)
         #expect(try await Project.fetchAllIDs(manager: manager).isEmpty)
     }
+}
+
+actor ProjectInbox {
+    var names: [String] = []
+    func receive(_ projects: [Project]) { names += projects.map(\.name) }
 }

@@ -91,6 +91,8 @@ struct DBBDatabaseQueueConcurrencyTests {
         }
         #expect(error?.resultCode == .misuse)
         #expect(error?.message.contains("from inside one of its own closures") == true)
+        #expect(error?.kind == .misuse)
+        #expect(error?.recoverySuggestion == "use the database the closure receives")
         let inTransaction = try queue.inDatabase { _ in
             expectDBBError { try queue.inTransaction { _ in () } }
         }

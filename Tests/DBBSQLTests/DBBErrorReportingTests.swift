@@ -83,4 +83,63 @@ struct DBBErrorReportingTests {
         #expect(error.description == "SQLite error 19 (extended 2067): m — while c — SQL: s")
         #expect(DBBError(.misuse, message: "x").description == "SQLite error 21: x")
     }
+
+    @Test("a catch clause matches one extended code, or every code under a primary one")
+    func catchingCodes() throws {
+        let db = try makeDatabase()
+        func caught(_ sql: String) -> String {
+            do {
+                try db.execute(sql)
+                return "nothing"
+            } catch DBBError.constraintNotNull {
+                return "not null"
+            } catch DBBError.constraintUnique {
+                return "unique"
+            } catch DBBError.constraint {
+                return "other constraint"
+            } catch {
+                return "other"
+            }
+        }
+        #expect(caught("INSERT INTO person (email) VALUES ('a@example.com')") == "unique")
+        #expect(caught("INSERT INTO person (email) VALUES (NULL)") == "not null")
+        #expect(caught("INSERT INTO person (email, age) VALUES ('b@x', -1)") == "other constraint")
+        #expect(caught("INSERT INTO nowhere VALUES (1)") == "other")
+        let primaryKey = expectDBBError { try db.execute("INSERT INTO person (id, email) VALUES (1, 'c@x')") }
+        #expect(primaryKey?.code == DBBError.constraintPrimaryKey)
+        #expect(primaryKey.map(DBBError.constraint.matches) == true)
+        #expect(primaryKey.map(DBBError.constraintForeignKey.matches) == false)
+        #expect(primaryKey?.kind == .sqlite)
+    }
+
+    @Test("busy and locked constants match their variants")
+    func busyVariants() {
+        let snapshot = DBBError(extendedCode: 517, message: "m")  // SQLITE_BUSY_SNAPSHOT
+        #expect(DBBError.busy.matches(snapshot))
+        #expect(DBBError.busySnapshot.matches(snapshot))
+        #expect(!DBBError.busyRecovery.matches(snapshot))
+        #expect(!DBBError.locked.matches(snapshot))
+        #expect(DBBError.lockedSharedCache.matches(DBBError(extendedCode: 262, message: "m")))
+        #expect(DBBError.readOnly.matches(DBBError(extendedCode: 1032, message: "m")))  // SQLITE_READONLY_DBMOVED
+    }
+
+    @Test("a misuse of the library is its own kind, says what to do, and is not described as an SQLite error")
+    func misuseKind() throws {
+        let db = try makeDatabase()
+        let error = try #require(
+            expectDBBError { try db.execute("INSERT INTO person (email, age) VALUES (?, ?)", "b@x") })
+        #expect(error.kind == .misuse)
+        #expect(error.recoverySuggestion == "pass one value per parameter")
+        #expect(error.description.hasPrefix("misuse of DBBBuilder: the statement expects 2 argument(s)"))
+        #expect(!error.description.contains("SQLite error"))
+        // A misuse never matches an SQLite code, not even SQLite's own misuse code.
+        #expect(!DBBError.Code(rawValue: 21).matches(error))
+        var kindCaught = false
+        do { try db.execute("SELECT ?") } catch DBBError.Kind.misuse { kindCaught = true } catch {}
+        #expect(kindCaught)
+        let built = DBBError.misuse("x", recovery: "do y", context: "z")
+        #expect(built.description == "misuse of DBBBuilder: x — do y — while z")
+        #expect(DBBError.rowDeleted("gone").description == "row deleted: gone")
+        #expect(DBBError.rowDeleted("gone").kind == .rowDeleted)
+    }
 }

@@ -244,3 +244,30 @@ import Testing
         #expect(throws: DBBError.self) { try DBBTableDescription(tableName: "Everything", properties: ["text": wrong]) }
     }
 }
+
+/// A class whose stored property is reached through an accessor, since a subclass could override it.
+class OpenOwner: DBBTableRepresentable {
+    var name = ""
+}
+
+@Suite struct DBBPropertyPersistenceKeyTests {
+    @Test func aKeyPathNamesAStoredPropertyOfAFinalClass() {
+        #expect(DBBPropertyPersistence(\Everything.text).keyPathPropertyName == "text")
+        #expect(DBBPropertyPersistence(\Everything.optionalDate).keyPathPropertyName == "optionalDate")
+        #expect(DBBPropertyPersistence(\Everything.owners).keyPathPropertyName == "owners")
+        // Through an accessor the run time knows no name: the key is taken as it is.
+        #expect(DBBPropertyPersistence(\OpenOwner.name).keyPathPropertyName == nil)
+    }
+
+    @Test func aKeyThatIsNotItsKeyPathsPropertyIsRefused() throws {
+        let good: [String: DBBPropertyPersistence] = ["text": .init(\Everything.text, columnName: "titel")]
+        try DBBPropertyPersistence.checkKeys(good, tableName: "Everything")
+        try DBBPropertyPersistence.checkKeys(["anything": .init(\OpenOwner.name)], tableName: "OpenOwner")
+        let error = #expect(throws: DBBError.self) {
+            try DBBPropertyPersistence.checkKeys(["titel": .init(\Everything.text)], tableName: "Everything")
+        }
+        #expect(error?.kind == .misuse)
+        #expect(error?.message == "mapping key titel does not name its key path's property, text")
+        #expect(error?.recoverySuggestion == #"use "text" as the key; for a column of another name, pass columnName:"#)
+    }
+}

@@ -15,14 +15,19 @@ public final class DBBManager: @unchecked Sendable {
     public let queue: DBBDatabaseQueue
     /// The database file, or `nil` for an in-memory manager.
     public let databaseURL: URL?
+    /// Whether the manager writes to its file, or only reads it (``Mode/readOnly``). Set by the initializer.
+    public private(set) var mode: Mode = .readWrite
 
     private let lock = NSLock()
     private let registration = NSRecursiveLock()
     private var pending: [ObjectIdentifier: PendingMapping] = [:]
     private var maps: [ObjectIdentifier: DBBTableMap] = [:]
     private var lastError: DBBError?
+    /// The transaction or snapshot of a running `write` or `read` closure; touched only on the queue.
+    var scope: DBBManagerScope?
 
     private struct PendingMapping {
+        var tableName: String
         var properties: [String: DBBPropertyPersistence] = [:]
         var indexers: [DBBIndexer] = []
     }
@@ -37,6 +42,15 @@ public final class DBBManager: @unchecked Sendable {
         try Self.configure(database, isFile: true)
         queue = DBBDatabaseQueue(database: database)
         try addTableClasses([DBVersion.self])
+    }
+
+    /// Opens a file read-only: no configuration that writes, no `DBVersion` table.
+    init(readOnly database: sending DBBDatabase, url: URL) throws {
+        databaseURL = url
+        mode = .readOnly
+        database.codingOptions = .objectLayout
+        try database.setBusyTimeout(5)
+        queue = DBBDatabaseQueue(database: database)
     }
 
     private init(inMemory database: sending DBBDatabase) throws {
@@ -84,8 +98,9 @@ public final class DBBManager: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let map = maps[ObjectIdentifier(type)] else {
-            let error = DBBError(
-                .misuse, message: "\(type) is not registered with this manager; call addTableClasses([\(type).self])",
+            let error = DBBError.misuse(
+                "\(type) is not registered with this manager",
+                recovery: "call addTableClasses([\(type).self]) before using the class",
                 context: "looking up \(type)")
             lastError = error
             throw error
@@ -120,7 +135,29 @@ public final class DBBManager: @unchecked Sendable {
         _ contents: @autoclosure () -> [String: DBBPropertyPersistence], for tableObject: DBBTableObject,
         indexer: @autoclosure () -> DBBIndexer? = nil
     ) {
-        let key = ObjectIdentifier(type(of: tableObject))
+        addPending(ObjectIdentifier(type(of: tableObject)), contents(), indexer())
+    }
+
+    /// Records the persistence mapping of the class being registered whose table is `table`; the seed's
+    /// form of ``addPersistenceMapping(_:for:indexer:)``, called from `required init(dbManager:)` with
+    /// `forTableNamed: shortName`. Like it, it evaluates its arguments only while the class is registered.
+    ///
+    /// - Parameters:
+    ///   - contents: the mapping, keyed by property name.
+    ///   - table: the table of the class being initialized (`shortName`).
+    ///   - indexer: the columns to index. Optional.
+    public func addPersistenceMapContents(
+        _ contents: @autoclosure () -> [String: DBBPropertyPersistence], forTableNamed table: String,
+        indexer: @autoclosure () -> DBBIndexer? = nil
+    ) {
+        guard let key = lock.withLock({ pending.first(where: { $0.value.tableName == table })?.key }) else { return }
+        addPending(key, contents(), indexer())
+    }
+
+    private func addPending(
+        _ key: ObjectIdentifier, _ contents: @autoclosure () -> [String: DBBPropertyPersistence],
+        _ indexer: @autoclosure () -> DBBIndexer?
+    ) {
         guard lock.withLock({ maps[key] == nil && pending[key] != nil }) else { return }
         // The caller's expressions run outside the lock: they may use the manager themselves.
         let properties = contents()
@@ -137,8 +174,8 @@ public final class DBBManager: @unchecked Sendable {
     /// indexes, and adds columns for new properties. Nothing is ever dropped.
     ///
     /// - Parameter tableClasses: the classes this manager persists.
-    /// - Throws: `DBBError` when a mapping is invalid (a declared type that differs from the
-    ///   property's, an index on an unknown property), when an existing column's type conflicts with the
+    /// - Throws: `DBBError` when a mapping is invalid (a key that does not name its key path's property,
+    ///   a declared type that differs from the property's, an index on an unknown property), when an existing column's type conflicts with the
     ///   mapping, or when SQLite refuses the DDL. A class that fails is not registered; nothing of it is
     ///   written (its DDL runs in one transaction).
     public func addTableClasses(_ tableClasses: [DBBTableObject.Type]) throws {
@@ -148,14 +185,20 @@ public final class DBBManager: @unchecked Sendable {
         for tableClass in tableClasses {
             let key = ObjectIdentifier(tableClass)
             if mapIfRegistered(key) != nil { continue }
-            lock.withLock { pending[key] = PendingMapping() }
+            lock.withLock { pending[key] = PendingMapping(tableName: tableClass.tableName) }
             let prototype = tableClass.init(dbManager: self)
-            let mapping = lock.withLock { pending.removeValue(forKey: key) } ?? PendingMapping()
+            let mapping =
+                lock.withLock { pending.removeValue(forKey: key) } ?? PendingMapping(tableName: tableClass.tableName)
             do {
+                try DBBPropertyPersistence.checkKeys(mapping.properties, tableName: tableClass.tableName)
                 let map = try DBBTableMap(
                     type: tableClass, properties: mapping.properties, attributes: prototype.attributesDictionary ?? [:],
                     indexers: mapping.indexers)
-                try queue.inTransaction { db in try map.createOrUpdateSchema(in: db) }
+                if mode == .readOnly {
+                    try queue.inDatabase { db in try map.checkSchema(in: db) }
+                } else {
+                    try queue.inTransaction { db in try map.createOrUpdateSchema(in: db) }
+                }
                 lock.withLock { maps[key] = map }
             } catch {
                 throw record(error)
@@ -174,17 +217,29 @@ public final class DBBManager: @unchecked Sendable {
         return dbbError
     }
 
-    /// The message of the most recent failure of an operation through this manager (empty when none failed).
+    /// The message of the most recent failure of an operation through this manager, followed by what to do
+    /// when it was a misuse (empty when none failed).
     public func errorMessage() -> String {
-        lock.withLock { lastError.map { $0.message } ?? "" }
+        lock.withLock {
+            guard let lastError else { return "" }
+            return lastError.recoverySuggestion.map { "\(lastError.message); \($0)" } ?? lastError.message
+        }
     }
 
     /// The most recent failure of an operation through this manager.
     public var lastFailure: DBBError? { lock.withLock { lastError } }
 
-    /// Runs work on the queue, recording a failure for ``errorMessage()``.
+    /// Runs work on the queue (or in the transaction of the `write` or `read` closure the caller is in),
+    /// recording a failure for ``errorMessage()``.
     func run<T>(_ body: (DBBDatabase) throws -> T) throws -> T {
         do {
+            if let scope = activeScope { return try body(scope.database) }
+            if queue.isOnQueue {
+                throw DBBError.misuse(
+                    "an object call ran inside a closure of the manager's queue, which would deadlock",
+                    recovery: "use manager.write { db in … } to run object calls and SQL in one transaction",
+                    context: "entering the queue of \(queue.path)")
+            }
             return try queue.inDatabase(body)
         } catch {
             throw record(error)

@@ -9,9 +9,9 @@ extension DBBTableObject {
     static func requireOnlyInstances(_ objects: [DBBTableObject], manager: DBBManager, action: String) throws {
         if let stranger = objects.first(where: { type(of: $0) != self }) {
             throw manager.record(
-                DBBError(
-                    .misuse,
-                    message: "\(action) \(self) objects takes instances of \(self) only; found a \(type(of: stranger))",
+                DBBError.misuse(
+                    "\(action) \(self) objects takes instances of \(self) only; found a \(type(of: stranger))",
+                    recovery: "call it on each object's own class, since each class has its own table",
                     context: "\(action) \(self) objects"))
         }
     }
@@ -25,7 +25,7 @@ extension DBBTableObject {
         try DBBObjectWriter(manager: dbManager).save([self])
     }
 
-    /// Saves the object; the Bool form of `save()`.
+    /// Saves the object; the DBBBuilder-compatible form of `save()`.
     ///
     /// - Returns: whether the save succeeded; on failure the reason is in the manager's `errorMessage()`.
     @discardableResult
@@ -33,25 +33,38 @@ extension DBBTableObject {
         (try? save()) != nil
     }
 
-    /// Saves objects of this class in one transaction, all or nothing — their join rows and the unsaved
-    /// objects they reference included.
-    ///
-    /// - Parameters:
-    ///   - objects: instances of exactly this class.
-    ///   - manager: the manager to save through.
-    /// - Throws: `DBBError` (misuse) when an object is of another class, or when SQLite fails;
-    ///   nothing is written then.
-    public static func save(_ objects: [DBBTableObject], manager: DBBManager) throws {
+    /// Saves objects of exactly this class in one transaction: the shared body of the typed and
+    /// compatible forms.
+    static func saveInstances(_ objects: [DBBTableObject], manager: DBBManager) throws {
         try requireOnlyInstances(objects, manager: manager, action: "saving")
         try DBBObjectWriter(manager: manager).save(objects)
     }
 
-    /// Saves objects of this class in one transaction; the Bool form of ``save(_:manager:)``.
+    /// Saves objects of this class in one transaction; the DBBBuilder-compatible form of
+    /// ``DBBTableRepresentable/save(_:manager:)``.
     ///
     /// - Returns: whether the save succeeded; on failure the reason is in `dbManager.errorMessage()`.
     @discardableResult
     public static func saveObjects(_ objects: [DBBTableObject], dbManager: DBBManager) -> Bool {
-        (try? save(objects, manager: dbManager)) != nil
+        (try? saveInstances(objects, manager: dbManager)) != nil
+    }
+}
+
+extension DBBTableRepresentable where Self: DBBTableObject {
+    /// Saves objects of this class in one transaction, all or nothing — their join rows and the unsaved
+    /// objects they reference included.
+    ///
+    /// ```swift
+    /// try Person.save([ada, grace], manager: manager)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - objects: instances of exactly this class (a subclass lives in a table of its own).
+    ///   - manager: the manager to save through.
+    /// - Throws: `DBBError` (misuse) when an object is of a subclass, or when SQLite fails; nothing is
+    ///   written then.
+    public static func save(_ objects: [Self], manager: DBBManager) throws {
+        try saveInstances(objects, manager: manager)
     }
 }
 
@@ -60,14 +73,7 @@ extension DBBTableObject {
 extension DBBTableObject {
     static func fetch(_ request: DBBFetchRequest, manager: DBBManager) throws -> [DBBTableObject] {
         let map = try manager.map(for: self)
-        return try manager.run { db in try DBBObjectLoader(manager: manager, db: db).fetch(map, request) }
-    }
-
-    /// Every instance of the class, fully populated, in id order.
-    ///
-    /// - Throws: `DBBError` when the class is not registered or a row does not fit the mapping.
-    public static func fetchAll(manager: DBBManager) throws -> [DBBTableObject] {
-        try fetch(try manager.map(for: self).allRowsRequest, manager: manager)
+        return try manager.run { db in try run(request, distinct: nil, map: map, manager: manager, db: db) }
     }
 
     /// The ids of every instance, ascending.
@@ -87,9 +93,25 @@ extension DBBTableObject {
 extension DBBTableRepresentable where Self: DBBTableObject {
     /// Every instance of the class, fully populated, in id order.
     ///
-    /// - Returns: the instances; an empty array on failure (the reason is in `manager.errorMessage()`).
+    /// ```swift
+    /// let people: [Person] = try Person.fetchAll(manager: manager)
+    /// ```
+    ///
+    /// - Parameter manager: the manager to read through.
+    /// - Returns: the instances.
+    /// - Throws: `DBBError` when the class is not registered or a row does not fit the mapping.
+    public static func fetchAll(manager: DBBManager) throws -> [Self] {
+        try fetch(try manager.map(for: self).allRowsRequest, manager: manager).map { $0 as! Self }
+    }
+
+    /// Every instance of the class; the DBBBuilder-compatible form of ``fetchAll(manager:)``.
+    ///
+    /// A failure cannot be told from an empty table here: it returns an empty array and leaves the reason
+    /// in `manager.errorMessage()`. Use `try fetchAll(manager:)` where a failure matters.
+    ///
+    /// - Returns: the instances, or an empty array on failure.
     public static func allInstances(manager: DBBManager) -> [Self] {
-        ((try? fetchAll(manager: manager)) ?? []).map { $0 as! Self }
+        (try? fetchAll(manager: manager)) ?? []
     }
 
     /// The instance with an id, or `nil` when there is none.
@@ -127,49 +149,82 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 // MARK: Deleting
 
 extension DBBTableObject {
-    /// Deletes objects of this class in one transaction, with their join rows, the join rows of other
-    /// classes that point at them, and cascading arrays' objects. Deleted objects get `idNum` 0.
-    ///
-    /// - Throws: `DBBError` (misuse) for an object of another class, or when SQLite fails;
-    ///   nothing is deleted then.
-    public static func delete(_ instances: [DBBTableObject], manager: DBBManager) throws {
+    /// Deletes objects of exactly this class in one transaction: the shared body of the typed and
+    /// compatible forms.
+    static func deleteInstances(_ instances: [DBBTableObject], manager: DBBManager) throws {
         try requireOnlyInstances(instances, manager: manager, action: "deleting")
         try delete(ids: instances.map(\.idNum).filter { $0 != 0 }, manager: manager)
-        for instance in instances { instance.idNum = 0 }
+        manager.rememberForRollback(instances)
+        for instance in instances { instance.markDeleted() }
     }
 
-    /// Deletes the rows with these ids, as ``delete(_:manager:)`` does.
+    /// Deletes the rows with these ids, as ``DBBTableRepresentable/delete(_:manager:)`` does.
     ///
     /// - Throws: `DBBError` when the class is not registered or SQLite fails.
     public static func delete(ids: [Int64], manager: DBBManager) throws {
+        try manager.requireWritable("deleting \(self) objects")
         let map = try manager.map(for: self)
         guard !ids.isEmpty else { return }
         try manager.run { db in try map.deleteRows(ids: ids, manager: manager, db: db) }
     }
 
-    /// Deletes every instance of this class, as ``delete(_:manager:)`` does.
+    /// Deletes every instance of this class, as ``DBBTableRepresentable/delete(_:manager:)`` does.
     ///
     /// - Throws: `DBBError` when the class is not registered or SQLite fails.
     public static func deleteAll(manager: DBBManager) throws {
         try delete(ids: try fetchAllIDs(manager: manager), manager: manager)
     }
 
-    /// Deletes one instance; the Bool form of ``delete(_:manager:)``.
+    /// Deletes one instance; the DBBBuilder-compatible form of ``DBBTableObject/delete()``.
+    ///
+    /// - Returns: whether the delete succeeded; on failure the reason is in `manager.errorMessage()`.
     @discardableResult
     public static func deleteInstance(_ instance: DBBTableObject, manager: DBBManager) -> Bool {
-        (try? delete([instance], manager: manager)) != nil
+        (try? deleteInstances([instance], manager: manager)) != nil
     }
 
-    /// Deletes several instances in one transaction; the Bool form of ``delete(_:manager:)``.
+    /// Deletes several instances in one transaction; the DBBBuilder-compatible form of
+    /// ``DBBTableRepresentable/delete(_:manager:)``.
+    ///
+    /// - Returns: whether the delete succeeded; on failure the reason is in `manager.errorMessage()`.
     @discardableResult
     public static func deleteMultipleInstances(_ instances: [DBBTableObject], manager: DBBManager) -> Bool {
-        (try? delete(instances, manager: manager)) != nil
+        (try? deleteInstances(instances, manager: manager)) != nil
     }
 
-    /// Deletes every instance; the Bool form of ``deleteAll(manager:)``.
+    /// Deletes every instance; the DBBBuilder-compatible form of ``deleteAll(manager:)``.
     @discardableResult
     public static func deleteAllInstances(manager: DBBManager) -> Bool {
         (try? deleteAll(manager: manager)) != nil
+    }
+}
+
+extension DBBTableRepresentable where Self: DBBTableObject {
+    /// Deletes objects of this class in one transaction, with their join rows, the join rows of other
+    /// classes that point at them, and cascading arrays' objects. Deleted objects get `idNum` 0; unsaved
+    /// ones (`idNum` 0) are skipped.
+    ///
+    /// - Parameters:
+    ///   - instances: instances of exactly this class.
+    ///   - manager: the manager to delete through.
+    /// - Throws: `DBBError` (misuse) for an object of a subclass, or when SQLite fails; nothing is deleted
+    ///   then.
+    public static func delete(_ instances: [Self], manager: DBBManager) throws {
+        try deleteInstances(instances, manager: manager)
+    }
+}
+
+extension DBBTableObject {
+    /// Deletes the object's row, as ``DBBTableRepresentable/delete(_:manager:)`` does, through its own
+    /// manager; the object gets `idNum` 0. An unsaved object has nothing to delete.
+    ///
+    /// ```swift
+    /// try person.delete()
+    /// ```
+    ///
+    /// - Throws: `DBBError` when the class is not registered or SQLite fails; nothing is deleted then.
+    public func delete() throws {
+        try type(of: self).deleteInstances([self], manager: dbManager)
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 
 extension DBBTableObject {
     /// Builds the fetch a set of query options asks for; a distinct fetch first selects one id per
-    /// distinct combination of the loaded properties.
+    /// distinct combination of the loaded properties, a grouped fetch one id per group.
     static func request(
         for options: DBBQueryOptions, map: DBBTableMap, sparse: Bool
     ) throws -> (request: DBBFetchRequest, distinct: DBBQueryPlan?) {
@@ -14,15 +14,24 @@ extension DBBTableObject {
         request.joinProperties = plan.joinProperties
         request.sparse = sparse
         request.isAll = plan.whereSQL.isEmpty && plan.limitSQL.isEmpty
-        return (request, plan.distinctColumns == nil ? nil : plan)
+        return (request, plan.distinctColumns == nil && plan.groupColumns == nil ? nil : plan)
     }
 
-    /// Runs a fetch built from query options; call on the manager's queue.
+    /// Runs a fetch built from query options; call on the manager's queue. Its statements (the rows, then
+    /// each join property and the referenced objects) read one snapshot: they run in one transaction.
     static func run(
         _ request: DBBFetchRequest, distinct: DBBQueryPlan?, map: DBBTableMap, manager: DBBManager, db: DBBDatabase
     ) throws -> [DBBTableObject] {
+        try db.inTransaction { db in
+            try runInSnapshot(request, distinct: distinct, map: map, manager: manager, db: db)
+        }
+    }
+
+    private static func runInSnapshot(
+        _ request: DBBFetchRequest, distinct: DBBQueryPlan?, map: DBBTableMap, manager: DBBManager, db: DBBDatabase
+    ) throws -> [DBBTableObject] {
         var request = request
-        if let distinct, let columns = distinct.distinctColumns {
+        if let distinct, let columns = distinct.groupColumns ?? distinct.distinctColumns {
             let id = DBBIdentifier.sql(map.idColumn)
             let groups = columns.map(DBBIdentifier.sql).joined(separator: ", ")
             let ids = try db.fetchValues(
@@ -34,9 +43,31 @@ extension DBBTableObject {
             request.arguments = [.text(DBBTableMap.idList(ids))]
             request.isAll = false
             // Distinct combinations of the chosen properties: the objects carry those properties only.
-            request.properties = request.properties ?? Set(map.scalars.map(\.name) + map.foreignKeys.map(\.name))
+            if distinct.distinctColumns != nil {
+                request.properties =
+                    request.properties ?? Set(map.scalars.map(\.name) + map.foreignKeys.map(\.name))
+            }
         }
         return try DBBObjectLoader(manager: manager, db: db).fetch(map, request)
+    }
+}
+
+extension DBBTableObject {
+    /// The `SELECT count(*)` that counts what a fetch with these options returns.
+    static func countQuery(_ options: DBBQueryOptions, manager: DBBManager) throws -> (String, [DBBValue]) {
+        let map = try manager.map(for: self)
+        let plan = try DBBQueryPlan(options: options, table: map.description)
+        let table = DBBIdentifier.sql(map.tableName)
+        let sql: String
+        if let columns = plan.groupColumns ?? plan.distinctColumns {
+            let groups = columns.map(DBBIdentifier.sql).joined(separator: ", ")
+            sql = "SELECT count(*) FROM (SELECT 1 FROM \(table)\(plan.whereSQL) GROUP BY \(groups)\(plan.limitSQL))"
+        } else if plan.limitSQL.isEmpty {
+            sql = "SELECT count(*) FROM \(table)\(plan.whereSQL)"
+        } else {
+            sql = "SELECT count(*) FROM (SELECT 1 FROM \(table)\(plan.whereSQL)\(plan.limitSQL))"
+        }
+        return (sql, plan.arguments)
     }
 }
 
@@ -63,6 +94,28 @@ extension DBBTableRepresentable where Self: DBBTableObject {
             return try manager.run { db in
                 try run(request, distinct: distinct, map: map, manager: manager, db: db).map { $0 as! Self }
             }
+        } catch {
+            throw manager.record(error)
+        }
+    }
+
+    /// The number of objects that match query options, counted by one `SELECT count(*)` (no object is
+    /// built). With `distinct`, distinct combinations of the chosen properties are counted; `limit` and
+    /// `offset` apply as they do to a fetch.
+    ///
+    /// ```swift
+    /// let adults = try Person.fetchCount(options: .options(withConditions: ["age >= 18"]), manager: manager)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - options: the conditions to match. Default: every object.
+    ///   - manager: the manager to read through.
+    /// - Returns: the number of matching objects.
+    /// - Throws: `DBBError` as ``fetch(options:manager:sparsePopulation:)``.
+    public static func fetchCount(options: DBBQueryOptions = DBBQueryOptions(), manager: DBBManager) throws -> Int {
+        do {
+            let (sql, arguments) = try countQuery(options, manager: manager)
+            return try manager.run { db in try db.fetchValue(Int.self, sql, arguments: DBBArguments(arguments)) ?? 0 }
         } catch {
             throw manager.record(error)
         }
@@ -161,6 +214,22 @@ extension DBBTableRepresentable where Self: DBBTableObject {
         }
     }
 
+    /// The number of objects that match query options, without blocking the calling task.
+    ///
+    /// - Throws: `DBBError` as ``fetchCount(options:manager:)``.
+    public static func fetchCount(options: DBBQueryOptions = DBBQueryOptions(), manager: DBBManager) async throws
+        -> Int
+    {
+        do {
+            let (sql, arguments) = try countQuery(options, manager: manager)
+            return try await manager.queue.inDatabase { db in
+                try db.fetchValue(Int.self, sql, arguments: DBBArguments(arguments)) ?? 0
+            }
+        } catch {
+            throw manager.record(error)
+        }
+    }
+
     /// Saves objects of this class in one transaction without blocking the calling task.
     ///
     /// - Throws: `DBBError` as ``DBBTableObject/save(_:manager:)``.
@@ -174,6 +243,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     /// - Throws: `DBBError` when the class is not registered or SQLite fails.
     public static func delete(ids: [Int64], manager: DBBManager) async throws {
         do {
+            try manager.requireWritable("deleting \(self) objects")
             let map = try manager.map(for: self)
             guard !ids.isEmpty else { return }
             try await manager.queue.inDatabase { db in try map.deleteRows(ids: ids, manager: manager, db: db) }
@@ -188,7 +258,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     public static func delete(_ instances: [Self], manager: DBBManager) async throws {
         try requireOnlyInstances(instances, manager: manager, action: "deleting")
         try await delete(ids: instances.map(\.idNum).filter { $0 != 0 }, manager: manager)
-        for instance in instances { instance.idNum = 0 }
+        for instance in instances { instance.markDeleted() }
     }
 
     /// Deletes every instance without blocking the calling task.
@@ -206,15 +276,35 @@ extension DBBTableObject {
     public func save() async throws {
         try await DBBObjectWriter(manager: dbManager).save([self])
     }
+
+    /// Deletes the object's row without blocking the calling task; the object gets `idNum` 0.
+    ///
+    /// - Throws: `DBBError` as `delete()`.
+    public func delete() async throws {
+        guard idNum != 0 else { return }
+        try dbManager.requireWritable("deleting \(type(of: self)) objects")
+        let map = try dbManager.map(for: type(of: self))
+        let (manager, id) = (dbManager, idNum)
+        do {
+            try await manager.queue.inDatabase { db in try map.deleteRows(ids: [id], manager: manager, db: db) }
+        } catch {
+            throw manager.record(error)
+        }
+        markDeleted()
+    }
 }
 
 // MARK: Completion handlers
+
+// The DBBBuilder-compatible forms: each runs its async twin in a detached task and calls the completion
+// handler on a background thread. Fetched objects are new and handed to the handler as `sending` values,
+// so the handler may pass them on to an actor or a task of its own.
 
 extension DBBTableRepresentable where Self: DBBTableObject {
     /// Fetches every instance in the background and passes them to a completion handler (on a
     /// background thread). On failure the array is empty and `manager.errorMessage()` says why.
     public static func getAllInstancesFromQueue(
-        manager: DBBManager, completion: @escaping @Sendable ([Self]) -> Void
+        manager: DBBManager, completion: @escaping @Sendable (sending [Self]) -> Void
     ) {
         Task.detached { completion((try? await fetchAll(manager: manager)) ?? []) }
     }
@@ -223,7 +313,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     /// to a completion handler (on a background thread).
     public static func getInstancesFromQueue(
         withOptions options: DBBQueryOptions, manager: DBBManager, sparsePopulation: Bool = false,
-        completion: @escaping @Sendable ([Self], DBBError?) -> Void
+        completion: @escaping @Sendable (sending [Self], DBBError?) -> Void
     ) {
         Task.detached {
             do {
@@ -236,7 +326,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// Fetches the instance with an id in the background and passes it to a completion handler.
     public static func getQueuedInstanceWithIDNumber(
-        _ id: Int64, manager: DBBManager, completion: @escaping @Sendable (Self?) -> Void,
+        _ id: Int64, manager: DBBManager, completion: @escaping @Sendable (sending Self?) -> Void,
         sparsePopulation: Bool = false
     ) {
         Task.detached {
@@ -246,7 +336,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// Fetches the instances with these ids in the background and passes them to a completion handler.
     public static func getInstancesWithIDNumbersFromQueue(
-        ids: [Int64], manager: DBBManager, completion: @escaping @Sendable ([Self]) -> Void
+        ids: [Int64], manager: DBBManager, completion: @escaping @Sendable (sending [Self]) -> Void
     ) {
         Task.detached { completion((try? await fetch(ids: ids, manager: manager)) ?? []) }
     }

@@ -34,6 +34,9 @@ open class DBBTableObject: DBBTableRepresentable {
     /// The manager the object is persisted through.
     public let dbManager: DBBManager
 
+    /// Whether the object was loaded from its row or saved: an object with an `idNum` but no stored row
+    /// (one whose id was set before its first save) is inserted with that id.
+    package var hasStoredRow = false
     /// The properties a partial fetch loaded (`nil`: all of them). A save writes only these and the ones
     /// set since, so unloaded columns and join rows are left as they are.
     package var loadedProperties: Set<String>?
@@ -78,6 +81,12 @@ open class DBBTableObject: DBBTableRepresentable {
 
     /// Marks the object as unchanged.
     public func makeClean() { isDirty = false }
+
+    /// Forgets the row a delete removed: the object is new again, and a save inserts it afresh.
+    func markDeleted() {
+        idNum = 0
+        hasStoredRow = false
+    }
 }
 
 @available(*, unavailable, message: "table objects are not Sendable: share them between tasks by idNum")

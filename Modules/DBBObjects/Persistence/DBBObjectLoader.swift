@@ -80,6 +80,7 @@ final class DBBObjectLoader {
             }
             let object = map.type.init(dbManager: manager)
             object.idNum = id
+            object.hasStoredRow = true
             if map.hasTimestamps {
                 object.createdTime = row.isNull(at: 1) ? nil : try Date.read(from: row, at: 1)
                 object.modifiedTime = row.isNull(at: 2) ? nil : try Date.read(from: row, at: 2)
@@ -193,8 +194,9 @@ final class DBBObjectLoader {
             pending = []
             for (target, ids) in wanted where !ids.isEmpty {
                 guard let map = manager.mapIfRegistered(target) else {
-                    throw DBBError(
-                        .misuse, message: "a referenced class is not registered with this manager",
+                    throw DBBError.misuse(
+                        "a referenced class is not registered with this manager",
+                        recovery: "register every class a mapping refers to with addTableClasses(_:)",
                         context: "loading references")
                 }
                 _ = try loadRows(map, map.rowsRequest(ids: ids.sorted()), pending: &pending)

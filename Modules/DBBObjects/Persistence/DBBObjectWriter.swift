@@ -19,6 +19,8 @@ struct DBBSavePlan: @unchecked Sendable {
         let map: DBBTableMap
         /// The row id, or 0 for a new object.
         let existingID: Int64
+        /// The id a new object was given before its first save, inserted as it is (0: SQLite chooses).
+        let presetID: Int64
         /// The properties to write (`nil`: all of them).
         let written: Set<String>?
         /// The scalar values to write, in the order of `scalarColumns` (`nil`: every scalar of the map).
@@ -71,7 +73,7 @@ struct DBBObjectWriter {
             order.append((object, map))
             guard map.hasReferences else { continue }
             for referenced in map.referencedObjects(of: object)
-            where referenced.idNum == 0 && seen.insert(ObjectIdentifier(referenced)).inserted {
+            where !referenced.hasStoredRow && seen.insert(ObjectIdentifier(referenced)).inserted {
                 work.append(referenced)
             }
         }
@@ -129,7 +131,8 @@ struct DBBObjectWriter {
         var plan = DBBSavePlan()
         plan.rows.reserveCapacity(graph.count)
         for (object, map) in graph {
-            let written = object.idNum == 0 ? nil : map.propertiesToWrite(object)
+            let existingID = object.hasStoredRow ? object.idNum : 0
+            let written = existingID == 0 ? nil : map.propertiesToWrite(object)
             var scalarValues: [DBBValue] = []
             var scalarColumns: [String]?
             var keyReferences: [DBBSavePlan.Reference?] = []
@@ -167,7 +170,8 @@ struct DBBObjectWriter {
             }
             plan.rows.append(
                 DBBSavePlan.Row(
-                    map: map, existingID: object.idNum, written: written, scalarValues: scalarValues,
+                    map: map, existingID: existingID, presetID: object.hasStoredRow ? 0 : object.idNum,
+                    written: written, scalarValues: scalarValues,
                     scalarColumns: scalarColumns, keyReferences: keyReferences, keyColumns: keyColumns, joins: joins))
         }
         return plan
@@ -209,7 +213,10 @@ struct DBBObjectWriter {
                     map, try db.prepare(map.insertSQL), map.updateSQL.isEmpty ? nil : try db.prepare(map.updateSQL)
                 )
             }
-            if isNew {
+            if isNew && row.presetID != 0 {
+                try db.execute(map.insertWithIDSQL, arguments: DBBArguments([row.presetID] + arguments))
+                ids[index] = row.presetID
+            } else if isNew {
                 try statementsOf?.insert.execute(arguments: DBBArguments(arguments))
                 ids[index] = db.lastInsertRowID
             } else if row.written == nil {
@@ -263,9 +270,8 @@ struct DBBObjectWriter {
     /// join rows for an owner that does not exist, so the save fails (and its transaction rolls back).
     private static func requireRowUpdated(_ row: DBBSavePlan.Row, in db: DBBDatabase) throws {
         guard db.changes == 0 else { return }
-        throw DBBError(
-            .notFound,
-            message: "\(row.map.type) \(row.existingID) no longer exists in table \(row.map.tableName); "
+        throw DBBError.rowDeleted(
+            "\(row.map.type) \(row.existingID) no longer exists in table \(row.map.tableName); "
                 + "it was deleted after it was loaded",
             context: "saving \(row.map.type) objects")
     }
@@ -273,8 +279,9 @@ struct DBBObjectWriter {
     /// Applies ids, timestamps and clean state after the transaction committed, then the post-save actions.
     static func apply(_ outcome: Outcome, of plan: DBBSavePlan, to graph: [(DBBTableObject, DBBTableMap)]) {
         for (index, (object, map)) in graph.enumerated() {
-            let isNew = object.idNum == 0
+            let isNew = !object.hasStoredRow
             object.idNum = outcome.ids[index]
+            object.hasStoredRow = true
             if map.hasTimestamps {
                 if isNew { object.createdTime = outcome.now }
                 object.modifiedTime = outcome.now
@@ -295,6 +302,7 @@ struct DBBObjectWriter {
 
     /// Collects and plans a save, recording a failure for the manager's `errorMessage()`.
     private func prepare(_ objects: [DBBTableObject]) throws -> ([(DBBTableObject, DBBTableMap)], DBBSavePlan) {
+        try manager.requireWritable("saving objects")
         do {
             let graph = Self.foreignKeyTargetsFirst(try collectGraph(objects))
             return (graph, try plan(graph))
@@ -309,6 +317,7 @@ struct DBBObjectWriter {
         let outcome = try manager.run { db in
             try db.inTransaction(.immediate) { db in try Self.execute(plan, in: db) }
         }
+        manager.rememberForRollback(graph.map(\.0))
         Self.apply(outcome, of: plan, to: graph)
     }
 

@@ -65,6 +65,8 @@ final class DBBTableMap: @unchecked Sendable {
     /// The number of leading columns before the scalars (id, and the two timestamps when present).
     let leadingColumns: Int
     let insertSQL: String
+    /// `insertSQL` with the id column first, for objects whose id was set before their first save.
+    let insertWithIDSQL: String
     let updateSQL: String
     let deleteSQL: String
 
@@ -98,8 +100,8 @@ final class DBBTableMap: @unchecked Sendable {
                         name: column.propertyName, column: column.name, accessor: accessor,
                         target: ObjectIdentifier(target), targetName: String(describing: target)))
             default:
-                throw DBBError(
-                    .misuse, message: "property \(column.propertyName) cannot be stored as a column",
+                throw DBBError.misuse(
+                    "property \(column.propertyName) cannot be stored as a column",
                     context: "registering \(tableName)")
             }
         }
@@ -155,6 +157,10 @@ final class DBBTableMap: @unchecked Sendable {
             ? "INSERT INTO \(table) DEFAULT VALUES"
             : "INSERT INTO \(table) (\(insertColumns.joined(separator: ", "))) VALUES ("
                 + Array(repeating: "?", count: insertColumns.count).joined(separator: ", ") + ")"
+        let idAndColumns = [q(idColumn)] + insertColumns
+        insertWithIDSQL =
+            "INSERT INTO \(table) (\(idAndColumns.joined(separator: ", "))) VALUES ("
+            + Array(repeating: "?", count: idAndColumns.count).joined(separator: ", ") + ")"
         let updateColumns = (hasTimestamps ? ["modifiedTime"] : []) + writeColumns
         updateSQL =
             updateColumns.isEmpty

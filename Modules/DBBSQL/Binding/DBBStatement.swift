@@ -108,14 +108,12 @@ public final class DBBStatement {
             throw DBBError.fromConnection(database.handle, code: code, sql: sql, context: "preparing a statement")
         }
         guard let statement else {
-            throw DBBError(
-                .misuse, message: "the SQL text holds no statement", sql: sql, context: "preparing a statement")
+            throw DBBError.misuse("the SQL text holds no statement", sql: sql, context: "preparing a statement")
         }
         if holdsMore {
             sqlite3_finalize(statement)
-            throw DBBError(
-                .misuse,
-                message: "the SQL text holds more than one statement; use executeStatements(_:) to run several",
+            throw DBBError.misuse(
+                "the SQL text holds more than one statement; use executeStatements(_:) to run several",
                 sql: sql, context: "preparing a statement")
         }
         self.handle = statement
@@ -177,9 +175,9 @@ public final class DBBStatement {
     ///   value that cannot be bound.
     public func bind(_ arguments: [(any DBBBindable)?]) throws {
         guard arguments.count == parameterCount else {
-            throw DBBError(
-                .misuse,
-                message: "the statement expects \(parameterCount) argument(s) but \(arguments.count) were given",
+            throw DBBError.misuse(
+                "the statement expects \(parameterCount) argument(s) but \(arguments.count) were given",
+                recovery: "pass one value per parameter",
                 sql: sql, context: "binding arguments")
         }
         let options = database.codingOptions
@@ -206,8 +204,8 @@ public final class DBBStatement {
         let options = database.codingOptions
         for index in 1...max(parameterCount, 1) where parameterCount > 0 {
             guard let cName = sqlite3_bind_parameter_name(handle, Int32(index)) else {
-                throw DBBError(
-                    .misuse, message: "parameter \(index) is positional; named arguments need :name parameters",
+                throw DBBError.misuse(
+                    "parameter \(index) is positional; named arguments need :name parameters",
                     sql: sql, context: "binding named arguments")
             }
             let fullName = String(cString: cName)
@@ -219,8 +217,8 @@ public final class DBBStatement {
                 argument = arguments[fullName]
             }
             guard let argument else {
-                throw DBBError(
-                    .misuse, message: "no value given for parameter \(fullName)", sql: sql,
+                throw DBBError.misuse(
+                    "no value given for parameter \(fullName)", sql: sql,
                     context: "binding named arguments")
             }
             used += 1
@@ -243,8 +241,8 @@ public final class DBBStatement {
                 })
             let extra = arguments.keys.filter { !names.contains($0) && !names.contains(String($0.dropFirst())) }
                 .sorted()
-            throw DBBError(
-                .misuse, message: "the statement has no parameter named \(extra.joined(separator: ", "))", sql: sql,
+            throw DBBError.misuse(
+                "the statement has no parameter named \(extra.joined(separator: ", "))", sql: sql,
                 context: "binding named arguments")
         }
     }
@@ -345,8 +343,8 @@ public final class DBBStatement {
     @inline(__always)
     private func checkNotInUse() throws {
         if isInUse {
-            throw DBBError(
-                .misuse, message: "a cursor is still stepping this statement; finish it, or prepare the SQL again",
+            throw DBBError.misuse(
+                "a cursor is still stepping this statement; finish it, or prepare the SQL again",
                 sql: sql, context: "running a statement")
         }
     }
@@ -405,9 +403,9 @@ public final class DBBStatement {
         try database.checkOpen(sql)
         try checkNotInUse()
         guard values.count == parameterCount else {
-            throw DBBError(
-                .misuse,
-                message: "the statement expects \(parameterCount) argument(s) but \(values.count) were given",
+            throw DBBError.misuse(
+                "the statement expects \(parameterCount) argument(s) but \(values.count) were given",
+                recovery: "pass one value per parameter",
                 sql: sql, context: "binding arguments")
         }
         defer { sqlite3_reset(handle) }

@@ -2,15 +2,21 @@ import CSQLite
 
 /// The error every throwing API of DBBBuilder throws.
 ///
-/// It carries SQLite's primary and extended result codes, SQLite's message (or the library's own
-/// when the failure was caught before SQLite saw it), the SQL text involved, and what the library
-/// was doing. Argument values are never included, since they may hold private data.
+/// It says what kind of failure happened (``kind-swift.property``): SQLite refused something (``Kind-swift.struct/sqlite``,
+/// with SQLite's primary and extended result codes), the library was used in a way it does not allow
+/// (``Kind-swift.struct/misuse``, with ``recoverySuggestion`` saying what to do instead), or an object's row no longer
+/// exists (``Kind-swift.struct/rowDeleted``). It also carries the message, the SQL text involved, and what the library was
+/// doing. Argument values are never included, since they may hold private data.
+///
+/// Static constants name the result codes callers usually handle, so a `catch` can match one:
 ///
 /// ```swift
 /// do {
 ///     try db.execute("INSERT INTO person (email) VALUES (?)", "a@example.com")
-/// } catch let error as DBBError where error.resultCode == .constraint {
-///     print("duplicate email:", error.message)
+/// } catch DBBError.constraintUnique {
+///     print("duplicate email")
+/// } catch let error as DBBError where error.kind == .misuse {
+///     print(error.message, error.recoverySuggestion ?? "")
 /// }
 /// ```
 ///
@@ -73,6 +79,37 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
         public var description: String { String(cString: sqlite3_errstr(rawValue)) }
     }
 
+    /// What kind of failure an error reports: one SQLite reported, a misuse of the library, or a deleted row.
+    ///
+    /// A `catch` can match a kind directly: `catch DBBError.Kind.rowDeleted { … }`.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// SQLite reported the failure (or the library reports a value SQLite cannot store or read, with
+        /// SQLite's `SQLITE_MISMATCH` or `SQLITE_RANGE`); ``DBBError/resultCode`` and
+        /// ``DBBError/extendedCode`` are SQLite's.
+        public static let sqlite = Kind("SQLite error")
+        /// The library was called in a way it does not allow: a class that is not registered, a wrong number
+        /// of arguments, a re-entrant queue call, a write through a read-only manager. Nothing was changed;
+        /// ``DBBError/recoverySuggestion`` says what to do. ``DBBError/resultCode`` is
+        /// ``ResultCode/misuse``.
+        public static let misuse = Kind("misuse of DBBBuilder")
+        /// An object's row no longer exists: it was deleted after the object was loaded. Nothing was
+        /// written. ``DBBError/resultCode`` is ``ResultCode/error``.
+        public static let rowDeleted = Kind("row deleted")
+
+        /// The kind's name, as ``DBBError/description`` starts.
+        public var description: String { name }
+
+        /// Matches an error of this kind, so `catch DBBError.Kind.misuse` works.
+        public static func ~= (kind: Kind, error: any Error) -> Bool {
+            (error as? DBBError)?.kind == kind
+        }
+    }
+
+    /// What kind of failure this is.
+    public var kind: Kind
     /// The primary result code (the low 8 bits of ``extendedCode``).
     public var resultCode: ResultCode
     /// SQLite's extended result code, for example `SQLITE_CONSTRAINT_UNIQUE` (2067).
@@ -83,6 +120,8 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
     public var sql: String?
     /// What the library was doing, for example `"opening /tmp/app.sqlite"` or `"binding argument 3"`.
     public var context: String?
+    /// What to do about a misuse, for example "call addTableClasses([Person.self]) first".
+    public var recoverySuggestion: String?
 
     /// Creates an error.
     ///
@@ -92,6 +131,7 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
     ///   - sql: the SQL text involved, if any.
     ///   - context: what the library was doing.
     public init(extendedCode: Int32, message: String, sql: String? = nil, context: String? = nil) {
+        self.kind = .sqlite
         self.resultCode = ResultCode(rawValue: extendedCode)
         self.extendedCode = extendedCode
         self.message = message
@@ -104,11 +144,48 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
         self.init(extendedCode: code.rawValue, message: message, sql: sql, context: context)
     }
 
-    /// A one-line summary: codes, message, what the library was doing, and the SQL.
+    /// Creates an error for a misuse of the library: the caller asked for something the library does not
+    /// allow, and nothing was changed.
+    ///
+    /// - Parameters:
+    ///   - message: what was wrong.
+    ///   - recovery: what to do instead.
+    ///   - sql: the SQL text involved, if any.
+    ///   - context: what the library was doing.
+    /// - Returns: an error of kind ``Kind-swift.struct/misuse`` with result code ``ResultCode/misuse``.
+    public static func misuse(_ message: String, recovery: String? = nil, sql: String? = nil, context: String? = nil)
+        -> DBBError
+    {
+        var error = DBBError(.misuse, message: message, sql: sql, context: context)
+        error.kind = .misuse
+        error.recoverySuggestion = recovery
+        return error
+    }
+
+    /// Creates an error for an object whose row no longer exists.
+    ///
+    /// - Parameters:
+    ///   - message: which row is missing.
+    ///   - context: what the library was doing.
+    /// - Returns: an error of kind ``Kind-swift.struct/rowDeleted`` with result code ``ResultCode/error``.
+    public static func rowDeleted(_ message: String, context: String? = nil) -> DBBError {
+        var error = DBBError(.error, message: message, context: context)
+        error.kind = .rowDeleted
+        return error
+    }
+
+    /// A one-line summary: kind (with SQLite's codes), message, what to do, what the library was doing, and
+    /// the SQL.
     public var description: String {
-        var text = "SQLite error \(resultCode.rawValue)"
-        if extendedCode != resultCode.rawValue { text += " (extended \(extendedCode))" }
+        var text: String
+        if kind == .sqlite {
+            text = "SQLite error \(resultCode.rawValue)"
+            if extendedCode != resultCode.rawValue { text += " (extended \(extendedCode))" }
+        } else {
+            text = kind.description
+        }
         text += ": \(message)"
+        if let recoverySuggestion { text += " — \(recoverySuggestion)" }
         if let context { text += " — while \(context)" }
         if let sql { text += " — SQL: \(sql)" }
         return text
@@ -132,4 +209,74 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
             }
         return DBBError(extendedCode: useConnection ? extended : code, message: message, sql: sql, context: context)
     }
+}
+
+// MARK: Codes to match
+
+// The extended codes are written as SQLite's header defines them: Swift does not import those macros.
+extension DBBError {
+    /// An SQLite result code to match an error against: a primary code matches every extended code under
+    /// it, an extended code matches only itself. `catch DBBError.constraintUnique { … }` catches a
+    /// duplicate key and nothing else; `catch DBBError.busy { … }` catches every busy variant.
+    public struct Code: RawRepresentable, Hashable, Sendable {
+        /// SQLite's numeric code, primary (below 256) or extended.
+        public var rawValue: Int32
+        /// Creates a code from SQLite's number.
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        /// Whether an error has this code and is one SQLite reported (kind ``Kind-swift.struct/sqlite``).
+        ///
+        /// - Parameter error: the error to test.
+        /// - Returns: `true` when the error's extended code is this code, or, for a primary code, when its
+        ///   primary code is.
+        public func matches(_ error: DBBError) -> Bool {
+            guard error.kind == .sqlite else { return false }
+            return rawValue & ~0xFF == 0 ? error.resultCode.rawValue == rawValue : error.extendedCode == rawValue
+        }
+
+        /// Matches an error, so a code can be a `catch` pattern.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? DBBError).map(code.matches) ?? false
+        }
+    }
+
+    /// The error's extended code as a ``Code`` (compare with `==`, or match with ``Code/matches(_:)``).
+    public var code: Code { Code(rawValue: extendedCode) }
+
+    /// Any constraint violation (`SQLITE_CONSTRAINT`).
+    public static let constraint = Code(rawValue: SQLITE_CONSTRAINT)
+    /// A `UNIQUE` constraint or unique index was violated (`SQLITE_CONSTRAINT_UNIQUE`).
+    public static let constraintUnique = Code(rawValue: SQLITE_CONSTRAINT | 8 << 8)
+    /// A `PRIMARY KEY` constraint was violated, for example a duplicate id (`SQLITE_CONSTRAINT_PRIMARYKEY`).
+    public static let constraintPrimaryKey = Code(rawValue: SQLITE_CONSTRAINT | 6 << 8)
+    /// A `NOT NULL` column was given NULL (`SQLITE_CONSTRAINT_NOTNULL`).
+    public static let constraintNotNull = Code(rawValue: SQLITE_CONSTRAINT | 5 << 8)
+    /// A `FOREIGN KEY` constraint was violated (`SQLITE_CONSTRAINT_FOREIGNKEY`).
+    public static let constraintForeignKey = Code(rawValue: SQLITE_CONSTRAINT | 3 << 8)
+    /// A `CHECK` constraint failed (`SQLITE_CONSTRAINT_CHECK`).
+    public static let constraintCheck = Code(rawValue: SQLITE_CONSTRAINT | 1 << 8)
+    /// A trigger's `RAISE` aborted the statement (`SQLITE_CONSTRAINT_TRIGGER`).
+    public static let constraintTrigger = Code(rawValue: SQLITE_CONSTRAINT | 7 << 8)
+    /// Another connection holds a lock (`SQLITE_BUSY`, every variant).
+    public static let busy = Code(rawValue: SQLITE_BUSY)
+    /// A WAL snapshot is out of date: restart the read transaction (`SQLITE_BUSY_SNAPSHOT`).
+    public static let busySnapshot = Code(rawValue: SQLITE_BUSY | 2 << 8)
+    /// Another connection is recovering a WAL file (`SQLITE_BUSY_RECOVERY`).
+    public static let busyRecovery = Code(rawValue: SQLITE_BUSY | 1 << 8)
+    /// A conflict inside this connection or a shared cache (`SQLITE_LOCKED`, every variant).
+    public static let locked = Code(rawValue: SQLITE_LOCKED)
+    /// A shared-cache table lock conflict (`SQLITE_LOCKED_SHAREDCACHE`).
+    public static let lockedSharedCache = Code(rawValue: SQLITE_LOCKED | 1 << 8)
+    /// A write to a read-only database (`SQLITE_READONLY`, every variant).
+    public static let readOnly = Code(rawValue: SQLITE_READONLY)
+    /// A generic error such as a syntax error or a missing table (`SQLITE_ERROR`).
+    public static let sqlError = Code(rawValue: SQLITE_ERROR)
+    /// The file is not an SQLite database (`SQLITE_NOTADB`).
+    public static let notADatabase = Code(rawValue: SQLITE_NOTADB)
+    /// The database file is damaged (`SQLITE_CORRUPT`).
+    public static let corrupt = Code(rawValue: SQLITE_CORRUPT)
+    /// The disk or the database is full (`SQLITE_FULL`).
+    public static let full = Code(rawValue: SQLITE_FULL)
+    /// The file cannot be opened (`SQLITE_CANTOPEN`).
+    public static let cannotOpen = Code(rawValue: SQLITE_CANTOPEN)
 }

@@ -86,8 +86,9 @@ extension DBBDatabase {
     public func setForeignKeysEnabled(_ enabled: Bool) throws {
         try executeStatements("PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")")
         guard try foreignKeysEnabled() == enabled else {
-            throw DBBError(
-                .misuse, message: "foreign key enforcement cannot change inside a transaction",
+            throw DBBError.misuse(
+                "foreign key enforcement cannot change inside a transaction",
+                recovery: "set it before the transaction begins",
                 sql: "PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")", context: "setting a pragma")
         }
     }

@@ -137,7 +137,9 @@ public final class DBBDatabase {
 
     func openHandle(_ sql: String? = nil) throws -> OpaquePointer {
         guard let handle else {
-            throw DBBError(.misuse, message: "the database is closed", sql: sql, context: "using \(path)")
+            throw DBBError.misuse(
+                "the database is closed", recovery: "open a new connection to the file", sql: sql,
+                context: "using \(path)")
         }
         return handle
     }

@@ -54,10 +54,9 @@ public final class DBBDatabaseQueue: @unchecked Sendable {
     public var isOnQueue: Bool { DispatchQueue.getSpecific(key: onQueueKey) == true }
 
     private func reentrancyError() -> DBBError {
-        DBBError(
-            .misuse,
-            message: "DBBDatabaseQueue was called from inside one of its own closures, which would deadlock; "
-                + "use the database the closure receives",
+        DBBError.misuse(
+            "DBBDatabaseQueue was called from inside one of its own closures, which would deadlock",
+            recovery: "use the database the closure receives",
             context: "entering the queue of \(path)")
     }
 

@@ -115,10 +115,8 @@ public struct DBBTableDescription: Sendable {
             // Two properties on one column, or on one join table, would overwrite each other's values.
             let isColumn = property.isForeignKeyColumn || !property.storageType.isJoined
             guard (isColumn ? usedNames : joinNames).contains(columnName.lowercased()) == false else {
-                throw DBBError(
-                    .misuse,
-                    message:
-                        "property \(name) maps to \(isColumn ? "column" : "join table") \(isColumn ? columnName : "\(tableName)_\(columnName)"), "
+                throw DBBError.misuse(
+                    "property \(name) maps to \(isColumn ? "column" : "join table") \(isColumn ? columnName : "\(tableName)_\(columnName)"), "
                         + "which another property already uses",
                     context: "registering \(tableName)")
             }
@@ -149,8 +147,8 @@ public struct DBBTableDescription: Sendable {
                 {
                     return propertyName
                 }
-                throw DBBError(
-                    .misuse, message: "the indexer names \(propertyName), which is not a mapped column of \(tableName)",
+                throw DBBError.misuse(
+                    "the indexer names \(propertyName), which is not a mapped column of \(tableName)",
                     context: "registering \(tableName)")
             }
             return (indexColumns, indexer.unique)

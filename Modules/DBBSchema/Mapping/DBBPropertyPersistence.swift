@@ -30,11 +30,14 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     package let declaredTypeMismatch: DBBStorageType?
     /// Reads and writes the property.
     package let accessor: DBBPropertyAccessor
+    /// The key path, kept to check at registration that the mapping key names its property.
+    private let keyPath: AnyKeyPath
 
     init(
-        inferred: DBBStorageType, declared: DBBStorageType?, columnName: String?, foreignKey: Bool,
+        keyPath: AnyKeyPath, inferred: DBBStorageType, declared: DBBStorageType?, columnName: String?, foreignKey: Bool,
         accessor: DBBPropertyAccessor
     ) {
+        self.keyPath = keyPath
         self.storageType = inferred
         self.columnName = columnName
         self.isForeignKeyColumn = foreignKey
@@ -52,7 +55,7 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         _ keyPath: ReferenceWritableKeyPath<Root, Value>, type: DBBStorageType? = nil, columnName: String? = nil
     ) {
         self.init(
-            inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
+            keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
             accessor: .scalar(DBBScalarAccessor(keyPath)))
     }
 
@@ -66,7 +69,7 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         _ keyPath: ReferenceWritableKeyPath<Root, Value?>, type: DBBStorageType? = nil, columnName: String? = nil
     ) {
         self.init(
-            inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
+            keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
             accessor: .scalar(DBBScalarAccessor(optional: keyPath)))
     }
 
@@ -91,7 +94,7 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         get: @escaping (Root) -> Value, set: @escaping (Root, Value) -> Void
     ) {
         self.init(
-            inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
+            keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
             accessor: .scalar(DBBScalarAccessor(get: get, set: set)))
     }
 
@@ -109,7 +112,7 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         get: @escaping (Root) -> Value?, set: @escaping (Root, Value?) -> Void
     ) {
         self.init(
-            inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
+            keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
             accessor: .scalar(DBBScalarAccessor(optionalGet: get, set: set)))
     }
 
@@ -123,7 +126,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         _ keyPath: ReferenceWritableKeyPath<Root, [Value]>, type: DBBStorageType? = nil, columnName: String? = nil
     ) where Value: DBBArrayElement {
         self.init(
-            inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName, foreignKey: false,
+            keyPath: keyPath, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
+            foreignKey: false,
             accessor: .values(DBBValuesAccessor(keyPath)))
     }
 
@@ -132,7 +136,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         _ keyPath: ReferenceWritableKeyPath<Root, [Value]?>, type: DBBStorageType? = nil, columnName: String? = nil
     ) where Value: DBBArrayElement {
         self.init(
-            inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName, foreignKey: false,
+            keyPath: keyPath, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
+            foreignKey: false,
             accessor: .values(DBBValuesAccessor(optional: keyPath)))
     }
 
@@ -149,7 +154,7 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         foreignKey: Bool = false
     ) {
         self.init(
-            inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
+            keyPath: keyPath, inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
             foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(optional: keyPath)))
     }
 
@@ -159,7 +164,7 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         foreignKey: Bool = false
     ) {
         self.init(
-            inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
+            keyPath: keyPath, inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
             foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(keyPath)))
     }
 
@@ -168,7 +173,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         _ keyPath: ReferenceWritableKeyPath<Root, [Object]>, type: DBBStorageType? = nil, columnName: String? = nil
     ) {
         self.init(
-            inferred: .dbbObjectArray(objectType: Object.self), declared: type, columnName: columnName,
+            keyPath: keyPath, inferred: .dbbObjectArray(objectType: Object.self), declared: type,
+            columnName: columnName,
             foreignKey: false, accessor: .objects(DBBObjectsAccessor(keyPath)))
     }
 
@@ -177,7 +183,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         _ keyPath: ReferenceWritableKeyPath<Root, [Object]?>, type: DBBStorageType? = nil, columnName: String? = nil
     ) {
         self.init(
-            inferred: .dbbObjectArray(objectType: Object.self), declared: type, columnName: columnName,
+            keyPath: keyPath, inferred: .dbbObjectArray(objectType: Object.self), declared: type,
+            columnName: columnName,
             foreignKey: false, accessor: .objects(DBBObjectsAccessor(optional: keyPath)))
     }
 }
@@ -199,3 +206,40 @@ extension Float: DBBArrayElement {}
 extension Double: DBBArrayElement {}
 extension String: DBBArrayElement {}
 extension Date: DBBArrayElement {}
+
+extension DBBPropertyPersistence {
+    /// The name of the property the key path leads to, when the run time can tell it; `nil` otherwise.
+    ///
+    /// Swift has no public API for a key path's property name. On Linux (no Objective-C, so no
+    /// `_kvcKeyPathString`) a key path's description names a stored property of a final class, read from
+    /// its reflection metadata: `\Book.title`. A property reached through an accessor (a computed
+    /// property, or a stored one of a non-final class, which subclasses may override) is described as
+    /// `\Book.<computed 0x… (String)>`, and a binary built without reflection metadata describes offsets:
+    /// for those the name is unknown, and the mapping key is taken as it is.
+    package var keyPathPropertyName: String? {
+        let description = String(describing: keyPath)
+        guard description.hasPrefix("\\"), let dot = description.firstIndex(of: ".") else { return nil }
+        let name = description[description.index(after: dot)...]
+        guard let first = name.first, first.isLetter || first == "_",
+            name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+        else { return nil }
+        return String(name)
+    }
+
+    /// Checks that mapping keys name their key paths' properties: a key that does not would silently make
+    /// a column of its own name (`"titel": .init(\Book.title)` a column `titel`).
+    ///
+    /// - Parameters:
+    ///   - properties: the mapping, keyed by property name.
+    ///   - tableName: the class's table, for the error's context.
+    /// - Throws: `DBBError` (misuse) naming the first key whose key path leads to another property.
+    package static func checkKeys(_ properties: [String: DBBPropertyPersistence], tableName: String) throws {
+        for (key, property) in properties.sorted(by: { $0.key < $1.key }) {
+            guard let propertyName = property.keyPathPropertyName, propertyName != key else { continue }
+            throw DBBError.misuse(
+                "mapping key \(key) does not name its key path's property, \(propertyName)",
+                recovery: "use \"\(propertyName)\" as the key; for a column of another name, pass columnName:",
+                context: "registering \(tableName)")
+        }
+    }
+}
