@@ -59,11 +59,14 @@ let package = Package(
         // Tests: each module's own, importing only that module and the ones below it, and the shared support
         // (DBBTestSupport, Foundation only: temporary folders, fixtures, tool processes, doc checks).
         .target(name: "DBBTestSupport", path: "Tests/DBBTestSupport"),
+        // A child process the crash tests kill at random points, and start twice at once on a new file.
+        .executableTarget(name: "dbb-crash-child", dependencies: ["DBBObjects"], path: "Tests/DBBCrashChild"),
         .testTarget(name: "DBBSQLTests", dependencies: ["DBBSQL", "DBBTestSupport"], path: "Tests/DBBSQLTests"),
         .testTarget(name: "DBBSchemaTests", dependencies: ["DBBSchema"], path: "Tests/DBBSchemaTests"),
         .testTarget(name: "DBBQueryTests", dependencies: ["DBBQuery"], path: "Tests/DBBQueryTests"),
         .testTarget(
-            name: "DBBObjectsTests", dependencies: ["DBBObjects", "DBBTestSupport"], path: "Tests/DBBObjectsTests"),
+            name: "DBBObjectsTests", dependencies: ["DBBObjects", "DBBTestSupport", "dbb-crash-child"],
+            path: "Tests/DBBObjectsTests"),
         .testTarget(
             name: "DBBExportTests", dependencies: ["DBBExport", "DBBSQL", "DBBTestSupport", "dbb-backup"],
             path: "Tests/DBBExportTests"),

@@ -37,7 +37,10 @@ extension DBBExport {
     ///
     /// Checks the gzip stream (the CRC-32 and length of every member), the JSON syntax, the format name
     /// and version, the shape of every value, each row's width, and each table's row count against the
-    /// header.
+    /// header. The schema is checked as ``restore(dumpAt:to:options:progress:)`` checks it, by building
+    /// it in a private in-memory database with the same checks, so a dump verify passes is one whose
+    /// schema restore accepts. (Rows are not inserted: a row that breaks a constraint of its table, a
+    /// duplicate key, is found by restore only.)
     ///
     /// - Parameters:
     ///   - dumpURL: the dump to read.
@@ -47,7 +50,7 @@ extension DBBExport {
     public static func verify(dumpAt dumpURL: URL, progress: ((DBBExportProgress) -> Void)? = nil) throws
         -> DBBDumpReport
     {
-        try DumpParser(source: .file(dumpURL.path), progress: progress).run(nil)
+        try checkedRead(from: .file(dumpURL.path), progress: progress)
     }
 
     /// Reads a dump from an open handle, such as standard input or a pipe, to its end and checks it, as
@@ -61,7 +64,17 @@ extension DBBExport {
     public static func verify(readingFrom input: FileHandle, progress: ((DBBExportProgress) -> Void)? = nil) throws
         -> DBBDumpReport
     {
-        try DumpParser(source: .handle(input), progress: progress).run(nil)
+        try checkedRead(from: .handle(input), progress: progress)
+    }
+
+    /// Reads a dump, checking it as a restore would: the schema is built in a private in-memory database.
+    private static func checkedRead(from source: DumpSource, progress: ((DBBExportProgress) -> Void)?) throws
+        -> DBBDumpReport
+    {
+        let checker = try RestoreConsumer.checking()
+        let report = try DumpParser(source: source, progress: progress).run(checker)
+        try checker.finish()
+        return report
     }
 
     /// Compares a dump with a database and reports the first difference.
@@ -137,8 +150,11 @@ extension DBBExport {
             try? db?.rollback()
             try? db?.close()
         }
-        let comparer = ContinuingConsumer(comparer: databaseError == nil ? db.map(CompareConsumer.init(db:)) : nil)
+        let checker = try RestoreConsumer.checking()
+        let comparer = ContinuingConsumer(
+            checker: checker, comparer: databaseError == nil ? db.map(CompareConsumer.init(db:)) : nil)
         let report = try ConcurrentDumpParser(source: source, progress: progress).run(comparer)
+        try checker.finish()
         if let databaseError { throw databaseError }
         switch comparer.stop {
         case nil: return (report, nil)
@@ -148,14 +164,16 @@ extension DBBExport {
     }
 }
 
-/// Passes what it reads to a comparing consumer until that throws, and keeps the error, so the pass
-/// reads on to the end of the dump.
+/// Passes what it reads to the checking consumer (whose errors end the pass, as verify's do), then to a
+/// comparing consumer until that throws, and keeps that error, so the pass reads on to the end of the dump.
 private final class ContinuingConsumer: DumpConsumer {
+    private let checker: RestoreConsumer
     private var comparer: CompareConsumer?
     /// What stopped the comparison: a ``FoundDifference``, or an error.
     private(set) var stop: (any Error)?
 
-    init(comparer: CompareConsumer?) {
+    init(checker: RestoreConsumer, comparer: CompareConsumer?) {
+        self.checker = checker
         self.comparer = comparer
     }
 
@@ -169,11 +187,13 @@ private final class ContinuingConsumer: DumpConsumer {
         }
     }
 
-    func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) {
+    func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws {
+        try checker.begin(header: header, schema: schema)
         forward { try $0.begin(header: header, schema: schema) }
     }
 
-    func beginTable(_ table: DBBDumpTable) {
+    func beginTable(_ table: DBBDumpTable) throws {
+        try checker.beginTable(table)
         forward { try $0.beginTable(table) }
     }
 
@@ -191,7 +211,8 @@ private final class ContinuingConsumer: DumpConsumer {
         }
     }
 
-    func endTable(_ table: DBBDumpTable) {
+    func endTable(_ table: DBBDumpTable) throws {
+        try checker.endTable(table)
         forward { try $0.endTable(table) }
     }
 }

@@ -1,6 +1,12 @@
 import DBBSQL
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Backs up any SQLite database to a gzip-compressed JSON dump, and restores it exactly.
 ///
 /// A dump keeps every value's storage class and exact value (64-bit integers, bit-exact doubles,
@@ -21,14 +27,25 @@ public enum DBBExport {
     public static let formatVersion = 1
     /// How many rows pass between two progress reports within a table.
     static let progressInterval = 4096
+    /// How long reading a source, or replacing a target database, waits for another connection's lock.
+    static let busyTimeout: TimeInterval = 5
+    /// The longest string or BLOB this SQLite library stores (`SQLITE_LIMIT_LENGTH`): longer values in a
+    /// dump are refused while they stream in, before they take memory.
+    static let valueLengthLimit: Int = (try? DBBDatabase.inMemory())?.maximumValueLength ?? 1_000_000_000
 
     // MARK: Dump
 
     /// Dumps a database file to a gzip-compressed JSON file.
     ///
     /// The database is opened read-only and read in one transaction, so the dump is a consistent
-    /// snapshot even while other connections write. The dump is written to a temporary file beside the
-    /// target and renamed into place when complete.
+    /// snapshot even while other connections write; a lock another process holds is waited for (up to
+    /// five seconds). A database with a hot rollback journal (its writer crashed) is opened for writing
+    /// instead, so SQLite can roll the journal back as any client would before reading. The dump is
+    /// written to a temporary file beside the target, synced, and renamed into place when complete.
+    ///
+    /// A virtual table whose module this SQLite library lacks cannot be read, nor re-created by a
+    /// restore: the dump is refused with an error naming it, unless
+    /// ``DBBDumpOptions/skipsUnavailableVirtualTables`` is set (the report then lists what was left out).
     ///
     /// - Parameters:
     ///   - databaseURL: the SQLite database to back up.
@@ -36,18 +53,20 @@ public enum DBBExport {
     ///   - options: the tables to dump, the compression level, whether to replace an existing file.
     ///   - progress: called on the calling thread as tables and rows are done.
     /// - Returns: what was written: header, schema, tables with their row counts, sizes.
-    /// - Throws: ``DBBExportError`` (missingInput, targetExists, unknownTable, io) or `DBBError` when the database
-    ///   cannot be read.
+    /// - Throws: ``DBBExportError`` (missingInput, targetExists, unknownTable, io — the source is not a
+    ///   regular file, a FIFO for example) or `DBBError` when the database cannot be read (a virtual table's
+    ///   missing module among them).
     @discardableResult
     public static func dump(
         databaseAt databaseURL: URL, to dumpURL: URL, options: DBBDumpOptions = DBBDumpOptions(),
         progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> DBBDumpReport {
         try DBBExportError.requireExists(databaseURL.path, "the database file")
+        try requireRegularFile(databaseURL.path)
         // Fail before reading anything.
-        let target = try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting)
+        let target = try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting, purpose: .dump)
         try target.requireDifferent(from: databaseURL.path)
-        let db = try DBBDatabase(path: databaseURL.path, mode: .readOnly)
+        let db = try openSource(databaseURL.path)
         defer { try? db.close() }
         return try dump(db, to: .target(target), options: options, progress: progress)
     }
@@ -77,9 +96,37 @@ public enum DBBExport {
         progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> DBBDumpReport {
         try DBBExportError.requireExists(databaseURL.path, "the database file")
-        let db = try DBBDatabase(path: databaseURL.path, mode: .readOnly)
+        try requireRegularFile(databaseURL.path)
+        let db = try openSource(databaseURL.path)
         defer { try? db.close() }
         return try dump(db, to: .handle(output), options: options, progress: progress)
+    }
+
+    /// Refuses a source that is not a regular file: opening a FIFO would block until a writer came, and
+    /// a device is no database.
+    private static func requireRegularFile(_ path: String) throws {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return }  // opening reports it
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            let kind =
+                switch status.st_mode & S_IFMT {
+                case S_IFIFO: "a FIFO"
+                case S_IFDIR: "a directory"
+                case S_IFSOCK: "a socket"
+                default: "a device"
+                }
+            throw DBBExportError(.io, "the database is \(kind), not a regular file", path: path)
+        }
+    }
+
+    /// Opens a source database read-only, waiting for other connections' locks; a hot rollback journal
+    /// (which only a connection that may write can roll back) makes it open for writing instead.
+    private static func openSource(_ path: String) throws -> DBBDatabase {
+        do {
+            return try DBBDatabase(path: path, mode: .readOnly, busyTimeout: busyTimeout)
+        } catch let error as DBBError where error.resultCode == .readOnly {
+            return try DBBDatabase(path: path, mode: .readWrite, busyTimeout: busyTimeout)
+        }
     }
 
     /// Dumps an open database to a gzip-compressed JSON file.
@@ -98,7 +145,7 @@ public enum DBBExport {
         _ db: DBBDatabase, to dumpURL: URL, options: DBBDumpOptions = DBBDumpOptions(),
         progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> DBBDumpReport {
-        let target = try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting)
+        let target = try TargetFile(path: dumpURL.path, replaceExisting: options.replaceExisting, purpose: .dump)
         try target.requireDifferent(from: db.path)
         return try dump(db, to: .target(target), options: options, progress: progress)
     }
@@ -116,7 +163,8 @@ public enum DBBExport {
     ) throws -> DBBDumpReport {
         try db.beginTransaction(.deferred)
         defer { try? db.rollback() }
-        let plan = try DumpPlan(db: db, selection: options.tables)
+        let plan = try DumpPlan(
+            db: db, selection: options.tables, skipsUnavailable: options.skipsUnavailableVirtualTables)
         let writer =
             switch destination {
             case .target(let target): try GzipFileWriter(path: target.temporaryPath, level: options.compressionLevel)
@@ -207,7 +255,7 @@ public enum DBBExport {
         counter.finish()
         return DBBDumpReport(
             header: header, schema: plan.schema, tables: header.tables, jsonBytes: sizes.uncompressed,
-            compressedBytes: sizes.compressed)
+            compressedBytes: sizes.compressed, leftOut: plan.leftOut)
     }
 }
 
@@ -216,9 +264,29 @@ struct DumpPlan {
     var header: DBBDumpHeader
     var schema: [DBBSchemaObject]
     var layouts: [TableLayout]
+    /// Virtual tables left out because this SQLite library lacks their module.
+    var leftOut: [DBBSchemaObject] = []
 
-    init(db: DBBDatabase, selection: [String]?) throws {
-        let all = try DBBSchemaObject.all(in: db)
+    init(db: DBBDatabase, selection: [String]?, skipsUnavailable: Bool) throws {
+        var all = try DBBSchemaObject.all(in: db)
+        var leftOut: [DBBSchemaObject] = []
+        // A virtual table whose module is missing can be neither read nor re-created: refuse, naming it,
+        // rather than write a dump no restore could use (or leave it out when asked to).
+        for object in all where object.isVirtualTable {
+            do {
+                _ = try db.prepare("SELECT * FROM main.\(DBBDatabase.quoteIdentifier(object.name)) LIMIT 0")
+            } catch var error as DBBError where error.message.hasPrefix("no such module") {
+                guard skipsUnavailable else {
+                    error.context =
+                        "dumping virtual table \(object.name): its module is not available, so a restore could "
+                        + "not re-create it (leave it out with skipsUnavailableVirtualTables)"
+                    throw error
+                }
+                leftOut.append(object)
+            }
+        }
+        all.removeAll { object in leftOut.contains(object) }
+        self.leftOut = leftOut
         let shadowNames = Set(
             (try? db.fetchValues(
                 String.self, "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'shadow'"))

@@ -5,8 +5,35 @@ extension String {
     ///
     /// `"Bud's".dbb_SQLEscaped()` is `'Bud''s'`. Prefer bound values
     /// (``DBBQueryOptions/addCondition(_:_:)``), which need no escaping.
+    ///
+    /// Quotes are found among the string's Unicode scalars, so a quote followed by a combining mark
+    /// (`"O'\u{301}Brien"`) is doubled too. An SQL literal cannot hold a NUL character, so text holding
+    /// one becomes an expression that concatenates the pieces with `char(0)`:
+    /// `"a\0b".dbb_SQLEscaped()` is `('a'||char(0)||'b')`.
+    ///
+    /// - Returns: SQL text that evaluates to exactly this string.
     public func dbb_SQLEscaped() -> String {
-        "'" + replacingOccurrences(of: "'", with: "''") + "'"
+        var pieces: [String] = []
+        var literal = String.UnicodeScalarView()
+        literal.append("'")
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "'":
+                literal.append(contentsOf: "''".unicodeScalars)
+            case "\0":
+                literal.append("'")
+                pieces.append(String(literal))
+                pieces.append("char(0)")
+                literal = String.UnicodeScalarView()
+                literal.append("'")
+            default:
+                literal.append(scalar)
+            }
+        }
+        literal.append("'")
+        if pieces.isEmpty { return String(literal) }
+        pieces.append(String(literal))
+        return "(" + pieces.joined(separator: "||") + ")"
     }
 }
 

@@ -227,19 +227,34 @@ enum DBBConditionTokenizer {
         var isPlaceholder = false
     }
 
+    /// Splits on Unicode scalars, not `Character`s: a combining mark after a quote must not hide the quote
+    /// (it would turn text inside a literal into "identifiers" and have it rewritten).
     static func tokens(_ sql: String) -> [Token] {
         var tokens: [Token] = []
-        let characters = Array(sql)
+        let scalars = Array(sql.unicodeScalars)
+        func text(_ range: Range<Int>) -> String {
+            var view = String.UnicodeScalarView()
+            view.append(contentsOf: scalars[range])
+            return String(view)
+        }
+        // As SQLite's tokenizer: letters, `_` and every non-ASCII scalar start an identifier; digits and `$`
+        // continue one.
+        func startsIdentifier(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.value >= 0x80 || scalar == "_" || (scalar.isASCII && scalar.properties.isAlphabetic)
+        }
+        func continuesIdentifier(_ scalar: Unicode.Scalar) -> Bool {
+            startsIdentifier(scalar) || ("0"..."9").contains(scalar) || scalar == "$"
+        }
         var index = 0
-        var previousSignificant: Character?
-        while index < characters.count {
-            let character = characters[index]
-            if character == "'" || character == "\"" || character == "`" || character == "[" {
-                let close: Character = character == "[" ? "]" : character
+        var previousSignificant: Unicode.Scalar?
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "'" || scalar == "\"" || scalar == "`" || scalar == "[" {
+                let close: Unicode.Scalar = scalar == "[" ? "]" : scalar
                 var end = index + 1
-                while end < characters.count {
-                    if characters[end] == close {
-                        if end + 1 < characters.count && characters[end + 1] == close && close != "]" {
+                while end < scalars.count {
+                    if scalars[end] == close {
+                        if end + 1 < scalars.count && scalars[end + 1] == close && close != "]" {
                             end += 2
                             continue
                         }
@@ -247,44 +262,46 @@ enum DBBConditionTokenizer {
                     }
                     end += 1
                 }
-                let text = String(characters[index...min(end, characters.count - 1)])
-                if character == "'" {
-                    tokens.append(Token(text: text))
+                let quoted = text(index..<min(end + 1, scalars.count))
+                if scalar == "'" {
+                    tokens.append(Token(text: quoted))
                 } else {
                     // A quoted identifier may still name a property.
-                    let name = String(text.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
-                    tokens.append(Token(text: text, identifier: previousSignificant == "." ? nil : name))
+                    var name = String.UnicodeScalarView()
+                    var inner = index + 1
+                    while inner < min(end, scalars.count) {
+                        name.append(scalars[inner])
+                        // A doubled closing quote stands for one.
+                        inner += scalars[inner] == close && inner + 1 < end && scalars[inner + 1] == close ? 2 : 1
+                    }
+                    tokens.append(Token(text: quoted, identifier: previousSignificant == "." ? nil : String(name)))
                 }
                 index = end + 1
                 previousSignificant = close
-            } else if character == "-" && index + 1 < characters.count && characters[index + 1] == "-" {
+            } else if scalar == "-" && index + 1 < scalars.count && scalars[index + 1] == "-" {
                 // A line comment: kept as written, nothing in it translated or counted.
                 var end = index
-                while end < characters.count && characters[end] != "\n" { end += 1 }
-                tokens.append(Token(text: String(characters[index..<end])))
+                while end < scalars.count && scalars[end] != "\n" { end += 1 }
+                tokens.append(Token(text: text(index..<end)))
                 index = end
-            } else if character == "/" && index + 1 < characters.count && characters[index + 1] == "*" {
+            } else if scalar == "/" && index + 1 < scalars.count && scalars[index + 1] == "*" {
                 var end = index + 2
-                while end + 1 < characters.count && !(characters[end] == "*" && characters[end + 1] == "/") { end += 1 }
-                end = min(end + 2, characters.count)
-                tokens.append(Token(text: String(characters[index..<end])))
+                while end + 1 < scalars.count && !(scalars[end] == "*" && scalars[end + 1] == "/") { end += 1 }
+                end = min(end + 2, scalars.count)
+                tokens.append(Token(text: text(index..<end)))
                 index = end
-            } else if character.isLetter || character == "_" {
+            } else if startsIdentifier(scalar) {
                 var end = index
-                while end < characters.count
-                    && (characters[end].isLetter || characters[end].isNumber || characters[end] == "_")
-                {
-                    end += 1
-                }
-                let name = String(characters[index..<end])
+                while end < scalars.count && continuesIdentifier(scalars[end]) { end += 1 }
+                let name = text(index..<end)
                 // `table.column` names a column explicitly; leave it alone.
-                let qualified = previousSignificant == "." || (end < characters.count && characters[end] == ".")
+                let qualified = previousSignificant == "." || (end < scalars.count && scalars[end] == ".")
                 tokens.append(Token(text: name, identifier: qualified ? nil : name))
                 index = end
-                previousSignificant = name.last
+                previousSignificant = scalars[end - 1]
             } else {
-                tokens.append(Token(text: String(character), isPlaceholder: character == "?"))
-                if !character.isWhitespace { previousSignificant = character }
+                tokens.append(Token(text: text(index..<index + 1), isPlaceholder: scalar == "?"))
+                if !scalar.properties.isWhitespace { previousSignificant = scalar }
                 index += 1
             }
         }

@@ -198,3 +198,36 @@ struct Legacy: LegacyConstructors {
         #expect(plan.arguments == [.text("x"), .integer(3)])
     }
 }
+
+/// Escaping and condition splitting work on Unicode scalars, so combining marks and NUL characters
+/// cannot hide a quote or end the SQL early.
+@Suite struct DBBQueryUnicodeEscapingTests {
+    static let awkward = [
+        "O'\u{301}Brien", "a\0b", "\0", "'\0'", "x\u{301}'\u{301}'", "e\u{301}", "🏳️‍🌈'", "''\u{301}", "tab\there",
+    ]
+
+    @Test("dbb_SQLEscaped evaluates to exactly the string in SQLite", arguments: awkward)
+    func escapedTextRoundTrips(text: String) throws {
+        let db = try DBBDatabase.inMemory()
+        let sql = "SELECT hex(\(text.dbb_SQLEscaped())) = hex(?), length(CAST(\(text.dbb_SQLEscaped()) AS BLOB))"
+        let row = try #require(try db.fetchCursor(sql, text).next())
+        #expect(row.value(at: 0) == .integer(1), "\(text.dbb_SQLEscaped())")
+        #expect(row.value(at: 1) == .integer(Int64(text.utf8.count)))
+    }
+
+    @Test func quotesBeforeCombiningMarksAreDoubled() {
+        #expect("O'\u{301}Brien".dbb_SQLEscaped().unicodeScalars.elementsEqual("'O''\u{301}Brien'".unicodeScalars))
+        #expect("a\0b".dbb_SQLEscaped() == "('a'||char(0)||'b')")
+        #expect("Bud's".dbb_SQLEscaped() == "'Bud''s'")
+    }
+
+    @Test("a combining mark at the start of a literal leaves the literal's text alone")
+    func combiningMarkInLiteral() throws {
+        let condition = "name = '\u{301}name score'"
+        let plan = try DBBQueryPlan(options: .options(withConditions: [condition]), table: projectTable)
+        #expect(plan.whereSQL.unicodeScalars.elementsEqual(" WHERE (itemName = '\u{301}name score')".unicodeScalars))
+        let escaped = "name = \("'\u{301}name".dbb_SQLEscaped())"
+        let second = try DBBQueryPlan(options: .options(withConditions: [escaped]), table: projectTable)
+        #expect(second.whereSQL.unicodeScalars.elementsEqual(" WHERE (itemName = '''\u{301}name')".unicodeScalars))
+    }
+}

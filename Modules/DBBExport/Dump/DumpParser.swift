@@ -33,21 +33,36 @@ struct DumpParser {
         let gzip = try source.openGzip()
         defer { gzip.close() }
         let reader = DumpJSONReader(path: source.path) { try gzip.nextChunk() }
-        var session = Session(reader: reader, consumer: consumer, progress: progress)
+        var report: DBBDumpReport
         do {
-            try session.readDocument(stopAfterSchema: stopAfterSchema)
+            report = try Self.read(reader, into: consumer, progress: progress, stopAfterSchema: stopAfterSchema)
         } catch {
             // Damaged deflate data inflates to garbage before zlib reaches the member's CRC-32: the JSON
             // reader, or a consumer, fails first. Checking the rest of the member names the real damage.
             if let damage = gzip.damageInCurrentMember() { throw damage }
             throw error
         }
+        report.compressedBytes = stopAfterSchema ? 0 : gzip.compressedBytes
+        return report
+    }
+
+    /// Reads a dump's JSON text from a reader (the part of ``run(_:stopAfterSchema:)`` after the gzip
+    /// layer; the fuzz target under `Tests/Fuzz` calls it with raw JSON).
+    ///
+    /// - Returns: what was read; `compressedBytes` is 0.
+    /// - Throws: ``DBBExportError`` naming where the dump is damaged, or what the consumer throws.
+    static func read(
+        _ reader: DumpJSONReader, into consumer: DumpConsumer?, progress: ((DBBExportProgress) -> Void)?,
+        stopAfterSchema: Bool = false
+    ) throws -> DBBDumpReport {
+        var session = Session(reader: reader, consumer: consumer, progress: progress)
+        try session.readDocument(stopAfterSchema: stopAfterSchema)
         guard let header = session.header else {
             throw reader.error(.malformed, "the dump has no header")
         }
         return DBBDumpReport(
             header: header, schema: session.schema ?? [], tables: session.tables, jsonBytes: reader.offset,
-            compressedBytes: stopAfterSchema ? 0 : gzip.compressedBytes)
+            compressedBytes: 0)
     }
 
     private struct Session {
@@ -278,6 +293,10 @@ struct DumpParser {
             rawText.removeAll(keepingCapacity: true)
             if try !reader.consume(UInt8(ascii: "]")) {
                 repeat {
+                    // Checked before each value, so a row of a billion values fails at the first extra one.
+                    guard values.count < width else {
+                        throw malformed("the row has more than the \(width) values expected", at: rowOffset)
+                    }
                     values.append(try reader.readRowValue())
                     if reader.lastValueWasRawText {
                         reader.lastValueWasRawText = false

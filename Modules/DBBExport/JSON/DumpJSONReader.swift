@@ -18,15 +18,30 @@ final class DumpJSONReader {
     private var bufferStart: Int64 = 0
     private var atEnd = false
     private var scratch: [UInt8] = []
+    /// The full parts of a long string being read, kept apart so that growing it never copies it.
+    private var segments: [[UInt8]] = []
+    /// The size of one part of a long string.
+    private static let segmentSize = 16 << 20
     let path: String?
     /// Set when ``readRowValue()`` read a `{"text":…}` value: TEXT whose bytes (returned as a BLOB value)
     /// are not valid UTF-8. The caller clears it.
     var lastValueWasRawText = false
     /// The deepest nesting accepted, so hostile input cannot exhaust the stack.
     static let maximumDepth = 64
+    /// The most JSON values one tree read (a header, one schema object, a table's column list) may hold,
+    /// so hostile input cannot make a small file build a huge tree.
+    static let maximumTreeValues = 1_000_000
+    /// The longest string accepted, in bytes of UTF-8 once decoded: the longest value SQLite accepts
+    /// (`SQLITE_LIMIT_LENGTH`), checked while the string streams in, so a long one fails before it fills
+    /// memory. BLOBs and raw text, written in base64, are allowed the base64 length of as many bytes.
+    let maximumStringLength: Int
+    private var treeValuesLeft = 0
 
-    init(path: String?, nextChunk: @escaping () throws -> [UInt8]?) {
+    init(
+        path: String?, maximumStringLength: Int = DBBExport.valueLengthLimit, nextChunk: @escaping () throws -> [UInt8]?
+    ) {
         self.path = path
+        self.maximumStringLength = maximumStringLength
         self.nextChunk = nextChunk
     }
 
@@ -166,7 +181,9 @@ final class DumpJSONReader {
     // MARK: Strings
 
     /// Reads a JSON string (the next non-blank byte must be its opening quote).
-    func readString() throws -> String {
+    ///
+    /// - Parameter limit: the longest string accepted, in decoded bytes. Default: ``maximumStringLength``.
+    func readString(limit: Int? = nil) throws -> String {
         try expect(UInt8(ascii: "\""), "a string")
         let start = offset - 1
         // Fast path: the whole string, without escapes, lies in the current chunk.
@@ -183,7 +200,7 @@ final class DumpJSONReader {
             if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
             end += 1
         }
-        return try readStringSlowly(start: start)
+        return try readStringSlowly(start: start, limit: limit ?? maximumStringLength)
     }
 
     private func makeString(_ bytes: UnsafeBufferPointer<UInt8>, start: Int64) throws -> String {
@@ -193,16 +210,45 @@ final class DumpJSONReader {
         return string
     }
 
-    private func readStringSlowly(start: Int64) throws -> String {
+    private func readStringSlowly(start: Int64, limit: Int) throws -> String {
         scratch.removeAll(keepingCapacity: true)
+        if scratch.capacity > Self.segmentSize { scratch = [] }  // give back what one long string took
+        segments = []
+        defer { segments = [] }
+        var segmentBytes = 0
         while true {
             if index >= buffer.count {
                 guard try refill() else { throw error(.truncated, "the JSON text ends inside a string", at: start) }
             }
+            // Plain bytes are copied a run at a time, and the length is checked before the copy grows.
+            let end = plainRunEnd()
+            if end > index {
+                guard segmentBytes + scratch.count + (end - index) <= limit else {
+                    throw tooLong(start: start, limit: limit)
+                }
+                if scratch.count >= Self.segmentSize {
+                    segmentBytes += scratch.count
+                    segments.append(scratch)
+                    scratch = []
+                    scratch.reserveCapacity(Self.segmentSize + 65536)
+                }
+                scratch.append(contentsOf: buffer[index..<end])
+                index = end
+                continue
+            }
+            if segmentBytes + scratch.count + 4 > limit { throw tooLong(start: start, limit: limit) }
             let byte = buffer[index]
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
+                if !segments.isEmpty {
+                    var joined: [UInt8] = []
+                    joined.reserveCapacity(segmentBytes + scratch.count)
+                    for segment in segments { joined.append(contentsOf: segment) }
+                    joined.append(contentsOf: scratch)
+                    segments = []
+                    return try joined.withUnsafeBufferPointer { try makeString($0, start: start) }
+                }
                 return try scratch.withUnsafeBufferPointer { try makeString($0, start: start) }
             case UInt8(ascii: "\\"):
                 try readEscape(start: start)
@@ -210,6 +256,56 @@ final class DumpJSONReader {
                 throw error(.malformed, "a control character must be escaped inside a string", at: offset - 1)
             default:
                 scratch.append(byte)
+            }
+        }
+    }
+
+    /// The end of the run of plain string bytes (no quote, backslash or control character) starting at
+    /// `index`, found with the C library's `memchr`: a string of a billion bytes is scanned at memory
+    /// speed, even in a debug build.
+    private func plainRunEnd() -> Int {
+        buffer.withUnsafeBufferPointer { all -> Int in
+            guard let base = all.baseAddress, index < all.count else { return index }
+            let start = base + index
+            var length = all.count - index
+            for stop in [UInt8(ascii: "\""), UInt8(ascii: "\\")] {
+                if let found = memchr(start, Int32(stop), length) {
+                    length = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - start
+                }
+            }
+            // Control characters are rare: each is looked for in what is left of the run.
+            for control in UInt8(0)..<0x20 where length > 0 {
+                if let found = memchr(start, Int32(control), length) {
+                    length = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - start
+                }
+            }
+            return index + length
+        }
+    }
+
+    private func tooLong(start: Int64, limit: Int) -> DBBExportError {
+        error(
+            .malformed,
+            "a string is longer than \(limit) bytes, more than SQLite stores in one value (SQLITE_MAX_LENGTH)",
+            at: start)
+    }
+
+    /// Reads past a string without keeping it (a member this version does not know).
+    private func skipString() throws {
+        try expect(UInt8(ascii: "\""), "a string")
+        let start = offset - 1
+        while true {
+            if index >= buffer.count {
+                guard try refill() else { throw error(.truncated, "the JSON text ends inside a string", at: start) }
+            }
+            let byte = buffer[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""): return
+            case UInt8(ascii: "\\"): _ = try nextRawByte(start: start)
+            case 0..<0x20:
+                throw error(.malformed, "a control character must be escaped inside a string", at: offset - 1)
+            default: break
             }
         }
     }
@@ -361,9 +457,20 @@ final class DumpJSONReader {
 
     // MARK: Values
 
-    /// Reads any JSON value into a tree (for the small parts of a dump).
-    func readValue(depth: Int = 0) throws -> JSONValue {
+    /// Reads any JSON value into a tree (for the small parts of a dump), of at most
+    /// ``maximumTreeValues`` values.
+    func readValue() throws -> JSONValue {
+        treeValuesLeft = Self.maximumTreeValues
+        return try readTree(depth: 0)
+    }
+
+    private func readTree(depth: Int) throws -> JSONValue {
         guard depth < Self.maximumDepth else { throw error(.malformed, "the JSON is nested too deeply") }
+        treeValuesLeft -= 1
+        guard treeValuesLeft >= 0 else {
+            throw error(
+                .malformed, "a part of the dump outside the rows holds more than \(Self.maximumTreeValues) values")
+        }
         guard let byte = try peek() else { throw unexpected(nil, expecting: "a JSON value") }
         switch byte {
         case UInt8(ascii: "{"):
@@ -372,7 +479,7 @@ final class DumpJSONReader {
             if try consume(UInt8(ascii: "}")) { return .object(members) }
             repeat {
                 let key = try readKey()
-                members.append((key, try readValue(depth: depth + 1)))
+                members.append((key, try readTree(depth: depth + 1)))
             } while try nextObjectMember()
             return .object(members)
         case UInt8(ascii: "["):
@@ -380,7 +487,7 @@ final class DumpJSONReader {
             var elements: [JSONValue] = []
             if try consume(UInt8(ascii: "]")) { return .array(elements) }
             repeat {
-                elements.append(try readValue(depth: depth + 1))
+                elements.append(try readTree(depth: depth + 1))
             } while try nextArrayElement()
             return .array(elements)
         case UInt8(ascii: "\""):
@@ -405,9 +512,34 @@ final class DumpJSONReader {
         }
     }
 
-    /// Reads and discards any JSON value (a member this version does not know).
-    func skipValue() throws {
-        _ = try readValue()
+    /// Reads and discards any JSON value (a member this version does not know), keeping nothing of it.
+    func skipValue(depth: Int = 0) throws {
+        guard depth < Self.maximumDepth else { throw error(.malformed, "the JSON is nested too deeply") }
+        guard let byte = try peek() else { throw unexpected(nil, expecting: "a JSON value") }
+        switch byte {
+        case UInt8(ascii: "{"):
+            index += 1
+            if try consume(UInt8(ascii: "}")) { return }
+            repeat {
+                guard try peek() == UInt8(ascii: "\"") else {
+                    throw unexpected(try peek(), expecting: "a member name in quotes")
+                }
+                try skipString()
+                try expect(UInt8(ascii: ":"), "':'")
+                try skipValue(depth: depth + 1)
+            } while try nextObjectMember()
+        case UInt8(ascii: "["):
+            index += 1
+            if try consume(UInt8(ascii: "]")) { return }
+            repeat {
+                try skipValue(depth: depth + 1)
+            } while try nextArrayElement()
+        case UInt8(ascii: "\""):
+            try skipString()
+        default:
+            treeValuesLeft = 1
+            _ = try readTree(depth: depth)
+        }
     }
 
     /// Reads one value of a table row in the dump's value encoding.
@@ -438,7 +570,8 @@ final class DumpJSONReader {
         let start = offset
         try expect(UInt8(ascii: "{"), "'{'")
         let tag = try readKey()
-        let payload = try readString()
+        // Base64 takes 4 characters for every 3 bytes.
+        let payload = try readString(limit: maximumStringLength / 3 * 4 + 4)
         guard try nextObjectMember() == false else {
             throw error(.malformed, "a tagged value must have exactly one member", at: start)
         }

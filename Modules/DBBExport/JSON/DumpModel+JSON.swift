@@ -54,6 +54,13 @@ extension DBBDumpHeader {
             }
             return DBBDumpTable(name: name, rowCount: Int(count))
         }
+        var total = 0
+        for table in tables {
+            // No dump holds more rows than a 64-bit count: a crafted header must not overflow the sum.
+            let (sum, overflow) = total.addingReportingOverflow(table.rowCount)
+            guard !overflow else { throw error("the header's row counts add up to more than \(Int.max)") }
+            total = sum
+        }
         guard [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536].contains(pageSize) else {
             throw error("the header's page size \(pageSize) is not one SQLite supports")
         }

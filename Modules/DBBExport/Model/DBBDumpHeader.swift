@@ -27,8 +27,8 @@ public struct DBBDumpHeader: Sendable, Equatable {
     /// The table sections the dump holds, in order, with their row counts.
     public var tables: [DBBDumpTable]
 
-    /// The total number of rows in all table sections.
-    public var totalRows: Int { tables.reduce(0) { $0 + $1.rowCount } }
+    /// The total number of rows in all table sections (`Int.max` if they add up to more).
+    public var totalRows: Int { tables.saturatingRowTotal }
 
     /// Creates a header.
     public init(
@@ -112,8 +112,25 @@ public struct DBBDumpReport: Sendable, Equatable {
     /// The size of the gzip file in bytes.
     public var compressedBytes: Int64
 
-    /// The number of rows read in all tables.
-    public var totalRows: Int { tables.reduce(0) { $0 + $1.rowCount } }
+    /// Virtual tables the dump left out because their module was missing
+    /// (``DBBDumpOptions/skipsUnavailableVirtualTables``); empty otherwise.
+    public var leftOut: [DBBSchemaObject] = []
+
+    /// The number of rows read in all tables (`Int.max` if they add up to more).
+    public var totalRows: Int { tables.saturatingRowTotal }
+}
+
+extension [DBBDumpTable] {
+    /// The sum of the row counts, stopping at `Int.max`: a crafted header may hold counts that overflow.
+    var saturatingRowTotal: Int {
+        var total = 0
+        for table in self {
+            let (sum, overflow) = total.addingReportingOverflow(table.rowCount)
+            if overflow { return .max }
+            total = sum
+        }
+        return total
+    }
 }
 
 /// Where a long-running dump, restore or verification stands.

@@ -9,6 +9,10 @@ public struct DBBDumpOptions: Sendable, Equatable {
     public var compressionLevel: Int
     /// Whether an existing file at the target path may be replaced. Default: `false`.
     public var replaceExisting: Bool
+    /// Whether to leave out virtual tables whose module this SQLite library lacks (they can be neither
+    /// read nor re-created) and list them in ``DBBDumpReport/leftOut``, instead of refusing the dump.
+    /// Default: `false`.
+    public var skipsUnavailableVirtualTables: Bool
 
     /// Creates dump options.
     ///
@@ -16,10 +20,15 @@ public struct DBBDumpOptions: Sendable, Equatable {
     ///   - tables: the tables to dump, or `nil` for all.
     ///   - compressionLevel: the gzip level, 0–9.
     ///   - replaceExisting: whether to replace an existing target file.
-    public init(tables: [String]? = nil, compressionLevel: Int = 6, replaceExisting: Bool = false) {
+    ///   - skipsUnavailableVirtualTables: whether to leave out virtual tables whose module is missing.
+    public init(
+        tables: [String]? = nil, compressionLevel: Int = 6, replaceExisting: Bool = false,
+        skipsUnavailableVirtualTables: Bool = false
+    ) {
         self.tables = tables
         self.compressionLevel = compressionLevel
         self.replaceExisting = replaceExisting
+        self.skipsUnavailableVirtualTables = skipsUnavailableVirtualTables
     }
 }
 

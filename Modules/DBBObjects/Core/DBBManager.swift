@@ -38,7 +38,9 @@ public final class DBBManager: @unchecked Sendable {
     /// - Throws: `DBBError` when the file cannot be opened or is not an SQLite database.
     public init(databaseURL: URL) throws {
         self.databaseURL = databaseURL
-        let database = try DBBDatabase(url: databaseURL)
+        // The busy timeout is set before the connection first touches the file, so a process opening the
+        // file while another creates it waits instead of failing.
+        let database = try DBBDatabase(url: databaseURL, busyTimeout: Self.busyTimeout)
         try Self.configure(database, isFile: true)
         queue = DBBDatabaseQueue(database: database)
         try addTableClasses([DBVersion.self])
@@ -67,13 +69,34 @@ public final class DBBManager: @unchecked Sendable {
         try DBBManager(inMemory: try DBBDatabase.inMemory())
     }
 
+    /// How long an operation waits for a lock another connection (or process) holds, in seconds.
+    static let busyTimeout: TimeInterval = 5
+
     private static func configure(_ database: DBBDatabase, isFile: Bool) throws {
         // DBBBuilder's on-disk dates are seconds since 2001-01-01.
         database.codingOptions = .objectLayout
-        try database.setBusyTimeout(5)
+        try database.setBusyTimeout(busyTimeout)
         if isFile && !database.isReadOnly {
-            try database.setJournalMode(.wal)
+            try switchToWAL(database)
             try database.setSynchronous(.normal)
+        }
+    }
+
+    /// Switches a file to WAL journaling, tolerating a process that opens the same file at the same time:
+    /// the switch needs a moment of exclusive access, which a concurrent opener's read (or its own switch)
+    /// can deny without SQLite's busy handler being consulted. Once either process has switched, the file
+    /// is in WAL mode for both.
+    private static func switchToWAL(_ database: DBBDatabase) throws {
+        let deadline = Date(timeIntervalSinceNow: busyTimeout)
+        while true {
+            do {
+                try database.setJournalMode(.wal)
+                return
+            } catch let error as DBBError where error.resultCode == .busy || error.resultCode == .locked {
+                if (try? database.journalMode()) == .wal { return }
+                guard Date() < deadline else { throw error }
+                usleep(5_000)
+            }
         }
     }
 
@@ -177,7 +200,8 @@ public final class DBBManager: @unchecked Sendable {
     /// - Throws: `DBBError` when a mapping is invalid (a key that does not name its key path's property,
     ///   a declared type that differs from the property's, an index on an unknown property), when an existing column's type conflicts with the
     ///   mapping, or when SQLite refuses the DDL. A class that fails is not registered; nothing of it is
-    ///   written (its DDL runs in one transaction).
+    ///   written (its DDL runs in one transaction, which takes the write lock before it reads the schema,
+    ///   so two processes registering classes on one new file wait for each other instead of failing).
     public func addTableClasses(_ tableClasses: [DBBTableObject.Type]) throws {
         // One registration at a time: two threads registering one class would share its pending mapping.
         registration.lock()
@@ -197,7 +221,7 @@ public final class DBBManager: @unchecked Sendable {
                 if mode == .readOnly {
                     try queue.inDatabase { db in try map.checkSchema(in: db) }
                 } else {
-                    try queue.inTransaction { db in try map.createOrUpdateSchema(in: db) }
+                    try queue.inTransaction(.immediate) { db in try map.createOrUpdateSchema(in: db) }
                 }
                 lock.withLock { maps[key] = map }
             } catch {

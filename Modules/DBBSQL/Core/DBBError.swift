@@ -70,6 +70,8 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let mismatch = ResultCode(rawValue: SQLITE_MISMATCH)
         /// The library was used incorrectly, for example with the wrong number of arguments (`SQLITE_MISUSE`).
         public static let misuse = ResultCode(rawValue: SQLITE_MISUSE)
+        /// An authorizer refused an action of the statement being prepared (`SQLITE_AUTH`).
+        public static let authorization = ResultCode(rawValue: SQLITE_AUTH)
         /// A parameter or column index, or a setting, is out of range (`SQLITE_RANGE`).
         public static let range = ResultCode(rawValue: SQLITE_RANGE)
         /// The file is not an SQLite database (`SQLITE_NOTADB`).

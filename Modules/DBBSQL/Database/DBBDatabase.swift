@@ -47,9 +47,12 @@ public final class DBBDatabase {
     /// - Parameters:
     ///   - path: the file's path, or `":memory:"` for a private in-memory database.
     ///   - mode: how to open it. Default: ``OpenMode/readWriteCreate``.
+    ///   - busyTimeout: how long a statement waits for a lock another connection holds, in seconds, set
+    ///     before the connection touches the file (so the check that it is a database waits too).
+    ///     Default: 0, no waiting; ``setBusyTimeout(_:)`` changes it later.
     /// - Throws: ``DBBError`` with ``DBBError/ResultCode/cannotOpen`` when the file cannot be opened,
     ///   or ``DBBError/ResultCode/notADatabase`` when it is not an SQLite database.
-    public init(path: String, mode: OpenMode = .readWriteCreate) throws {
+    public init(path: String, mode: OpenMode = .readWriteCreate, busyTimeout: TimeInterval = 0) throws {
         self.path = path
         self.mode = mode
         var flags: Int32 = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
@@ -67,6 +70,9 @@ public final class DBBDatabase {
         }
         handle = connection
         sqlite3_extended_result_codes(connection, 1)
+        if busyTimeout > 0 {
+            sqlite3_busy_timeout(connection, Int32(clamping: Int64((min(busyTimeout, 2_147_483) * 1000).rounded())))
+        }
         do {
             // Opening is lazy in SQLite: reading the schema is what proves the file is a database.
             // Reading takes no write lock, so the file is never changed by this check.
@@ -88,9 +94,9 @@ public final class DBBDatabase {
 
     /// Opens (and by default creates) a database file at a file URL.
     ///
-    /// - Throws: ``DBBError`` as ``init(path:mode:)``.
-    public convenience init(url: URL, mode: OpenMode = .readWriteCreate) throws {
-        try self.init(path: url.path, mode: mode)
+    /// - Throws: ``DBBError`` as ``init(path:mode:busyTimeout:)``.
+    public convenience init(url: URL, mode: OpenMode = .readWriteCreate, busyTimeout: TimeInterval = 0) throws {
+        try self.init(path: url.path, mode: mode, busyTimeout: busyTimeout)
     }
 
     /// Opens a new, private in-memory database.

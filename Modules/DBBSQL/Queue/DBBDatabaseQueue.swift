@@ -28,7 +28,7 @@ public final class DBBDatabaseQueue: @unchecked Sendable {
     /// - Parameters:
     ///   - path: the file's path, or `":memory:"`.
     ///   - mode: how to open the file. Default: ``DBBDatabase/OpenMode/readWriteCreate``.
-    /// - Throws: ``DBBError`` as ``DBBDatabase/init(path:mode:)``.
+    /// - Throws: ``DBBError`` as ``DBBDatabase/init(path:mode:busyTimeout:)``.
     public convenience init(path: String, mode: DBBDatabase.OpenMode = .readWriteCreate) throws {
         self.init(database: try DBBDatabase(path: path, mode: mode))
     }

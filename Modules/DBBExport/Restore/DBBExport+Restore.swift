@@ -59,13 +59,13 @@ extension DBBExport {
         progress: ((DBBExportProgress) -> Void)?
     ) throws -> DBBDumpReport {
         if let path = source.path { try DBBExportError.requireExists(path, "the dump file") }
-        let target = try TargetFile(path: databaseURL.path, replaceExisting: options.replaceExisting)
+        let target = try TargetFile(path: databaseURL.path, replaceExisting: options.replaceExisting, purpose: .restore)
         if let path = source.path { try target.requireDifferent(from: path) }
         var database: DBBDatabase?
         do {
             let db = try DBBDatabase(path: target.temporaryPath, mode: .readWriteCreate)
             database = db
-            let loader = RestoreConsumer(db: db)
+            let loader = RestoreConsumer(db: db, loadsRows: true)
             let report = try ConcurrentDumpParser(source: source, progress: progress).run(loader)
             try loader.finish()
             if options.checkIntegrity {
@@ -79,12 +79,60 @@ extension DBBExport {
             }
             try db.close()
             database = nil
-            try target.commit()
+            try install(target)
             return report
         } catch {
             try? database?.close()
             target.discard()
             throw error
+        }
+    }
+
+    /// Puts the finished temporary database in place of the target.
+    ///
+    /// A target that is an SQLite database is not renamed over: another connection may have it open, and
+    /// its journal or write-ahead log would be read as part of the new file. The new database is copied
+    /// into it through SQLite's own locking (the online backup API) instead, after SQLite has recovered
+    /// whatever a crashed writer left. Any other target (none, or not a database) is replaced by a rename,
+    /// its stale side files removed first.
+    private static func install(_ target: TargetFile) throws {
+        guard target.replaceExisting, let destination = try openExistingDatabase(at: target.path) else {
+            try target.commit()
+            return
+        }
+        defer { try? destination.close() }
+        let source = try DBBDatabase(path: target.temporaryPath, mode: .readOnly)
+        defer { try? source.close() }
+        do {
+            try source.backup(into: destination, timeout: busyTimeout)
+        } catch let error as DBBError where error.resultCode == .readOnly && (try? destination.journalMode()) == .wal {
+            // A WAL database cannot take pages of another size: leave WAL mode for the copy and return to
+            // it after. Leaving needs every other connection closed.
+            do {
+                try destination.setJournalMode(.delete)
+            } catch {
+                throw DBBExportError(
+                    .io,
+                    "the target is a WAL database with another page size, open in another connection; "
+                        + "close it and restore again", path: target.path)
+            }
+            try source.backup(into: destination, timeout: busyTimeout)
+            try destination.setJournalMode(.wal)
+        }
+        try source.close()
+        try destination.close()
+        target.discard()
+    }
+
+    /// Opens an existing target that is an SQLite database; `nil` when there is no file or it is not a
+    /// database (or one too damaged to read its schema).
+    private static func openExistingDatabase(at path: String) throws -> DBBDatabase? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            // Reading the schema also rolls back a hot journal, or replays a write-ahead log, a crash left.
+            return try DBBDatabase(path: path, mode: .readWrite, busyTimeout: busyTimeout)
+        } catch let error as DBBError where error.resultCode == .notADatabase || error.resultCode == .corrupt {
+            return nil
         }
     }
 }
@@ -104,8 +152,18 @@ final class RestoreConsumer: DumpConsumer {
     private var insertColumns: [String] = []
     private var insertTable = ""
 
-    init(db: DBBDatabase) {
+    /// Whether rows are inserted; when not, the consumer only checks the dump against SQLite (the
+    /// schema is built, every table's INSERT prepared), as ``DBBExport/verify(dumpAt:progress:)`` does.
+    private let loadsRows: Bool
+
+    init(db: DBBDatabase, loadsRows: Bool) {
         self.db = db
+        self.loadsRows = loadsRows
+    }
+
+    /// A consumer that checks a dump as a restore would, in a private in-memory database, loading no rows.
+    static func checking() throws -> RestoreConsumer {
+        RestoreConsumer(db: try DBBDatabase.inMemory(), loadsRows: false)
     }
 
     func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws {
@@ -125,7 +183,7 @@ final class RestoreConsumer: DumpConsumer {
         try db.beginTransaction(.exclusive)
         let tables = schema.filter { $0.type == "table" }
         for object in tables where object.isVirtualTable {
-            try run(object)
+            try SchemaStatement.run(object, in: db)
         }
         let existing = Set(
             try db.fetchValues(String.self, "SELECT lower(name) FROM main.sqlite_master WHERE type = 'table'"))
@@ -140,7 +198,7 @@ final class RestoreConsumer: DumpConsumer {
                 prefilled.insert(name)
                 needsAnalyze = true
             } else {
-                try run(object)
+                try SchemaStatement.run(object, in: db)
             }
         }
         if needsAnalyze {
@@ -157,23 +215,6 @@ final class RestoreConsumer: DumpConsumer {
         }
     }
 
-    /// Runs a schema object's SQL: exactly one CREATE statement, so a crafted dump cannot run other SQL
-    /// (an ATTACH that writes elsewhere, for example).
-    private func run(_ object: DBBSchemaObject) throws {
-        guard let sql = object.sql else { return }
-        guard sql.prefix(6).uppercased() == "CREATE" else {
-            throw DBBExportError(
-                .malformed, "the SQL of \(object.type) \(object.name) is not a CREATE statement",
-                table: object.tableName)
-        }
-        do {
-            try db.execute(sql)  // one statement only: preparing rejects a text that holds several
-        } catch var error as DBBError {
-            error.context = "re-creating \(object.type) \(object.name)"
-            throw error
-        }
-    }
-
     func beginTable(_ table: DBBDumpTable) throws {
         let layout = try TableLayout(table: table.name, in: db)
         if table.hasRowID && layout.rowIDName == nil {
@@ -181,7 +222,7 @@ final class RestoreConsumer: DumpConsumer {
                 .malformed, "the dump stores rowids for a table that has none (a WITHOUT ROWID table)",
                 table: table.name)
         }
-        if prefilled.contains(table.name.lowercased()) {
+        if loadsRows && prefilled.contains(table.name.lowercased()) {
             try db.execute("DELETE FROM \(layout.qualifiedName)")
         }
         var names = table.columns.map(DBBDatabase.quoteIdentifier)
@@ -206,6 +247,7 @@ final class RestoreConsumer: DumpConsumer {
     }
 
     func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
+        guard loadsRows else { return }
         if rawText.isEmpty || isUTF8 {
             // Raw text is bound as UTF-8 text with its bytes, which a UTF-8 database keeps.
             try insert?.execute(values: values, textBytesAt: rawText)
@@ -220,9 +262,10 @@ final class RestoreConsumer: DumpConsumer {
 
     /// Creates indexes, views and triggers, sets the header values, and commits.
     func finish() throws {
+        guard header != nil else { return }  // nothing began: the parser has thrown already
         for type in ["index", "view", "trigger"] {
             for object in schema where object.type == type {
-                try run(object)
+                try SchemaStatement.run(object, in: db)
             }
         }
         if let header {
