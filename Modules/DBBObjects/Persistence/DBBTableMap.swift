@@ -59,6 +59,8 @@ final class DBBTableMap: @unchecked Sendable {
     let accessorsByName: [String: DBBPropertyAccessor]
     /// Whether objects of the class reference other objects (foreign keys, or reference join tables).
     let hasReferences: Bool
+    /// Every mapped property's key path by name, for typed conditions.
+    let keyPaths: [String: AnyKeyPath]
 
     /// `SELECT id, createdTime, modifiedTime, <scalars>, <foreign keys> FROM <table>`.
     let selectSQL: String
@@ -85,6 +87,7 @@ final class DBBTableMap: @unchecked Sendable {
         self.description = description
         propertyNames = Set(properties.keys)
         accessorsByName = properties.mapValues(\.accessor)
+        keyPaths = properties.mapValues(\.keyPath)
 
         var scalars: [Scalar] = []
         var foreignKeys: [ForeignKey] = []

@@ -30,8 +30,9 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     package let declaredTypeMismatch: DBBStorageType?
     /// Reads and writes the property.
     package let accessor: DBBPropertyAccessor
-    /// The key path, kept to check at registration that the mapping key names its property.
-    private let keyPath: AnyKeyPath
+    /// The key path: registration checks that the mapping key names its property, and typed conditions
+    /// find the property a key path names.
+    package let keyPath: AnyKeyPath
 
     init(
         keyPath: AnyKeyPath, inferred: DBBStorageType, declared: DBBStorageType?, columnName: String?, foreignKey: Bool,
