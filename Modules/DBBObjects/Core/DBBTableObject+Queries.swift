@@ -113,7 +113,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     ///   - options: the conditions to match. Default: every object.
     ///   - manager: the manager to read through.
     /// - Returns: the number of matching objects.
-    /// - Throws: `DBBError` as ``fetch(options:manager:sparsePopulation:)``.
+    /// - Throws: `DBBError` as ``DBBTableObject/fetch(options:manager:sparsePopulation:)-2rueh``.
     public static func fetchCount(options: DBBQueryOptions = DBBQueryOptions(), manager: DBBManager) throws -> Int {
         do {
             let (sql, arguments) = try countQuery(options, manager: manager)
@@ -175,7 +175,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// The objects that match query options.
     ///
-    /// - Throws: `DBBError` as ``fetch(options:manager:sparsePopulation:)``.
+    /// - Throws: `DBBError` as ``DBBTableObject/fetch(options:manager:sparsePopulation:)-2rueh``.
     public static func fetch(options: DBBQueryOptions, manager: DBBManager, sparsePopulation: Bool = false)
         async throws -> sending [Self]
     {
@@ -236,7 +236,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// Saves objects of this class in one transaction without blocking the calling task.
     ///
-    /// - Throws: `DBBError` as ``DBBTableObject/save(_:manager:)``.
+    /// - Throws: `DBBError` as ``DBBTableObject/save(_:manager:)-5imvk``.
     public static func save(_ objects: [Self], manager: DBBManager) async throws {
         try requireOnlyInstances(objects, manager: manager, action: "saving")
         try await DBBObjectWriter(manager: manager).save(objects)
