@@ -10,6 +10,8 @@
 /// Conditions name properties (translated to their columns); a condition on an array or reference
 /// property matches through its join table (`"tags = 'urgent'"`, `"participants IN (3, 7)"`). They are
 /// joined with AND, or with OR when one of the items is `"OR"`.
+/// A condition may reach through a reference (`"lead.lastName = ?"`; any element of an array), and
+/// ``filter(_:)`` adds typed conditions built from key paths (`\Person.age > 30`).
 public struct DBBQueryOptions: @unchecked Sendable {
     // @unchecked: `arguments` holds bindable values that callers hand over and do not mutate.
 
@@ -34,6 +36,8 @@ public struct DBBQueryOptions: @unchecked Sendable {
     public var offset: Int?
     /// Values bound, in order, to the `?` placeholders of ``conditions``.
     public var arguments: [(any DBBBindable)?] = []
+    /// Conditions built from key paths (``filter(_:)``), all of which must hold.
+    package var typedConditions: [DBBConditionExpression] = []
 
     /// Creates empty options: every object, in id order.
     public init() {}

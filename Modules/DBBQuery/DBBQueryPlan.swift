@@ -25,12 +25,16 @@ public struct DBBQueryPlan: Sendable {
     /// - Parameters:
     ///   - options: the query options.
     ///   - table: the table of the class being fetched.
+    ///   - schema: resolves references to other classes' tables and key paths to properties, for
+    ///     conditions and sorting through references (`lead.lastName`) and typed conditions. Default: `nil`
+    ///     (names with a dot are left as written; typed conditions are refused).
     /// - Throws: `DBBError` (misuse) naming the problem: an unknown property in `propertyNames`,
     ///   `sorting` or `joinPropertiesToPopulate`, a sort on an array or reference property, a condition
     ///   naming two array or reference properties, or an argument count that does not match the
     ///   placeholders; (mismatch) for a value that cannot be bound.
-    public init(options: DBBQueryOptions, table: DBBTableDescription) throws {
-        let names = DBBQueryNames(table: table)
+    public init(options: DBBQueryOptions, table: DBBTableDescription, schema: (any DBBQuerySchema)? = nil) throws {
+        var names = DBBQueryNames(table: table)
+        names.schema = schema
         // Values are stored with the manager's conventions (dates as seconds since 2001).
         arguments = try options.arguments.map { try $0?.dbbValue(options: .objectLayout) ?? .null }
 
@@ -56,6 +60,7 @@ public struct DBBQueryPlan: Sendable {
                 context: "building a query for \(table.tableName)")
         }
         if !clauses.isEmpty { whereSQL = " WHERE " + clauses.joined(separator: useOr ? " OR " : " AND ") }
+        try names.addTypedConditions(options.typedConditions, to: &whereSQL, joinedWithOr: useOr, arguments: &arguments)
 
         orderSQL = try names.orderBy(options.sorting)
         if let limit = options.limit {
@@ -110,6 +115,8 @@ struct DBBQueryNames {
     var columns: [String: String] = [:]
     var columnOrder: [(property: String, column: String)] = []
     var joins: [String: DBBTableDescription.JoinTable] = [:]
+    /// Resolves references and key paths (see ``DBBQuerySchema``).
+    var schema: (any DBBQuerySchema)?
 
     init(table: DBBTableDescription) {
         self.table = table
@@ -159,6 +166,10 @@ struct DBBQueryNames {
                     "sort item '\(item)' is not a property or column name with an optional ASC or DESC",
                     context: "reading sorting")
             }
+            if name.contains(".") {
+                terms.append("\(try referenceSortExpression(name)) \(direction)")
+                continue
+            }
             guard let column = column(named: name) else {
                 if joins[name] != nil {
                     throw DBBError.misuse(
@@ -180,6 +191,7 @@ struct DBBQueryNames {
     /// sub-select of its join table.
     func translateCondition(_ condition: String) throws -> (sql: String, placeholders: Int) {
         let tokens = DBBConditionTokenizer.tokens(condition)
+        if let throughReference = try translateThroughReference(condition, tokens: tokens) { return throughReference }
         let named = Set(tokens.compactMap { $0.identifier }.filter { joins[$0] != nil })
         guard named.count <= 1 else {
             throw DBBError.misuse(

@@ -185,3 +185,42 @@ import Testing
         #expect(columns == ["id", "createdTime", "modifiedTime", "legs", "nickname"])
     }
 }
+
+@Suite struct MacroTypedConditionTests {
+    typealias Shelf = MacroModels.Shelf
+    typealias Keeper = MacroModels.Keeper
+    typealias Friend = MacroModels.Friend
+
+    /// Macro entries carry closures and no key paths: typed conditions find their properties by name, directly
+    /// and through a foreign-key reference and an array of references.
+    @Test func typedConditionsNameMacroProperties() throws {
+        let folder = try TemporaryFolder()
+        let manager = try DBBManager(databaseURL: folder.file("typed.sqlite"))
+        try manager.addTableClasses([Friend.self, Keeper.self, Shelf.self])
+        let keeper = Keeper(dbManager: manager)
+        keeper.label = "north"
+        for (title, year) in [("Atlas", 1990), ("Botany", 2005), ("Comets", 2010)] {
+            let shelf = Shelf(dbManager: manager)
+            shelf.title = title
+            shelf.year = year
+            let friend = Friend(dbManager: manager)
+            friend.name = "friend of \(title)"
+            shelf.items = [friend]
+            if year > 2000 { shelf.keeper = keeper }
+            try shelf.save()
+        }
+
+        var recent = DBBQueryOptions()
+        recent.filter(\Shelf.year > 2000 && \Shelf.title != "Comets")
+        #expect(try Shelf.fetch(options: recent, manager: manager).map(\.title) == ["Botany"])
+
+        var kept = DBBQueryOptions()
+        kept.filter(\Shelf.keeper?.label == "north")
+        kept.sorting = ["title"]
+        #expect(try Shelf.fetch(options: kept, manager: manager).map(\.title) == ["Botany", "Comets"])
+
+        var holding = DBBQueryOptions()
+        holding.filter(.any(\Shelf.items, where: \Friend.name == "friend of Atlas"))
+        #expect(try Shelf.fetch(options: holding, manager: manager).map(\.title) == ["Atlas"])
+    }
+}

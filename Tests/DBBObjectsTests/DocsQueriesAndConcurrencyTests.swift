@@ -29,6 +29,40 @@ import Testing
         #expect(cheapOrUrgent.map(\.name) == ["Apollo", "Cygnus"])
     }
 
+    @Test func throughReferences() throws {
+        let world = try DBBObjectsQueryTests.world()
+        let manager = world.manager
+        var ledByALee = DBBQueryOptions.options(sortColumns: ["projectLead.firstName"])
+        ledByALee.addCondition("projectLead.lastName = ?", "Lee")
+        let leeProjects = try Project.fetch(options: ledByALee, manager: manager)
+
+        var withPark = DBBQueryOptions()
+        withPark.addCondition("participants.lastName = ?", "Park")
+        let meetingsWithPark = try Meeting.fetch(options: withPark, manager: manager)
+        #expect(leeProjects.map(\.name) == ["Apollo", "Cygnus"])
+        #expect(meetingsWithPark.map(\.purpose) == ["Meeting of Borealis"])
+    }
+
+    @Test func typedConditions() throws {
+        let world = try DBBObjectsQueryTests.world()
+        let manager = world.manager
+        var olderLees = DBBQueryOptions()
+        olderLees.filter(\Person.age > 30 && \Person.lastName == "Lee")
+        let found = try Person.fetch(options: olderLees, manager: manager)
+
+        var ledByAnAdult = DBBQueryOptions.options(sortColumns: ["name"])
+        ledByAnAdult.filter(\Project.projectLead?.age >= 30 && .like(\Project.name, "A%"))
+        ledByAnAdult.filter(.in(\Project.code, ["C0", "C2"]) || .isNil(\Project.projectLead))
+        let adultLed = try Project.fetch(options: ledByAnAdult, manager: manager)
+        #expect(found.map(\.firstName) == ["Ann"])
+        #expect(adultLed.map(\.name) == ["Apollo"])
+
+        var withAnAdultLee = DBBQueryOptions()
+        withAnAdultLee.filter(.any(\Meeting.participants, where: \Person.age > 30 && \Person.lastName == "Lee"))
+        let meetingsWithAnAdultLee = try Meeting.fetch(options: withAnAdultLee, manager: manager)
+        #expect(meetingsWithAnAdultLee.map(\.purpose) == ["Meeting of Apollo"])
+    }
+
     @Test func boundValues() throws {
         let world = try DBBObjectsQueryTests.world()
         let manager = world.manager

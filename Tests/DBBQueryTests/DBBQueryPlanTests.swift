@@ -199,6 +199,59 @@ struct Legacy: LegacyConstructors {
     }
 }
 
+/// The referenced class of `owner` and `members`: a `Person` table.
+struct ReferenceSchema: DBBQuerySchema {
+    static let person = try! DBBTableDescription(
+        tableName: "Person",
+        properties: ["name": .init(\Target.name, columnName: "lastName"), "score": .init(\Target.score)])
+
+    func reference(_ property: String, of table: DBBTableDescription) throws -> DBBQueryReference? {
+        guard table.tableName == "Project" else { return nil }
+        switch property {
+        case "owner": return DBBQueryReference(table: Self.person, isArray: false)
+        case "members": return DBBQueryReference(table: Self.person, isArray: true)
+        default: return nil
+        }
+    }
+
+    func propertyPath(for keyPath: AnyKeyPath, of table: DBBTableDescription) throws -> [String]? {
+        keyPath == \Target.score ? ["score"] : nil
+    }
+}
+
+@Suite struct DBBQueryPlanReferenceTests {
+    @Test func aConditionThroughAReferenceIsASubSelectOfItsJoinTable() throws {
+        var options = DBBQueryOptions()
+        options.addCondition("members.name = ? AND members.score > ?", "Lee", 3)
+        let plan = try DBBQueryPlan(options: options, table: projectTable, schema: ReferenceSchema())
+        #expect(
+            plan.whereSQL
+                == " WHERE (id IN (SELECT Project_ID FROM Project_members WHERE members IN "
+                + "(SELECT id FROM Person WHERE lastName = ? AND score > ?)))")
+        #expect(plan.arguments == [.text("Lee"), .integer(3)])
+    }
+
+    @Test func sortingThroughAReferenceIsACorrelatedSubSelect() throws {
+        let plan = try DBBQueryPlan(
+            options: .options(sortColumns: ["owner.name"]), table: projectTable, schema: ReferenceSchema())
+        #expect(
+            plan.orderSQL
+                == " ORDER BY (SELECT r0.lastName FROM Person AS r0 WHERE r0.id = (SELECT j0.owner FROM Project_owner "
+                + "AS j0 WHERE j0.Project_ID = Project.id ORDER BY j0.id LIMIT 1)) ASC, id ASC")
+    }
+
+    @Test func withoutASchemaDottedNamesStayAsWrittenAndTypedConditionsAreRefused() throws {
+        let plan = try DBBQueryPlan(options: .options(withConditions: ["Project.score > 1"]), table: projectTable)
+        #expect(plan.whereSQL == " WHERE (Project.score > 1)")
+        var typed = DBBQueryOptions()
+        typed.filter(\Target.score > 1)
+        #expect(throws: DBBError.self) { try DBBQueryPlan(options: typed, table: projectTable) }
+        let resolved = try DBBQueryPlan(options: typed, table: projectTable, schema: ReferenceSchema())
+        #expect(resolved.whereSQL == " WHERE (score > ?)")
+        #expect(resolved.arguments == [.integer(1)])
+    }
+}
+
 /// Escaping and condition splitting work on Unicode scalars, so combining marks and NUL characters
 /// cannot hide a quote or end the SQL early.
 @Suite struct DBBQueryUnicodeEscapingTests {

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The transaction (``DBBManager/write(_:)``) or snapshot (``DBBManager/read(_:)``) that object calls join
-/// while its closure runs. Touched only on the manager's queue.
+/// The transaction (``DBBManager/write(_:)-6ujxo``) or snapshot (``DBBManager/read(_:)-1s4ss``) that
+/// object calls join while its closure runs. Touched only on the manager's queue.
 final class DBBManagerScope {
     let database: DBBDatabase
     let isWrite: Bool
@@ -96,20 +96,20 @@ extension DBBManager {
         }
     }
 
-    /// ``write(_:)`` without blocking the calling task. The closure runs on the manager's queue, so it is
-    /// `@Sendable`: it fetches the objects it changes (by id) rather than capturing the caller's, and its
+    /// ``write(_:)-6ujxo`` without blocking the calling task. The closure runs on the manager's queue, so it
+    /// is `@Sendable`: it fetches the objects it changes (by id) rather than capturing the caller's, and its
     /// result is handed back as a `sending` value.
     ///
     /// - Parameter body: the work; it receives the connection for SQL of its own.
     /// - Returns: what the closure returns.
-    /// - Throws: as ``write(_:)``.
+    /// - Throws: as ``write(_:)-6ujxo``.
     public func write<T>(_ body: @escaping @Sendable (DBBDatabase) throws -> sending T) async throws -> sending T {
         try requireWritable("writing")
         return try await inScope(isWrite: true, body)
     }
 
     /// ``read(_:)`` without blocking the calling task; the closure is `@Sendable`, as for the async
-    /// ``write(_:)``.
+    /// ``write(_:)-6ujxo``.
     ///
     /// - Parameter body: the work; it receives the connection for queries of its own.
     /// - Returns: what the closure returns.
@@ -135,7 +135,7 @@ extension DBBManager {
     /// The scope whose closure is running, when the caller is that closure (on the manager's queue).
     var activeScope: DBBManagerScope? { queue.isOnQueue ? scope : nil }
 
-    /// Remembers objects' persistence state before a save or delete inside ``write(_:)`` changes it, so a
+    /// Remembers objects' persistence state before a save or delete inside ``write(_:)-6ujxo`` changes it, so a
     /// rollback of the whole transaction restores it.
     func rememberForRollback(_ objects: [DBBTableObject]) {
         guard let scope = activeScope else { return }

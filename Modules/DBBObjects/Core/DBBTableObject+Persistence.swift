@@ -41,7 +41,7 @@ extension DBBTableObject {
     }
 
     /// Saves objects of this class in one transaction; the DBBBuilder-compatible form of
-    /// ``DBBTableRepresentable/save(_:manager:)``.
+    /// ``DBBTableObject/save(_:manager:)-5imvk``.
     ///
     /// - Returns: whether the save succeeded; on failure the reason is in `dbManager.errorMessage()`.
     @discardableResult
@@ -104,7 +104,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
         try fetch(try manager.map(for: self).allRowsRequest, manager: manager).map { $0 as! Self }
     }
 
-    /// Every instance of the class; the DBBBuilder-compatible form of ``fetchAll(manager:)``.
+    /// Every instance of the class; the DBBBuilder-compatible form of ``DBBTableObject/fetchAll(manager:)-6buuz``.
     ///
     /// A failure cannot be told from an empty table here: it returns an empty array and leaves the reason
     /// in `manager.errorMessage()`. Use `try fetchAll(manager:)` where a failure matters.
@@ -158,7 +158,7 @@ extension DBBTableObject {
         for instance in instances { instance.markDeleted() }
     }
 
-    /// Deletes the rows with these ids, as ``DBBTableRepresentable/delete(_:manager:)`` does.
+    /// Deletes the rows with these ids, as ``DBBTableObject/delete(_:manager:)-z169`` does.
     ///
     /// - Throws: `DBBError` when the class is not registered or SQLite fails.
     public static func delete(ids: [Int64], manager: DBBManager) throws {
@@ -168,14 +168,14 @@ extension DBBTableObject {
         try manager.run { db in try map.deleteRows(ids: ids, manager: manager, db: db) }
     }
 
-    /// Deletes every instance of this class, as ``DBBTableRepresentable/delete(_:manager:)`` does.
+    /// Deletes every instance of this class, as ``DBBTableObject/delete(_:manager:)-z169`` does.
     ///
     /// - Throws: `DBBError` when the class is not registered or SQLite fails.
     public static func deleteAll(manager: DBBManager) throws {
         try delete(ids: try fetchAllIDs(manager: manager), manager: manager)
     }
 
-    /// Deletes one instance; the DBBBuilder-compatible form of ``DBBTableObject/delete()``.
+    /// Deletes one instance; the DBBBuilder-compatible form of ``DBBTableObject/delete()-7771x``.
     ///
     /// - Returns: whether the delete succeeded; on failure the reason is in `manager.errorMessage()`.
     @discardableResult
@@ -184,7 +184,7 @@ extension DBBTableObject {
     }
 
     /// Deletes several instances in one transaction; the DBBBuilder-compatible form of
-    /// ``DBBTableRepresentable/delete(_:manager:)``.
+    /// ``DBBTableObject/delete(_:manager:)-z169``.
     ///
     /// - Returns: whether the delete succeeded; on failure the reason is in `manager.errorMessage()`.
     @discardableResult
@@ -215,7 +215,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 }
 
 extension DBBTableObject {
-    /// Deletes the object's row, as ``DBBTableRepresentable/delete(_:manager:)`` does, through its own
+    /// Deletes the object's row, as ``DBBTableObject/delete(_:manager:)-z169`` does, through its own
     /// manager; the object gets `idNum` 0. An unsaved object has nothing to delete.
     ///
     /// ```swift

@@ -4,9 +4,10 @@ extension DBBTableObject {
     /// Builds the fetch a set of query options asks for; a distinct fetch first selects one id per
     /// distinct combination of the loaded properties, a grouped fetch one id per group.
     static func request(
-        for options: DBBQueryOptions, map: DBBTableMap, sparse: Bool
+        for options: DBBQueryOptions, map: DBBTableMap, sparse: Bool, manager: DBBManager
     ) throws -> (request: DBBFetchRequest, distinct: DBBQueryPlan?) {
-        let plan = try DBBQueryPlan(options: options, table: map.description)
+        let plan = try DBBQueryPlan(
+            options: options, table: map.description, schema: DBBManagerQuerySchema(manager: manager))
         var request = DBBFetchRequest()
         request.tail = plan.whereSQL + plan.orderSQL + plan.limitSQL
         request.arguments = plan.arguments
@@ -56,7 +57,8 @@ extension DBBTableObject {
     /// The `SELECT count(*)` that counts what a fetch with these options returns.
     static func countQuery(_ options: DBBQueryOptions, manager: DBBManager) throws -> (String, [DBBValue]) {
         let map = try manager.map(for: self)
-        let plan = try DBBQueryPlan(options: options, table: map.description)
+        let plan = try DBBQueryPlan(
+            options: options, table: map.description, schema: DBBManagerQuerySchema(manager: manager))
         let table = DBBIdentifier.sql(map.tableName)
         let sql: String
         if let columns = plan.groupColumns ?? plan.distinctColumns {
@@ -90,7 +92,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     {
         do {
             let map = try manager.map(for: self)
-            let (request, distinct) = try request(for: options, map: map, sparse: sparsePopulation)
+            let (request, distinct) = try request(for: options, map: map, sparse: sparsePopulation, manager: manager)
             return try manager.run { db in
                 try run(request, distinct: distinct, map: map, manager: manager, db: db).map { $0 as! Self }
             }
@@ -111,7 +113,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     ///   - options: the conditions to match. Default: every object.
     ///   - manager: the manager to read through.
     /// - Returns: the number of matching objects.
-    /// - Throws: `DBBError` as ``fetch(options:manager:sparsePopulation:)``.
+    /// - Throws: `DBBError` as ``DBBTableObject/fetch(options:manager:sparsePopulation:)-2rueh``.
     public static func fetchCount(options: DBBQueryOptions = DBBQueryOptions(), manager: DBBManager) throws -> Int {
         do {
             let (sql, arguments) = try countQuery(options, manager: manager)
@@ -173,11 +175,13 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// The objects that match query options.
     ///
-    /// - Throws: `DBBError` as ``fetch(options:manager:sparsePopulation:)``.
+    /// - Throws: `DBBError` as ``DBBTableObject/fetch(options:manager:sparsePopulation:)-2rueh``.
     public static func fetch(options: DBBQueryOptions, manager: DBBManager, sparsePopulation: Bool = false)
         async throws -> sending [Self]
     {
-        try await fetchAsync(manager: manager) { map in try request(for: options, map: map, sparse: sparsePopulation) }
+        try await fetchAsync(manager: manager) { map in
+            try request(for: options, map: map, sparse: sparsePopulation, manager: manager)
+        }
     }
 
     /// The instance with an id, or `nil`.
@@ -232,7 +236,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
 
     /// Saves objects of this class in one transaction without blocking the calling task.
     ///
-    /// - Throws: `DBBError` as ``DBBTableObject/save(_:manager:)``.
+    /// - Throws: `DBBError` as ``DBBTableObject/save(_:manager:)-5imvk``.
     public static func save(_ objects: [Self], manager: DBBManager) async throws {
         try requireOnlyInstances(objects, manager: manager, action: "saving")
         try await DBBObjectWriter(manager: manager).save(objects)

@@ -59,6 +59,9 @@ final class DBBTableMap: @unchecked Sendable {
     let accessorsByName: [String: DBBPropertyAccessor]
     /// Whether objects of the class reference other objects (foreign keys, or reference join tables).
     let hasReferences: Bool
+    /// The key paths of the mapped properties that have one (closure-only entries have none), by name, for
+    /// typed conditions.
+    let keyPaths: [String: AnyKeyPath]
 
     /// `SELECT id, createdTime, modifiedTime, <scalars>, <foreign keys> FROM <table>`.
     let selectSQL: String
@@ -85,6 +88,7 @@ final class DBBTableMap: @unchecked Sendable {
         self.description = description
         propertyNames = Set(properties.keys)
         accessorsByName = properties.mapValues(\.accessor)
+        keyPaths = properties.compactMapValues(\.keyPath)
 
         var scalars: [Scalar] = []
         var foreignKeys: [ForeignKey] = []

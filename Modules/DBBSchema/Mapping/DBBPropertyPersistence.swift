@@ -33,9 +33,9 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     @usableFromInline package let declaredTypeMismatch: DBBStorageType?
     /// Reads and writes the property.
     @usableFromInline package let accessor: DBBPropertyAccessor
-    /// The key path, kept to check at registration that the mapping key names its property; `nil` for an
-    /// entry made of closures alone, whose key is its name.
-    private let keyPath: AnyKeyPath?
+    /// The key path: registration checks that the mapping key names its property, and typed conditions
+    /// find the property a key path names. `nil` for an entry made of closures alone, whose key is its name.
+    package let keyPath: AnyKeyPath?
 
     @usableFromInline
     init(
