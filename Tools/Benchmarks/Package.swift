@@ -6,7 +6,7 @@ import PackageDescription
 
 let package = Package(
     name: "DBBBenchmarks",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "DBBBuilder", path: "../.."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
