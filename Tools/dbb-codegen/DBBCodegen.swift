@@ -30,7 +30,7 @@ struct DBBCodegen: ParsableCommand {
             Exit codes: 64 bad arguments, 65 unsupported input, 66 unreadable input,
             73 unwritable output (or an existing one without --force).
             """,
-        version: "1.0.0")
+        version: DBBPackage.version)
 
     @Argument(
         help: ArgumentHelp(
