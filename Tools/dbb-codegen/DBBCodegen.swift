@@ -1,4 +1,5 @@
 import ArgumentParser
+import DBBSQL
 import Foundation
 
 /// `dbb-codegen`: writes `DBBTableObject` subclasses, from a class name and a property list or from the
