@@ -47,7 +47,7 @@ struct DBBManagerQuerySchema: DBBQuerySchema {
         let root = type(of: keyPath).rootType
         let isOwn = { (type: Any.Type) in ObjectIdentifier(type) == ObjectIdentifier(root) }
         guard isOwn(map.type) || map.keyPaths.values.contains(where: { isOwn(Swift.type(of: $0).rootType) }),
-            let components = Self.components(keyPath)
+            let components = DBBPropertyPersistence.describedComponents(of: keyPath)
         else { return nil }
         return try resolve(components, in: map)
     }
@@ -60,7 +60,9 @@ struct DBBManagerQuerySchema: DBBQuerySchema {
     private func resolve(_ components: String, in map: DBBTableMap) throws -> [String]? {
         for name in map.propertyNames.sorted() {
             // An entry made of closures alone (the macro's) has no key path; its key is its property's name.
-            guard let own = map.keyPaths[name].map(Self.components) ?? name else { continue }
+            guard let own = map.keyPaths[name].map(DBBPropertyPersistence.describedComponents(of:)) ?? name else {
+                continue
+            }
             if components == own { return [name] }
             for separator in [".", "?."] where components.hasPrefix(own + separator) {
                 guard let target = try target(of: name, in: map) else { continue }
@@ -69,15 +71,5 @@ struct DBBManagerQuerySchema: DBBQuerySchema {
             }
         }
         return nil
-    }
-
-    /// A key path's description without its root type, and without the `?` that ends an optional chain.
-    private static func components(_ keyPath: AnyKeyPath) -> String? {
-        let description = String(describing: keyPath)
-        let root = "\\" + String(describing: type(of: keyPath).rootType) + "."
-        guard description.hasPrefix(root) else { return nil }
-        var components = description.dropFirst(root.count)
-        if components.hasSuffix("?") { components = components.dropLast() }
-        return String(components)
     }
 }

@@ -387,14 +387,22 @@ extension DBBPropertyPersistence {
     /// `\Book.<computed 0x… (String)>`, and a binary built without reflection metadata describes offsets:
     /// for those the name is unknown, and the mapping key is taken as it is.
     package var keyPathPropertyName: String? {
-        guard let keyPath else { return nil }
-        let description = String(describing: keyPath)
-        guard description.hasPrefix("\\"), let dot = description.firstIndex(of: ".") else { return nil }
-        let name = description[description.index(after: dot)...]
-        guard let first = name.first, first.isLetter || first == "_",
+        guard let keyPath, let name = Self.describedComponents(of: keyPath),
+            let first = name.first, first.isLetter || first == "_",
             name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
         else { return nil }
-        return String(name)
+        return name
+    }
+
+    /// A key path's description without its root type (`\Book.title` → `title`), and without the `?` that ends
+    /// an optional chain; `nil` when the description does not start with the root type's name.
+    package static func describedComponents(of keyPath: AnyKeyPath) -> String? {
+        let description = String(describing: keyPath)
+        let root = "\\" + String(describing: type(of: keyPath).rootType) + "."
+        guard description.hasPrefix(root) else { return nil }
+        var components = description.dropFirst(root.count)
+        if components.hasSuffix("?") { components = components.dropLast() }
+        return String(components)
     }
 
     /// Checks that mapping keys name their key paths' properties: a key that does not would silently make
