@@ -1,4 +1,4 @@
-public import DBBSQL
+package import DBBSQL
 public import DBBSchema
 
 /// A condition built from key paths, checked by the compiler: the property must exist and hold a value

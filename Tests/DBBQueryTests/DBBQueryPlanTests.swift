@@ -82,6 +82,7 @@ let projectTable = try! DBBTableDescription(
     }
 
     @Test func sortingIsAscendingByDefaultAndDescendingAppliesToEveryColumn() throws {
+        #expect(ColumnSorting.ascending == "ASC" && ColumnSorting.descending == "DESC")
         let ascending = try DBBQueryPlan(options: .options(sortColumns: ["name", "score"]), table: projectTable)
         #expect(ascending.orderSQL == " ORDER BY itemName ASC, score ASC, id ASC")
         let descending = try DBBQueryPlan(

@@ -86,14 +86,8 @@ extension DBBTableObject {
         _ request: DBBFetchRequest, distinct: DBBQueryPlan?, map: DBBTableMap, manager: DBBManager, db: DBBDatabase
     ) throws -> [DBBTableObject] {
         var request = request
-        if let distinct, let columns = distinct.groupColumns ?? distinct.distinctColumns {
-            let id = DBBIdentifier.sql(map.idColumn)
-            let groups = columns.map(DBBIdentifier.sql).joined(separator: ", ")
-            let ids = try db.fetchValues(
-                Int64.self,
-                "SELECT MIN(\(id)) AS \(id) FROM \(DBBIdentifier.sql(map.tableName))\(distinct.whereSQL) "
-                    + "GROUP BY \(groups)\(distinct.orderSQL)\(distinct.limitSQL)",
-                arguments: DBBArguments(distinct.arguments))
+        if let distinct, let idsSQL = distinct.groupedIDsSQL {
+            let ids = try db.fetchValues(Int64.self, idsSQL, arguments: DBBArguments(distinct.arguments))
             request.tail = map.byIDsSQL + distinct.orderSQL
             request.arguments = [.text(DBBTableMap.idList(ids))]
             request.isAll = false
@@ -113,17 +107,7 @@ extension DBBTableObject {
         let map = try manager.map(for: self)
         let plan = try DBBQueryPlan(
             options: options, table: map.description, schema: DBBManagerQuerySchema(manager: manager))
-        let table = DBBIdentifier.sql(map.tableName)
-        let sql: String
-        if let columns = plan.groupColumns ?? plan.distinctColumns {
-            let groups = columns.map(DBBIdentifier.sql).joined(separator: ", ")
-            sql = "SELECT count(*) FROM (SELECT 1 FROM \(table)\(plan.whereSQL) GROUP BY \(groups)\(plan.limitSQL))"
-        } else if plan.limitSQL.isEmpty {
-            sql = "SELECT count(*) FROM \(table)\(plan.whereSQL)"
-        } else {
-            sql = "SELECT count(*) FROM (SELECT 1 FROM \(table)\(plan.whereSQL)\(plan.limitSQL))"
-        }
-        return (sql, plan.arguments)
+        return (plan.countSQL, plan.arguments)
     }
 }
 
