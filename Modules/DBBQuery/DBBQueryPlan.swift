@@ -43,8 +43,7 @@ public struct DBBQueryPlan: Sendable {
         idColumn = table.idColumn
         var names = DBBQueryNames(table: table)
         names.schema = schema
-        // Values are stored with the manager's conventions (dates as seconds since 2001).
-        arguments = try options.arguments.map { try $0?.dbbValue(options: .objectLayout) ?? .null }
+        arguments = try options.storedArguments.map { try $0.get() }
 
         var clauses: [String] = []
         var useOr = false
