@@ -15,7 +15,6 @@ public import DBBSchema
 /// referenced object matches; an object with no referenced object does not match. Combine conditions
 /// with `&&`, `||` and `!`.
 public struct DBBCondition<Root>: Sendable {
-
     /// The condition, with its root type erased.
     package let expression: DBBConditionExpression
 
@@ -166,7 +165,7 @@ public struct DBBCondition<Root>: Sendable {
 }
 
 /// A typed condition with its root type erased: comparisons of key paths with bound values, combined. Values
-/// are stored as the `DBBValue`s the fetch binds (``DBBQueryOptions/storedArgument(_:)``).
+/// are stored as the `DBBValue`s the fetch binds (`DBBQueryOptions.storedArgument(_:)`).
 package indirect enum DBBConditionExpression: Sendable {
     case comparison(DBBConditionKeyPath, String, DBBStoredArgument)
     case list(DBBConditionKeyPath, [DBBStoredArgument])

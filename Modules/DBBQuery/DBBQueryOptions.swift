@@ -16,7 +16,6 @@ internal import DBBSchema
 /// A condition may reach through a reference (`"lead.lastName = ?"`; any element of an array), and
 /// ``filter(_:)`` adds typed conditions built from key paths (`\Person.age > 30`).
 public struct DBBQueryOptions: Sendable {
-
     /// Conditions, each a SQL expression over property names. Include the item `"OR"` to join them with OR.
     public var conditions: [String]?
     /// The properties to load; the others keep their defaults (and a later save leaves them alone).
@@ -38,7 +37,7 @@ public struct DBBQueryOptions: Sendable {
     public var offset: Int?
     /// Values bound, in order, to the `?` placeholders of ``conditions``.
     ///
-    /// Each value is stored when it is given, as the ``DBBValue`` the fetch binds (with the object layer's
+    /// Each value is stored when it is given, as the `DBBValue` the fetch binds (with the object layer's
     /// conventions: dates as seconds since 2001), so options can cross tasks whatever the values were. Reading
     /// the property gives those stored values; a value that cannot be stored (a `UInt64` above `Int64.max`)
     /// reads as NULL, and the fetch throws its error.

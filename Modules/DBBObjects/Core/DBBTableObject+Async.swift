@@ -1,7 +1,6 @@
 public import DBBQuery
 internal import DBBSQL
 public import DBBSchema
-internal import Foundation
 
 /// Carries objects a fetch built on the manager's queue to the task that asked for them.
 ///

@@ -1,7 +1,6 @@
 public import DBBQuery
 internal import DBBSQL
 public import DBBSchema
-internal import Foundation
 
 extension DBBTableObject {
     static func fetch(_ request: DBBFetchRequest, manager: DBBManager) throws -> [DBBTableObject] {
