@@ -34,6 +34,23 @@ import Testing
         }
     }
 
+    @Test func everyCompatibilityGroupComesAfterThePrimaryAPI() throws {
+        let pages = try Self.modules.flatMap { module in
+            let folder = repositoryRoot.appendingPathComponent("Modules/\(module)/\(module).docc")
+            return try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+                .filter { $0.pathExtension == "md" }
+        }
+        let withGroup = try pages.filter {
+            try String(contentsOf: $0, encoding: .utf8).contains("### DBBBuilder compatibility\n")
+        }
+        #expect(withGroup.count >= 5)
+        for page in withGroup {
+            let groups = try String(contentsOf: page, encoding: .utf8).components(separatedBy: "\n")
+                .filter { $0.hasPrefix("### ") }
+            #expect(groups.count > 1 && groups.last == "### DBBBuilder compatibility", "\(page.lastPathComponent)")
+        }
+    }
+
     @Test func sqlExample() throws {
         #expect(try CatalogExamples().sql() == ["Buy milk"])
     }
