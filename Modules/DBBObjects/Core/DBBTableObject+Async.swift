@@ -4,8 +4,7 @@ public import DBBSchema
 
 /// Carries objects a fetch built on the manager's queue to the task that asked for them.
 ///
-/// @unchecked: the objects are new, and nothing on the queue keeps a reference to them once the fetch
-/// returns (the loader and its identity map are local to the fetch), so the caller owns them alone.
+/// @unchecked: the objects are new and nothing on the queue keeps them (the loader is local), so the caller owns them.
 struct DBBHandOver<Value>: @unchecked Sendable {
     private let value: Value
     init(_ value: Value) { self.value = value }
