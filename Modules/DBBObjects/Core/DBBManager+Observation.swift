@@ -1,4 +1,7 @@
-import Foundation
+public import DBBQuery
+public import DBBSQL
+public import DBBSchema
+internal import Foundation
 
 extension DBBManager {
     /// Observes a query: an asynchronous sequence of its current results, the first at once, then one

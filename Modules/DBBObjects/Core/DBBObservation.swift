@@ -1,4 +1,7 @@
-import Foundation
+internal import DBBQuery
+internal import DBBSQL
+public import DBBSchema
+internal import Foundation
 
 /// The current results of a query, again after each committed transaction that changed a table the
 /// query reads: what ``DBBManager/observe(_:options:)`` returns.

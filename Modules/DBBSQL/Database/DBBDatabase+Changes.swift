@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 
 /// What a connection's commit observers learn after a transaction commits.
 public struct DBBCommittedChanges: Sendable, Hashable {

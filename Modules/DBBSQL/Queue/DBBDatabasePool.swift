@@ -1,5 +1,5 @@
-import Dispatch
-import Foundation
+internal import Dispatch
+public import Foundation
 
 /// One writer connection and several reader connections to one WAL database file: writes are serialized
 /// on the writer, while reads run on the readers, in parallel with each other and with the writer, each
