@@ -113,11 +113,11 @@ struct DBBDatabasePoolTests {
     func concurrentReadSnapshot() async throws {
         let folder = try TemporaryFolder()
         let pool = try Self.makePool(folder)
-        let seen = try await pool.concurrentRead(onWriter: { db in
-            try db.execute("INSERT INTO item (name) VALUES ('b')")  // committed before the snapshot begins
-        }) { db in
-            try db.fetchValue(Int.self, "SELECT count(*) FROM item")
-        }
+        let seen = try await pool.concurrentRead(
+            onWriter: { db in
+                try db.execute("INSERT INTO item (name) VALUES ('b')")  // committed before the snapshot begins
+            },
+            { db in try db.fetchValue(Int.self, "SELECT count(*) FROM item") })
         #expect(seen == 2)
         try pool.close()
     }

@@ -171,7 +171,8 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     public static func fetchCount(options: DBBQueryOptions = DBBQueryOptions(), manager: DBBManager) throws -> Int {
         do {
             let (sql, arguments) = try countQuery(options, manager: manager)
-            return try manager.runRead { db in try db.fetchValue(Int.self, sql, arguments: DBBArguments(arguments)) ?? 0 }
+            return try manager.runRead { db in try db.fetchValue(Int.self, sql, arguments: DBBArguments(arguments)) ?? 0
+            }
         } catch {
             throw manager.record(error)
         }

@@ -167,8 +167,12 @@ public final class DBBDatabasePool: @unchecked Sendable {
         -> sending T
     {
         let index = try await acquireAsync()
-        defer { release(index) }
-        return try await readers[index].inDatabase(body)
+        return try await readers[index].inDatabase { db in
+            // Released on the reader's queue, not after the task resumes: a thread blocked in `close()`
+            // or in a synchronous read waits for this reader, and must not wait for the task's executor.
+            defer { self.release(index) }
+            return try body(db)
+        }
     }
 
     /// Reads in a snapshot that holds exactly the transactions the writer committed before the call
@@ -187,22 +191,29 @@ public final class DBBDatabasePool: @unchecked Sendable {
         _ body: @escaping @Sendable (DBBDatabase) throws -> sending T
     ) async throws -> sending T {
         let index = try await acquireAsync()
-        defer { release(index) }
         let reader = readers[index]
-        try await writer.inDatabase { db in
-            try onWriter(db)
-            try reader.inDatabase { reader in
-                try reader.beginTransaction(.deferred)
-                do {
-                    _ = try reader.fetchValue(Int.self, "SELECT count(*) FROM sqlite_master")
-                } catch {
-                    try? reader.rollback()
-                    throw error
+        do {
+            try await writer.inDatabase { db in
+                try onWriter(db)
+                try reader.inDatabase { reader in
+                    try reader.beginTransaction(.deferred)
+                    do {
+                        _ = try reader.fetchValue(Int.self, "SELECT count(*) FROM sqlite_master")
+                    } catch {
+                        try? reader.rollback()
+                        throw error
+                    }
                 }
             }
+        } catch {
+            release(index)
+            throw error
         }
         return try await reader.inDatabase { db in
-            defer { try? db.rollback() }  // a read transaction has nothing to commit
+            defer {
+                try? db.rollback()  // a read transaction has nothing to commit
+                self.release(index)  // on the reader's queue, as in unsafeRead
+            }
             return try body(db)
         }
     }
