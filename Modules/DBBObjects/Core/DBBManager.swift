@@ -4,7 +4,9 @@ public import Foundation
 internal import Synchronization
 
 /// Owns one database file (or an in-memory database), the classes registered with it, and the serial
-/// queue every object operation runs on — so a manager may be used from any thread or task.
+/// queue every object operation runs on — so a manager may be used from any thread or task. A manager
+/// opened with readers (``init(databaseURL:mode:readers:)``) runs its fetches on a pool of reader
+/// connections instead, in parallel with each other and with the writer.
 ///
 /// ```swift
 /// let manager = try DBBManager(databaseURL: URL(fileURLWithPath: "/tmp/projects.sqlite"))
@@ -12,8 +14,8 @@ internal import Synchronization
 /// ```
 public final class DBBManager: @unchecked Sendable {
     // @unchecked: the registry is guarded by `lock` (and registrations are serialized by `registration`),
-    // the connection is reached only through `queue`, `lastError` is guarded by `lock` too, and
-    // `registeringCount` is atomic.
+    // the connections are reached only through `queue` and `pool`, each scope slot is touched only on its
+    // connection's queue, `lastError` is guarded by `lock` too, and `registeringCount` is atomic.
 
     /// The serial queue that owns the connection — the writer, when the manager has readers. Use it for
     /// SQL of your own.
@@ -346,24 +348,22 @@ public final class DBBManager: @unchecked Sendable {
     /// Runs work on the queue (or in the transaction of the `write` or `read` closure the caller is in),
     /// recording a failure for ``errorMessage()``.
     func run<T>(_ body: (DBBDatabase) throws -> T) throws -> T {
-        do {
-            if let scope = activeScope { return try body(scope.database) }
-            try refuseInsideQueueClosure()
-            return try queue.inDatabase(body)
-        } catch {
-            throw record(error)
-        }
+        try run(onReader: false, body)
     }
 
     /// Runs work that only reads: on a reader when the manager has readers, else as ``run(_:)``. Inside a
     /// `write` or `read` closure it joins that closure's transaction or snapshot, so a fetch inside
     /// `write` sees the transaction's own rows.
     func runRead<T>(_ body: (DBBDatabase) throws -> T) throws -> T {
-        guard let pool else { return try run(body) }
+        try run(onReader: true, body)
+    }
+
+    private func run<T>(onReader: Bool, _ body: (DBBDatabase) throws -> T) throws -> T {
         do {
             if let scope = activeScope { return try body(scope.database) }
             try refuseInsideQueueClosure()
-            return try pool.unsafeRead(body)
+            if onReader, let pool { return try pool.unsafeRead(body) }
+            return try queue.inDatabase(body)
         } catch {
             throw record(error)
         }

@@ -132,12 +132,7 @@ final class DBBObservationState: @unchecked Sendable {
 
     /// A commit changed one of the tables (called on the writer, right after the commit).
     func notifyChange() {
-        let waiter: CheckedContinuation<Bool, Never>? = lock.withLock {
-            changed = true
-            defer { self.waiter = nil }
-            return self.waiter
-        }
-        waiter?.resume(returning: true)
+        wake(returning: true) { changed = true }
     }
 
     /// The fetch's snapshot begins now, on the writer: it holds every commit notified so far.
@@ -147,12 +142,17 @@ final class DBBObservationState: @unchecked Sendable {
 
     /// Ends the observation: a waiting iterator returns `nil`.
     func finish() {
+        wake(returning: false) { isFinished = true }
+    }
+
+    /// Updates the state under the lock, then resumes the waiting iterator, if any, outside it.
+    private func wake(returning value: Bool, _ update: () -> Void) {
         let waiter: CheckedContinuation<Bool, Never>? = lock.withLock {
-            isFinished = true
+            update()
             defer { self.waiter = nil }
             return self.waiter
         }
-        waiter?.resume(returning: false)
+        waiter?.resume(returning: value)
     }
 
     /// Waits for a commit that changed one of the tables; `false` when the task was cancelled or the
