@@ -58,6 +58,22 @@ private final class Delivered: @unchecked Sendable {
     }
 
     @Test(arguments: ManagerKind.allCases)
+    func coalescesCommitsMadeWhileTheConsumerIsBusy(storage: ManagerKind) async throws {
+        let folder = try TemporaryFolder()
+        let manager = try storage.manager(in: folder)
+        var iterator = manager.observe(Person.self, options: Self.observed).makeAsyncIterator()
+        #expect(try await iterator.next()?.count == 0)
+        // Five transactions commit while nobody asks for a value: the next value is the last state.
+        for commit in 0..<5 {
+            try await Person.save(
+                [Self.person(manager, age: 2 * commit), Self.person(manager, age: 2 * commit + 1)], manager: manager)
+        }
+        #expect(try await iterator.next()?.map(\.age) == Array(0..<10))
+        try await Self.person(manager, age: 10).save()
+        #expect(try await iterator.next()?.map(\.age) == Array(0..<11))
+    }
+
+    @Test(arguments: ManagerKind.allCases)
     func rawSQLReferencedTablesAndCancellation(storage: ManagerKind) async throws {
         let folder = try TemporaryFolder()
         let manager = try storage.manager(in: folder)
