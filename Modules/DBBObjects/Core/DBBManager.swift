@@ -21,7 +21,7 @@ public final class DBBManager: @unchecked Sendable {
     /// SQL of your own.
     public let queue: DBBDatabaseQueue
     /// The reader pool of a manager opened with readers (``init(databaseURL:mode:readers:)``), whose
-    /// ``DBBDatabasePool/writer`` is ``queue``; `nil` for a serial manager.
+    /// `writer` is ``queue``; `nil` for a serial manager.
     public let pool: DBBDatabasePool?
     /// The database file, or `nil` for an in-memory manager.
     public let databaseURL: URL?
