@@ -4,7 +4,7 @@ import Foundation
 // Reads under writes: a serial manager (one connection) against a manager with a reader pool.
 // 1. Throughput: 4 threads fetch 1,000 objects by query in a loop while 1 thread saves batches of 500.
 // 2. Latency: 1 thread fetches 1,000 objects by query in a loop while another saves 200,000 objects in one
-//    transaction; the latencies of the fetches that began during that save are reported (median, p99).
+//    transaction; the latencies of the fetches that overlapped that transaction are reported (median, p99).
 // Wall-clock times: the point is what runs in parallel.
 
 /// The object the workload reads and writes.
@@ -45,7 +45,8 @@ enum PoolBenchmark {
                     let p99 = sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, sorted.count * 99 / 100)] * 1000
                     print(
                         String(
-                            format: "%@  during a %.2f s save of %d objects: %d fetches, median %.1f ms, p99 %.1f ms",
+                            format:
+                                "%@  during the %.2f s transaction saving %d objects: %d fetches, median %.1f ms, p99 %.1f ms",
                             label, writeSeconds, 200_000 / scale, latencies.count, median, p99))
                     try manager.close()
                 }
@@ -82,66 +83,81 @@ enum PoolBenchmark {
         let counts = Counts()
         let deadline = Date(timeIntervalSinceNow: seconds)
         let start = Date()
-        DispatchQueue.concurrentPerform(iterations: 5) { thread in
-            var round = 0
-            while Date() < deadline {
-                do {
-                    if thread == 4 {
-                        // New rows in a code nobody queries, so every fetch still returns 1,000 objects.
-                        try PoolPerson.save(
-                            people(manager, count: 500, prefix: "w\(round)", code: "W"), manager: manager)
-                        counts.add(writes: 1)
-                    } else {
-                        try fetchByCode(manager, thread * 7 + round)
-                        counts.add(reads: 1)
+        // Threads of their own: a dispatch pool on 2 cores would run the five loops two at a time.
+        let threads = (0..<5).map { thread in
+            Thread {
+                defer { counts.finished() }
+                var round = 0
+                while Date() < deadline {
+                    do {
+                        if thread == 4 {
+                            // New rows in a code nobody queries, so every fetch still returns 1,000 objects.
+                            try PoolPerson.save(
+                                people(manager, count: 500, prefix: "w\(round)", code: "W"), manager: manager)
+                            counts.add(writes: 1)
+                        } else {
+                            try fetchByCode(manager, thread * 7 + round)
+                            counts.add(reads: 1)
+                        }
+                    } catch {
+                        counts.fail(error)
+                        return
                     }
-                } catch {
-                    counts.fail(error)
-                    return
+                    round += 1
                 }
-                round += 1
             }
         }
+        for thread in threads { thread.start() }
+        counts.waitForAll(threads.count)
         if let failure = counts.failure { throw failure }
         return (counts.reads, counts.writes, Date().timeIntervalSince(start))
     }
 
     /// One thread saves `objects` objects in one transaction; another fetches meanwhile. Returns the
-    /// latencies (seconds) of the fetches that began while the save ran, and how long the save took.
+    /// latencies (seconds) of the fetches that overlapped the save's transaction (from its BEGIN to its
+    /// COMMIT, as the writer connection's trace reports them), and how long that transaction took.
     static func latencyDuringLongWrite(_ manager: DBBManager, objects: Int) throws -> ([Double], Double) {
         let counts = Counts()
-        let writing = DispatchSemaphore(value: 0)
         let state = LatencyState()
+        try manager.queue.inDatabase { db in
+            db.setTrace { sql, _ in
+                // The save's transaction is the only IMMEDIATE one; a serial manager's fetches run deferred
+                // ones on the same connection, before or after it.
+                if sql.hasPrefix("BEGIN IMMEDIATE") { state.setWriting(true) }
+                if sql.hasPrefix("COMMIT") { state.setWriting(false) }
+            }
+        }
+        defer { try? manager.queue.inDatabase { db in db.setTrace(nil) } }
         let writer = Thread {
+            defer { counts.finished() }
             let batch = people(manager, count: objects, prefix: "long", code: "L")
-            let started = Date()
-            state.setWriting(true)
-            writing.signal()
             do { try PoolPerson.save(batch, manager: manager) } catch { counts.fail(error) }
-            state.setWriting(false)
-            state.setWriteSeconds(Date().timeIntervalSince(started))
         }
         writer.start()
-        writing.wait()
         var round = 0
-        while state.isWriting {
+        var fetches: [(begin: Date, end: Date)] = []
+        while !counts.allFinished(1) {
             let begin = Date()
             try fetchByCode(manager, round)
-            if state.isWriting || state.wasWritingAt(begin) { state.add(Date().timeIntervalSince(begin)) }
+            fetches.append((begin, Date()))
             round += 1
         }
-        while state.writeSeconds == nil { usleep(1000) }
         if let failure = counts.failure { throw failure }
-        return (state.latencies, state.writeSeconds ?? 0)
+        // The fetches that overlapped the transaction: a serial manager's wait behind it counts.
+        let latencies = fetches.filter { state.overlapsWrite($0.begin, $0.end) }.map {
+            $0.end.timeIntervalSince($0.begin)
+        }
+        return (latencies, state.writeSeconds)
     }
 }
 
 /// Counters shared by the benchmark's threads.
 private final class Counts: @unchecked Sendable {
     // @unchecked: guarded by `lock`.
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var readCount = 0
     private var writeCount = 0
+    private var finishedCount = 0
     private var firstFailure: (any Error)?
     func add(reads: Int = 0, writes: Int = 0) {
         lock.withLock {
@@ -150,30 +166,41 @@ private final class Counts: @unchecked Sendable {
         }
     }
     func fail(_ error: any Error) { lock.withLock { firstFailure = firstFailure ?? error } }
+    func finished() {
+        lock.withLock {
+            finishedCount += 1
+            lock.broadcast()
+        }
+    }
+    func allFinished(_ count: Int) -> Bool { lock.withLock { finishedCount >= count } }
+    func waitForAll(_ count: Int) {
+        lock.withLock { while finishedCount < count { lock.wait() } }
+    }
     var reads: Int { lock.withLock { readCount } }
     var writes: Int { lock.withLock { writeCount } }
     var failure: (any Error)? { lock.withLock { firstFailure } }
 }
 
-/// Whether the long save runs, when it ended, and the fetch latencies measured meanwhile.
+/// When the long save's transaction was open.
 private final class LatencyState: @unchecked Sendable {
     // @unchecked: guarded by `lock`.
     private let lock = NSLock()
-    private var writing = false
+    private var began: Date?
     private var ended: Date?
-    private var seconds: Double?
-    private var measured: [Double] = []
     func setWriting(_ value: Bool) {
         lock.withLock {
-            writing = value
-            if !value { ended = Date() }
+            if value, began == nil { began = Date() }
+            if !value, began != nil, ended == nil { ended = Date() }
         }
     }
-    func setWriteSeconds(_ value: Double) { lock.withLock { seconds = value } }
-    var isWriting: Bool { lock.withLock { writing } }
-    /// Whether the save was still running at `date`.
-    func wasWritingAt(_ date: Date) -> Bool { lock.withLock { ended.map { date < $0 } ?? writing } }
-    var writeSeconds: Double? { lock.withLock { seconds } }
-    func add(_ latency: Double) { lock.withLock { measured.append(latency) } }
-    var latencies: [Double] { lock.withLock { measured } }
+    /// Whether a fetch from `begin` to `end` overlapped the (ended) transaction.
+    func overlapsWrite(_ begin: Date, _ end: Date) -> Bool {
+        lock.withLock {
+            guard let began, let ended else { return false }
+            return begin < ended && end > began
+        }
+    }
+    var writeSeconds: Double {
+        lock.withLock { began.flatMap { began in ended.map { $0.timeIntervalSince(began) } } ?? 0 }
+    }
 }
