@@ -137,11 +137,11 @@ public final class DBBDatabasePool: @unchecked Sendable {
         try unsafeRead { db in try db.inSnapshot(body) }
     }
 
-    /// ``read(_:)`` without blocking the calling task.
+    /// ``read(_:)-72lu1`` without blocking the calling task.
     ///
     /// - Parameter body: the work.
     /// - Returns: what the closure returns.
-    /// - Throws: as ``read(_:)``.
+    /// - Throws: as ``read(_:)-72lu1``.
     public func read<T>(_ body: @escaping @Sendable (DBBDatabase) throws -> sending T) async throws -> sending T {
         try await unsafeRead { db in try db.inSnapshot(body) }
     }
@@ -151,7 +151,7 @@ public final class DBBDatabasePool: @unchecked Sendable {
     ///
     /// - Parameter body: the work.
     /// - Returns: what the closure returns.
-    /// - Throws: as ``read(_:)``.
+    /// - Throws: as ``read(_:)-72lu1``.
     public func unsafeRead<T>(_ body: (DBBDatabase) throws -> T) throws -> T {
         let index = try acquire()
         defer { release(index) }
@@ -162,7 +162,7 @@ public final class DBBDatabasePool: @unchecked Sendable {
     ///
     /// - Parameter body: the work.
     /// - Returns: what the closure returns.
-    /// - Throws: as ``read(_:)``.
+    /// - Throws: as ``read(_:)-72lu1``.
     public func unsafeRead<T>(_ body: @escaping @Sendable (DBBDatabase) throws -> sending T) async throws
         -> sending T
     {
