@@ -86,7 +86,7 @@ private final class Delivered: @unchecked Sendable {
         let delivered = Delivered()
         let stream = Task {
             for try await projects in manager.observe(Project.self) {
-                delivered.append(projects.compactMap { $0.projectLead?.age })
+                delivered.append(projects.compactMap { $0.projectLead?.age } + projects.map(\.tags.count))
             }
             return "ended"
         }
@@ -101,7 +101,13 @@ private final class Delivered: @unchecked Sendable {
         lead.age = 42
         try await lead.save()
         try await waitFor(3)
-        #expect(delivered.all == [[40], [41], [42]])
+        // A join table's change too.
+        let projectID = project.idNum
+        try await manager.queue.inDatabase { db in
+            try db.execute("INSERT INTO Project_tags (Project_ID, tags) VALUES (?, 'urgent')", projectID)
+        }
+        try await waitFor(4)
+        #expect(delivered.all == [[40, 0], [41, 0], [42, 0], [42, 1]])
 
         stream.cancel()
         #expect(try await stream.value == "ended")
@@ -110,7 +116,7 @@ private final class Delivered: @unchecked Sendable {
         // A new observation sees the commit made after the cancellation; the cancelled one got nothing.
         var iterator = manager.observe(Project.self).makeAsyncIterator()
         #expect(try await iterator.next()?.first?.projectLead?.age == 43)
-        #expect(delivered.all.count == 3)
+        #expect(delivered.all.count == 4)
     }
 
     @Test func closureFormDeliversUntilCancelled() async throws {
