@@ -23,7 +23,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
         do {
             let map = try manager.map(for: self)
             let (request, distinct) = try build(map)
-            let handOver = try await manager.queue.inDatabase { db in
+            let handOver = try await manager.runRead { db in
                 DBBHandOver(
                     try run(request, distinct: distinct, map: map, manager: manager, db: db).map { $0 as! Self })
             }
@@ -79,7 +79,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     public static func fetchAllIDs(manager: DBBManager) async throws -> [Int64] {
         do {
             let map = try manager.map(for: self)
-            return try await manager.queue.inDatabase { db in try db.fetchValues(Int64.self, map.allIDsSQL) }
+            return try await manager.runRead { db in try db.fetchValues(Int64.self, map.allIDsSQL) }
         } catch {
             throw manager.record(error)
         }
@@ -93,7 +93,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     {
         do {
             let (sql, arguments) = try countQuery(options, manager: manager)
-            return try await manager.queue.inDatabase { db in
+            return try await manager.runRead { db in
                 try db.fetchValue(Int.self, sql, arguments: DBBArguments(arguments)) ?? 0
             }
         } catch {

@@ -5,7 +5,7 @@ public import DBBSchema
 extension DBBTableObject {
     static func fetch(_ request: DBBFetchRequest, manager: DBBManager) throws -> [DBBTableObject] {
         let map = try manager.map(for: self)
-        return try manager.run { db in try run(request, distinct: nil, map: map, manager: manager, db: db) }
+        return try manager.runRead { db in try run(request, distinct: nil, map: map, manager: manager, db: db) }
     }
 
     /// The ids of every instance, ascending.
@@ -13,7 +13,7 @@ extension DBBTableObject {
     /// - Throws: `DBBError` when the class is not registered.
     public static func fetchAllIDs(manager: DBBManager) throws -> [Int64] {
         let map = try manager.map(for: self)
-        return try manager.run { db in try db.fetchValues(Int64.self, map.allIDsSQL) }
+        return try manager.runRead { db in try db.fetchValues(Int64.self, map.allIDsSQL) }
     }
 }
 
@@ -130,7 +130,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
         do {
             let map = try manager.map(for: self)
             let (request, distinct) = try request(for: options, map: map, sparse: sparsePopulation, manager: manager)
-            return try manager.run { db in
+            return try manager.runRead { db in
                 try run(request, distinct: distinct, map: map, manager: manager, db: db).map { $0 as! Self }
             }
         } catch {
@@ -154,7 +154,8 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     public static func fetchCount(options: DBBQueryOptions = DBBQueryOptions(), manager: DBBManager) throws -> Int {
         do {
             let (sql, arguments) = try countQuery(options, manager: manager)
-            return try manager.run { db in try db.fetchValue(Int.self, sql, arguments: DBBArguments(arguments)) ?? 0 }
+            return try manager.runRead { db in try db.fetchValue(Int.self, sql, arguments: DBBArguments(arguments)) ?? 0
+            }
         } catch {
             throw manager.record(error)
         }
