@@ -13,9 +13,7 @@ internal import Synchronization
 /// try manager.addTableClasses([Person.self, Project.self, Meeting.self])
 /// ```
 public final class DBBManager: @unchecked Sendable {
-    // @unchecked: the registry is guarded by `lock` (and registrations are serialized by `registration`),
-    // the connections are reached only through `queue` and `pool`, each scope slot is touched only on its
-    // connection's queue, `lastError` is guarded by `lock` too, and `registeringCount` is atomic.
+    // @unchecked: locks guard the registry and `lastError`; connections and scope slots are used on their queues.
 
     /// The serial queue that owns the connection — the writer, when the manager has readers. Use it for
     /// SQL of your own.

@@ -18,8 +18,7 @@ public import Foundation
 ///
 /// Related SQLite documentation: https://www.sqlite.org/wal.html
 public final class DBBDatabasePool: @unchecked Sendable {
-    // @unchecked: each connection is touched only on its own serial queue; `free`, `waiters` and
-    // `isClosed` are guarded by `checkout`.
+    // @unchecked: each connection is used only on its own serial queue; `checkout` guards the other state.
 
     /// The writer: every write goes through it, one at a time.
     public let writer: DBBDatabaseQueue
