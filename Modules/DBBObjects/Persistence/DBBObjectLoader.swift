@@ -38,6 +38,12 @@ final class DBBObjectLoader {
         let ids: [Int64]
     }
 
+    /// Sets one scalar property from its column.
+    private struct ColumnReader {
+        let read: (AnyObject, DBBRow, Int32) throws -> Void
+        let column: Int32
+    }
+
     private enum Assignment {
         case one(DBBObjectAccessor)
         case many(DBBObjectsAccessor)
@@ -61,9 +67,11 @@ final class DBBObjectLoader {
         var fresh: [DBBTableObject] = []
         // Per row, only what is needed: one setter closure and its column per loaded scalar.
         let scalarBase = map.leadingColumns
-        let scalarReaders = map.scalars.enumerated().compactMap { index, scalar in
-            request.properties?.contains(scalar.name) ?? true ? (scalar.accessor.read, Int32(scalarBase + index)) : nil
-        }
+        let scalarReaders = ContiguousArray(
+            map.scalars.enumerated().compactMap { index, scalar in
+                request.properties?.contains(scalar.name) ?? true
+                    ? ColumnReader(read: scalar.accessor.read, column: Int32(scalarBase + index)) : nil
+            })
         let loadedKeys = map.foreignKeys.enumerated().filter { request.properties?.contains($0.element.name) ?? true }
         let cursor = try db.fetchCursor(map.selectSQL + request.tail, arguments: DBBArguments(request.arguments))
         let keyBase = scalarBase + map.scalars.count
@@ -87,8 +95,9 @@ final class DBBObjectLoader {
                 object.modifiedTime = try Date.readIfPresent(from: row, at: 2)
             }
             if !request.sparse {
-                for (read, column) in scalarReaders {
-                    try read(object, row, column)
+                // Indexed, so that each reader is borrowed from the array rather than copied (and retained).
+                for index in scalarReaders.indices {
+                    try scalarReaders[index].read(object, row, scalarReaders[index].column)
                 }
                 for (index, key) in loadedKeys {
                     if let target: Int64 = try row[keyBase + index] {
@@ -102,17 +111,21 @@ final class DBBObjectLoader {
             }
             if let loaded = loadedSet {
                 object.loadedProperties = loaded
-                for name in unloadedNames {
-                    object.unloadedSnapshot[name] = map.snapshot(of: name, in: object)
-                }
+                var snapshot: [String: DBBPropertySnapshot] = [:]
+                for name in unloadedNames { snapshot[name] = map.snapshot(of: name, in: object) }
+                object.unloadedSnapshot = snapshot
             }
-            if mayKnowRows { known[id] = object }
             result.append(object)
-            fresh.append(object)
+            if mayKnowRows {
+                known[id] = object
+                fresh.append(object)
+            }
         }
         if mayKnowRows {
             identity[typeKey] = known
         } else {
+            // A first load meets no known row: every object is fresh.
+            fresh = result
             unindexed[typeKey] = fresh
         }
         guard !fresh.isEmpty, !request.sparse else { return result }

@@ -73,9 +73,11 @@ final class DBBTableMap: @unchecked Sendable {
     let updateSQL: String
     let deleteSQL: String
 
+    /// - Parameter prototype: an object of the class, in which the stored properties of key-path entries are
+    ///   located once, so that rows are read and written without applying key paths.
     init(
         type: DBBTableObject.Type, properties: [String: DBBPropertyPersistence], attributes: [String: String],
-        indexers: [DBBIndexer]
+        indexers: [DBBIndexer], prototype: DBBTableObject
     ) throws {
         self.type = type
         tableName = type.tableName
@@ -87,14 +89,22 @@ final class DBBTableMap: @unchecked Sendable {
             attributes: attributes, indexers: indexers)
         self.description = description
         propertyNames = Set(properties.keys)
-        accessorsByName = properties.mapValues(\.accessor)
+        let accessors = properties.mapValues { property in
+            if case .scalar(let accessor) = property.accessor {
+                return DBBPropertyAccessor.scalar(accessor.resolvingStorage(in: prototype))
+            }
+            return property.accessor
+        }
+        accessorsByName = accessors
         keyPaths = properties.compactMapValues(\.keyPath)
 
         var scalars: [Scalar] = []
         var foreignKeys: [ForeignKey] = []
         for column in description.columns {
-            guard let property = properties[column.propertyName] else { continue }
-            switch property.accessor {
+            guard let property = properties[column.propertyName], let accessor = accessors[column.propertyName] else {
+                continue
+            }
+            switch accessor {
             case .scalar(let accessor):
                 scalars.append(Scalar(name: column.propertyName, column: column.name, accessor: accessor))
             case .object(let accessor):

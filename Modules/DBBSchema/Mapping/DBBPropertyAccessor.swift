@@ -31,28 +31,90 @@ package struct DBBScalarAccessor {
     @usableFromInline package let setStored: (AnyObject, DBBValue) throws -> Void
     /// Sets the property from a loosely typed value (`init(dictionary:manager:)`).
     @usableFromInline package let setAny: (AnyObject, Any?) throws -> Void
+    /// For an entry made from a key path alone: the same accessors reading and writing the property's storage
+    /// directly, once its offset is found in an object of the class (`nil` when the key path does not name a
+    /// stored property of a final class). Applying a key path costs an allocation per write; this, none.
+    @usableFromInline package let resolvingStorage: ((AnyObject) -> DBBScalarAccessor?)?
 
     @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(_ keyPath: ReferenceWritableKeyPath<Root, Value>) {
         self.init(
             get: { (root: Root) in root[keyPath: keyPath] },
-            set: { (root: Root, value: Value) in root[keyPath: keyPath] = value })
+            set: { (root: Root, value: Value) in root[keyPath: keyPath] = value },
+            resolvingStorage: { prototype in
+                storedPropertyOffset(of: keyPath, in: prototype).map { offset in
+                    DBBScalarAccessor(
+                        get: { (root: Root) in storage(of: root, at: offset, as: Value.self).pointee },
+                        set: { (root: Root, value: Value) in
+                            storage(of: root, at: offset, as: Value.self).pointee = value
+                        })
+                }
+            })
     }
 
     @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(optional keyPath: ReferenceWritableKeyPath<Root, Value?>) {
         self.init(
             optionalGet: { (root: Root) in root[keyPath: keyPath] },
-            set: { (root: Root, value: Value?) in root[keyPath: keyPath] = value })
+            set: { (root: Root, value: Value?) in root[keyPath: keyPath] = value },
+            resolvingStorage: { prototype in
+                storedPropertyOffset(of: keyPath, in: prototype).map { offset in
+                    DBBScalarAccessor(
+                        optionalGet: { (root: Root) in storage(of: root, at: offset, as: Value?.self).pointee },
+                        set: { (root: Root, value: Value?) in
+                            storage(of: root, at: offset, as: Value?.self).pointee = value
+                        })
+                }
+            })
     }
+
+    /// These accessors, or the direct ones of a key-path entry whose stored property is found in `prototype`.
+    package func resolvingStorage(in prototype: AnyObject) -> DBBScalarAccessor {
+        resolvingStorage?(prototype) ?? self
+    }
+}
+
+/// The offset of the stored property a key path names inside an object of its class, or `nil` when the key
+/// path does not lead straight to a stored property of a final class (a computed property, an observed or
+/// overridable one, a path of several components).
+///
+/// Swift has no API for the offset of a class's property (`MemoryLayout.offset(of:)` answers only for
+/// structs). A key path whose description names its property is one stored component (computed, observed and
+/// overridable properties are described as `<computed …>`), and projecting it yields the property's own
+/// storage, whose distance from the object's start is the offset; a projection through accessors would yield
+/// a temporary far outside the object, which the bounds check refuses too. Each class is laid out once, so the
+/// offset holds for every object of the class.
+@usableFromInline
+package func storedPropertyOffset<Root: AnyObject, Value>(
+    of keyPath: ReferenceWritableKeyPath<Root, Value>, in prototype: AnyObject
+) -> Int? {
+    guard let root = prototype as? Root, type(of: root) == Root.self,
+        DBBPropertyPersistence.propertyName(of: keyPath) != nil
+    else { return nil }
+    let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(root).toOpaque())
+    let offset = withUnsafeMutablePointer(to: &root[keyPath: keyPath]) { UnsafeMutableRawPointer($0) - base }
+    // Past the object header (metadata and reference counts), aligned, and within an object's size.
+    guard offset >= 2 * MemoryLayout<Int>.size, offset % MemoryLayout<Value>.alignment == 0, offset < 1 << 16
+    else { return nil }
+    return offset
+}
+
+/// The storage of a property at `offset` in an object (see ``storedPropertyOffset(of:in:)``). Reads and
+/// writes through it skip the run-time exclusivity check, as the library's bookkeeping properties do: an
+/// object is used from one thread or task at a time.
+@inlinable @inline(__always)
+package func storage<Value>(of object: AnyObject, at offset: Int, as type: Value.Type) -> UnsafeMutablePointer<Value> {
+    (UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset).assumingMemoryBound(to: type)
 }
 
 extension DBBScalarAccessor {
     /// Accessors through direct get/set closures: no key-path projection per row.
     @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(
-        get getValue: @escaping (Root) -> Value, set setValue: @escaping (Root, Value) -> Void
+        get getValue: @escaping (Root) -> Value, set setValue: @escaping (Root, Value) -> Void,
+        resolvingStorage: ((AnyObject) -> DBBScalarAccessor?)? = nil
     ) {
+        self.resolvingStorage = resolvingStorage
         get = { object, options in try getValue(unsafeDowncast(object, to: Root.self)).dbbValue(options: options) }
         read = { object, row, column in
             guard let value = try Value.readIfPresent(from: row, at: column) else { return }
@@ -71,8 +133,10 @@ extension DBBScalarAccessor {
     /// Accessors of an optional property through direct get/set closures.
     @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(
-        optionalGet getValue: @escaping (Root) -> Value?, set setValue: @escaping (Root, Value?) -> Void
+        optionalGet getValue: @escaping (Root) -> Value?, set setValue: @escaping (Root, Value?) -> Void,
+        resolvingStorage: ((AnyObject) -> DBBScalarAccessor?)? = nil
     ) {
+        self.resolvingStorage = resolvingStorage
         get = { object, options in try getValue(unsafeDowncast(object, to: Root.self)).dbbValue(options: options) }
         read = { object, row, column in
             setValue(unsafeDowncast(object, to: Root.self), try Value.readIfPresent(from: row, at: column))

@@ -83,9 +83,12 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
 
     /// Maps a scalar property, reading and writing it through direct closures instead of the key path.
     ///
-    /// The result is the same mapping as the key-path-only initializer; only the speed differs. A key path is applied at run time on every row (about 250 ns per property
-    /// in a release build); a closure written for the property is compiled for its type and is several
-    /// times faster, which matters when fetching tens of thousands of objects. `dbb-codegen` can write these.
+    /// The result is the same mapping as the key-path-only initializer; only the speed differs. A key-path
+    /// entry for a stored property of a final class reads and writes the property's storage directly (found
+    /// once per class), but one for a property with observers, a computed property or a property of a
+    /// non-final class applies its key path on every row (about 250 ns per property in a release build); a
+    /// closure written for the property is compiled for its type, whatever the property. `dbb-codegen` can
+    /// write these.
     ///
     /// ```swift
     /// "name": .init(\Project.name, get: { $0.name }, set: { $0.name = $1 }),
@@ -386,9 +389,13 @@ extension DBBPropertyPersistence {
     /// property, or a stored one of a non-final class, which subclasses may override) is described as
     /// `\Book.<computed 0x… (String)>`, and a binary built without reflection metadata describes offsets:
     /// for those the name is unknown, and the mapping key is taken as it is.
-    package var keyPathPropertyName: String? {
-        guard let keyPath, let name = Self.describedComponents(of: keyPath),
-            let first = name.first, first.isLetter || first == "_",
+    package var keyPathPropertyName: String? { keyPath.flatMap(Self.propertyName(of:)) }
+
+    /// The name of the stored property a key path leads straight to, when its description names one (see
+    /// ``keyPathPropertyName``); `nil` otherwise.
+    @usableFromInline
+    package static func propertyName(of keyPath: AnyKeyPath) -> String? {
+        guard let name = describedComponents(of: keyPath), let first = name.first, first.isLetter || first == "_",
             name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
         else { return nil }
         return name
