@@ -4,6 +4,14 @@ import PackageDescription
 
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 
+// The library's modules: every import states its access level (`public import` only where a public or
+// inlinable declaration exposes the module, internal otherwise), and a file uses the members of the modules
+// it imports itself, so each file's imports show what it uses. Only the umbrella re-exports modules.
+let libraryModuleSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
 let package = Package(
     name: "DBBBuilder",
     platforms: [.macOS(.v15)],
@@ -43,11 +51,20 @@ let package = Package(
         ),
 
         // The library: CSQLite ← DBBSQL ← DBBSchema ← DBBQuery ← DBBObjects; CZlib, DBBSQL ← DBBExport.
-        .target(name: "DBBSQL", dependencies: ["CSQLite"], path: "Modules/DBBSQL"),
-        .target(name: "DBBSchema", dependencies: ["DBBSQL"], path: "Modules/DBBSchema"),
-        .target(name: "DBBQuery", dependencies: ["DBBSchema"], path: "Modules/DBBQuery"),
-        .target(name: "DBBObjects", dependencies: ["DBBQuery"], path: "Modules/DBBObjects"),
-        .target(name: "DBBExport", dependencies: ["DBBSQL", "CZlib"], path: "Modules/DBBExport"),
+        .target(
+            name: "DBBSQL", dependencies: ["CSQLite"], path: "Modules/DBBSQL", swiftSettings: libraryModuleSettings),
+        .target(
+            name: "DBBSchema", dependencies: ["DBBSQL"], path: "Modules/DBBSchema", swiftSettings: libraryModuleSettings
+        ),
+        .target(
+            name: "DBBQuery", dependencies: ["DBBSQL", "DBBSchema"], path: "Modules/DBBQuery",
+            swiftSettings: libraryModuleSettings),
+        .target(
+            name: "DBBObjects", dependencies: ["DBBSQL", "DBBSchema", "DBBQuery"], path: "Modules/DBBObjects",
+            swiftSettings: libraryModuleSettings),
+        .target(
+            name: "DBBExport", dependencies: ["DBBSQL", "CZlib"], path: "Modules/DBBExport",
+            swiftSettings: libraryModuleSettings),
         // DBBObjects ← DBBMacros (the macro declarations) ← DBBMacrosPlugin (the compiler plugin, on swift-syntax).
         .macro(
             name: "DBBMacrosPlugin",
@@ -59,11 +76,13 @@ let package = Package(
             ],
             path: "Modules/DBBMacrosPlugin"
         ),
-        .target(name: "DBBMacros", dependencies: ["DBBObjects", "DBBMacrosPlugin"], path: "Modules/DBBMacros"),
+        .target(
+            name: "DBBMacros", dependencies: ["DBBSchema", "DBBObjects", "DBBMacrosPlugin"], path: "Modules/DBBMacros",
+            swiftSettings: libraryModuleSettings),
         .target(
             name: "DBBBuilder",
             dependencies: ["DBBSQL", "DBBSchema", "DBBQuery", "DBBObjects", "DBBExport", "DBBMacros"],
-            path: "Modules/DBBBuilder"
+            path: "Modules/DBBBuilder", swiftSettings: libraryModuleSettings
         ),
 
         // The tools.
@@ -78,15 +97,16 @@ let package = Package(
         // A child process the crash tests kill at random points, and start twice at once on a new file.
         .executableTarget(name: "dbb-crash-child", dependencies: ["DBBObjects"], path: "Tests/DBBCrashChild"),
         .testTarget(name: "DBBSQLTests", dependencies: ["DBBSQL", "DBBTestSupport"], path: "Tests/DBBSQLTests"),
-        .testTarget(name: "DBBSchemaTests", dependencies: ["DBBSchema"], path: "Tests/DBBSchemaTests"),
-        .testTarget(name: "DBBQueryTests", dependencies: ["DBBQuery"], path: "Tests/DBBQueryTests"),
+        .testTarget(name: "DBBSchemaTests", dependencies: ["DBBSQL", "DBBSchema"], path: "Tests/DBBSchemaTests"),
+        .testTarget(
+            name: "DBBQueryTests", dependencies: ["DBBSQL", "DBBSchema", "DBBQuery"], path: "Tests/DBBQueryTests"),
         .testTarget(
             name: "DBBObjectsTests", dependencies: ["DBBObjects", "DBBTestSupport", "dbb-crash-child"],
             path: "Tests/DBBObjectsTests"),
         .testTarget(
             name: "DBBMacrosTests",
             dependencies: [
-                "DBBMacros", "DBBMacrosPlugin", "DBBTestSupport",
+                "DBBObjects", "DBBMacros", "DBBMacrosPlugin", "DBBTestSupport",
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             ],

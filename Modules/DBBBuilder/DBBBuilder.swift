@@ -1,7 +1,7 @@
 // The umbrella module: `import DBBBuilder` gives every module of the package.
-@_exported import DBBExport
-@_exported import DBBMacros
-@_exported import DBBObjects
-@_exported import DBBQuery
-@_exported import DBBSQL
-@_exported import DBBSchema
+@_exported public import DBBExport
+@_exported public import DBBMacros
+@_exported public import DBBObjects
+@_exported public import DBBQuery
+@_exported public import DBBSQL
+@_exported public import DBBSchema

@@ -1,5 +1,5 @@
-import DBBSQL
-import Foundation
+internal import DBBSQL
+public import Foundation
 
 extension DBBExport {
     /// Reads a dump's header and schema only, without reading its rows.

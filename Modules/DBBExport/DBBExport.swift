@@ -1,10 +1,10 @@
-import DBBSQL
-import Foundation
+public import DBBSQL
+public import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #endif
 
 /// Backs up any SQLite database to a gzip-compressed JSON dump, and restores it exactly.

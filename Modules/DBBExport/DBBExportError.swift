@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 /// The error DBBExport throws for a problem with a dump file, a target file, or the data itself.
 ///

@@ -1,4 +1,6 @@
-@_exported import DBBObjects
+// The expansion of `@DBBTable` names DBBObjects' types (`DBBManager`, `DBBTableMapping`, `DBBIndexer`) in the
+// file of the class it maps, which imports DBBObjects (or the umbrella) for `DBBTableObject` anyway.
+public import DBBSchema
 
 /// Maps a `DBBTableObject` subclass: writes its class-level ``DBBTableMapping`` (every stored property,
 /// read and written through direct closures) and its `required init(dbManager:)`.

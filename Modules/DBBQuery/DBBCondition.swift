@@ -1,3 +1,6 @@
+public import DBBSQL
+public import DBBSchema
+
 /// A condition built from key paths, checked by the compiler: the property must exist and hold a value
 /// of the compared type, and every value is bound (never spliced into the SQL).
 ///

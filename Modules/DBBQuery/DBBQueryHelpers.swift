@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension String {
     /// The string as an SQL string literal: quoted, with single quotes doubled.

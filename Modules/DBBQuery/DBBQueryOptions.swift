@@ -1,3 +1,6 @@
+public import DBBSQL
+internal import DBBSchema
+
 /// Which objects a fetch returns and how: conditions, sorting, the properties to load, distinctness,
 /// and paging.
 ///

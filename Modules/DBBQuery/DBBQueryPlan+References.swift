@@ -1,3 +1,6 @@
+internal import DBBSQL
+public import DBBSchema
+
 /// What a query plan needs to know beyond the fetched class's own table: the classes its references
 /// point to, and the properties key paths name. The object layer provides it from its registered classes.
 public protocol DBBQuerySchema {

@@ -1,4 +1,6 @@
-import Foundation
+public import DBBSQL
+public import DBBSchema
+internal import Foundation
 
 /// Query options translated for one class's table: SQL fragments with bound arguments, and the
 /// properties to load. Built once per fetch, before any row is read.

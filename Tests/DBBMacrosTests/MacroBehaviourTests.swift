@@ -1,4 +1,6 @@
 import DBBMacros
+import DBBObjects
+import DBBQuery
 import DBBTestSupport
 import Foundation
 import Testing

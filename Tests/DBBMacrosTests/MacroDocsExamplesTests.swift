@@ -1,4 +1,5 @@
 import DBBMacros
+import DBBObjects
 import DBBTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import DBBMacros
+import DBBObjects
 import Foundation
 
 /// Macro-mapped classes, nested so that their names do not collide with other tests' (the table name is still

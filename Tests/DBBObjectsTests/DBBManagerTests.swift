@@ -1,4 +1,5 @@
 import DBBObjects
+import DBBSQL
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import DBBObjects
+import DBBQuery
 import Foundation
 import Testing
 

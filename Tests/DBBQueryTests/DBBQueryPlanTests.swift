@@ -1,4 +1,6 @@
 import DBBQuery
+import DBBSQL
+import DBBSchema
 import Foundation
 import Testing
 

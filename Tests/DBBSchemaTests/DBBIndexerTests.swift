@@ -1,3 +1,4 @@
+import DBBSQL
 import DBBSchema
 import Testing
 

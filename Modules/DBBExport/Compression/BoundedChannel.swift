@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 /// A bounded, blocking queue between two threads: one producer, one consumer.
 ///

@@ -1,10 +1,10 @@
-import CZlib
-import Foundation
+internal import CZlib
+internal import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #endif
 
 // The only file of DBBExport that talks to zlib. Both directions run the (de)compression on worker

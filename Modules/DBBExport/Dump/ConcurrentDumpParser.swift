@@ -1,5 +1,5 @@
-import DBBSQL
-import Foundation
+internal import DBBSQL
+internal import Foundation
 
 /// Reads a dump on a worker thread and hands what it reads to a consumer on the calling thread, rows in
 /// batches, so that parsing the JSON overlaps the consumer's work (inserting rows, for a restore).

@@ -1,5 +1,5 @@
-import DBBSQL
-import Foundation
+internal import DBBSQL
+internal import Foundation
 
 /// What a pass over a dump does with what it reads.
 protocol DumpConsumer: AnyObject {

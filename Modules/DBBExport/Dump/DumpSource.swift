@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 /// Where a dump is read from: a file, or an open handle (standard input, a pipe) read once from where it is.
 enum DumpSource {

@@ -1,4 +1,5 @@
-import DBBSQL
+internal import DBBSQL
+internal import Foundation
 
 /// How one table's rows are read from and written to a database.
 struct TableLayout {

@@ -1,9 +1,9 @@
-import Foundation
+internal import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #endif
 
 /// A file written under a temporary name beside its target and moved into place only on success.

@@ -1,10 +1,10 @@
-import DBBSQL
-import Foundation
+internal import DBBSQL
+internal import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+    internal import Darwin
 #endif
 
 /// An incremental JSON tokenizer over a stream of byte chunks.

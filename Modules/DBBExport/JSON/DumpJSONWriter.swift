@@ -1,5 +1,5 @@
-import DBBSQL
-import Foundation
+internal import DBBSQL
+internal import Foundation
 
 /// Writes JSON text into a buffer and hands full buffers to the gzip writer.
 ///

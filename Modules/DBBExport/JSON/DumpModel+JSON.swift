@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 // The JSON forms of the header and the schema objects (see Docs/DumpFormat.md).
 

@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 /// The header of a dump: what wrote it, from which database, and what the rest of the file holds.
 ///

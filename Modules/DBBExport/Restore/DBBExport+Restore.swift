@@ -1,5 +1,5 @@
-import DBBSQL
-import Foundation
+internal import DBBSQL
+public import Foundation
 
 extension DBBExport {
     /// Restores a dump into a new database file.

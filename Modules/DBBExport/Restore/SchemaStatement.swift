@@ -1,4 +1,4 @@
-import DBBSQL
+internal import DBBSQL
 
 /// Runs a schema entry of a dump, after SQLite's own parser has shown that its SQL is exactly what the
 /// entry says it is.

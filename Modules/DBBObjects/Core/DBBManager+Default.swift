@@ -1,4 +1,5 @@
-import Foundation
+internal import DBBSQL
+public import Foundation
 
 /// The application's default manager, set once.
 private final class DBBDefaultManager: @unchecked Sendable {

@@ -1,4 +1,6 @@
-import Foundation
+internal import DBBSQL
+internal import DBBSchema
+internal import Foundation
 
 // MARK: Throwing forms
 

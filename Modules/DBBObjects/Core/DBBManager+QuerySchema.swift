@@ -1,3 +1,7 @@
+internal import DBBQuery
+internal import DBBSQL
+internal import DBBSchema
+
 /// Resolves, for query plans, the references between a manager's registered classes and the properties
 /// key paths name: conditions and sorting through references (`lead.lastName`) and typed conditions.
 struct DBBManagerQuerySchema: DBBQuerySchema {

@@ -1,4 +1,6 @@
-import Foundation
+internal import DBBSQL
+internal import DBBSchema
+public import Foundation
 
 extension DBBManager {
     /// How a manager opens its database file.

@@ -1,4 +1,5 @@
-import Foundation
+public import DBBSQL
+internal import Foundation
 
 /// The transaction (``DBBManager/write(_:)-6ujxo``) or snapshot (``DBBManager/read(_:)-1s4ss``) that
 /// object calls join while its closure runs. Touched only on the manager's queue.

@@ -1,5 +1,7 @@
-import Foundation
-import Synchronization
+public import DBBSQL
+public import DBBSchema
+public import Foundation
+internal import Synchronization
 
 /// Owns one database file (or an in-memory database), the classes registered with it, and the serial
 /// queue every object operation runs on — so a manager may be used from any thread or task.

@@ -1,5 +1,5 @@
-@_exported import DBBQuery
-import Foundation
+public import DBBSchema
+public import Foundation
 
 /// The parent class of every class whose instances are persisted.
 ///

@@ -1,3 +1,6 @@
+internal import DBBSQL
+internal import DBBSchema
+
 /// Deletes rows of a registered class with everything that belongs to them: their join rows, the join
 /// rows and foreign key columns of other classes that point at them, and, for arrays marked with
 /// `ColumnAttribute.cascadingDeletion`, the referenced objects themselves.

@@ -1,4 +1,6 @@
-import Foundation
+internal import DBBSQL
+internal import DBBSchema
+internal import Foundation
 
 /// What one fetch asks of a class's table. The query layer builds it from query options.
 struct DBBFetchRequest: Sendable {

@@ -1,4 +1,6 @@
-import Foundation
+internal import DBBSQL
+internal import DBBSchema
+internal import Foundation
 
 /// A save prepared on the caller's side: every value already read from the objects, so the part that
 /// runs on the manager's queue touches no object — only this plan, which is plain data.

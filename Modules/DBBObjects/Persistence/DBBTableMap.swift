@@ -1,4 +1,6 @@
-import Foundation
+internal import DBBSQL
+internal import DBBSchema
+internal import Foundation
 
 /// A registered class's mapping, compiled once: its layout, its accessors in column order, and the SQL
 /// of every statement the object API runs for it.

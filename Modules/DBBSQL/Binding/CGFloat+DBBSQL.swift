@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 // `CGFloat` (Foundation's, on Linux a wrapper around `Double`) is stored as REAL, like `Double`.
 

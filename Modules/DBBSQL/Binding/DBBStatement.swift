@@ -1,5 +1,5 @@
-import CSQLite
-import Foundation
+internal import CSQLite
+internal import Foundation
 
 // SQLite copies bound text and blobs before the bind call returns. A computed value, not a global, so
 // the hot path pays no lazy-initialization check.

@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 
 /// The error every throwing API of DBBBuilder throws.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A value in one of SQLite's five storage classes.
 ///

@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 
 /// What SQLite asks an authorizer about while it prepares a statement.
 ///

@@ -1,5 +1,5 @@
-import CSQLite
-import Foundation
+internal import CSQLite
+public import Foundation
 
 extension DBBDatabase {
     /// Copies this connection's main database over another connection's, through SQLite's locking.

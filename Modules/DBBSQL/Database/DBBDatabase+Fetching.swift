@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 extension DBBDatabase {
     /// A lazy cursor over the rows of a query.

@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 
 extension DBBDatabase {
     /// Whether a word is an SQL keyword of this SQLite build (such names must be quoted as identifiers).

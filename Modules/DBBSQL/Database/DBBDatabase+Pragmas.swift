@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The `synchronous` setting: how often SQLite waits for data to reach the disk.
 ///

@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// A column of a table, as `PRAGMA table_info` describes it.
 public struct DBBColumnInfo: Hashable, Sendable {
     /// The column's name.

@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 
 /// Holds the trace closure for SQLite's C callback.
 final class DBBTraceBox {

@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 
 /// The kind of lock a transaction takes when it begins.
 ///

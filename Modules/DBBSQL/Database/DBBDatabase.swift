@@ -1,5 +1,5 @@
-import CSQLite
-import Foundation
+internal import CSQLite
+public import Foundation
 
 /// One SQLite connection: open a file or an in-memory database, run SQL, read rows.
 ///

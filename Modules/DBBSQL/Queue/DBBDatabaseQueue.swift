@@ -1,5 +1,5 @@
-import Dispatch
-import Foundation
+internal import Dispatch
+internal import Foundation
 
 /// Shares one connection between threads and tasks by running every access on a serial queue
 /// (FMDatabaseQueue's role).

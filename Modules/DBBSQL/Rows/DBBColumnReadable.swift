@@ -1,5 +1,5 @@
-import CSQLite
-import Foundation
+public import CSQLite
+public import Foundation
 
 /// A Swift type that can be read from a result column.
 ///

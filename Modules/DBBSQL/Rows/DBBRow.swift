@@ -1,5 +1,5 @@
-import CSQLite
-import Foundation
+public import CSQLite
+public import Foundation
 
 /// The current row of a running statement.
 ///

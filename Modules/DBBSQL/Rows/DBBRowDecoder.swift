@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 /// Decodes a row into a `Decodable` type: each coding key names a column.
 struct DBBRowDecoder: Decoder {

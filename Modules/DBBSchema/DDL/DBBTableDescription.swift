@@ -1,4 +1,4 @@
-import DBBSQL
+public import DBBSQL
 
 /// Everything needed to lay out one class on disk: its table, its join tables and its indexes.
 ///

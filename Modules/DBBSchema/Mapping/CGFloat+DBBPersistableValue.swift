@@ -1,5 +1,5 @@
-import DBBSQL
-import Foundation
+public import DBBSQL
+public import Foundation
 
 /// A `CGFloat` property is stored as `.float` (a `Real` column), as DBBBuilder stores it on Apple platforms.
 extension CGFloat: DBBPersistableValue {

@@ -1,5 +1,5 @@
-import DBBSQL
-import Foundation
+public import DBBSQL
+public import Foundation
 
 /// A scalar Swift type that DBBBuilder can store in a column or a join table: `Bool`, every integer
 /// type, `Float`, `Double`, `String`, `Date` and `Data`.

@@ -1,5 +1,5 @@
-import DBBSQL
-import Foundation
+public import DBBSQL
+public import Foundation
 
 /// Reads and writes one mapped property of an object whose class is known only at run time.
 ///

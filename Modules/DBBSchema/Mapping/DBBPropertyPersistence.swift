@@ -1,5 +1,5 @@
-import DBBSQL
-import Foundation
+internal import DBBSQL
+internal import Foundation
 
 /// How one property of a `DBBTableObject` subclass is persisted: its key path, its storage type
 /// (inferred from the key path's value type), and optionally a custom column name.

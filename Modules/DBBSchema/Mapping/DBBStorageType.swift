@@ -1,4 +1,4 @@
-import DBBSQL
+internal import DBBSQL
 
 /// A class whose instances are stored as rows of a table. `DBBTableObject` conforms; the schema layer
 /// needs only this much to describe references between classes.

@@ -1,0 +1,179 @@
+public import DBBQuery
+internal import DBBSQL
+public import DBBSchema
+internal import Foundation
+
+extension DBBTableObject {
+    static func fetch(_ request: DBBFetchRequest, manager: DBBManager) throws -> [DBBTableObject] {
+        let map = try manager.map(for: self)
+        return try manager.run { db in try run(request, distinct: nil, map: map, manager: manager, db: db) }
+    }
+
+    /// The ids of every instance, ascending.
+    ///
+    /// - Throws: `DBBError` when the class is not registered.
+    public static func fetchAllIDs(manager: DBBManager) throws -> [Int64] {
+        let map = try manager.map(for: self)
+        return try manager.run { db in try db.fetchValues(Int64.self, map.allIDsSQL) }
+    }
+}
+
+extension DBBTableRepresentable where Self: DBBTableObject {
+    /// Every instance of the class, fully populated, in id order.
+    ///
+    /// ```swift
+    /// let people: [Person] = try Person.fetchAll(manager: manager)
+    /// ```
+    ///
+    /// - Parameter manager: the manager to read through.
+    /// - Returns: the instances.
+    /// - Throws: `DBBError` when the class is not registered or a row does not fit the mapping.
+    public static func fetchAll(manager: DBBManager) throws -> [Self] {
+        try fetch(try manager.map(for: self).allRowsRequest, manager: manager).map { $0 as! Self }
+    }
+
+    /// The instance with an id, or `nil` when there is none.
+    ///
+    /// - Parameters:
+    ///   - id: the id.
+    ///   - manager: the manager to read through.
+    ///   - sparsePopulation: load only id and timestamps. Default: `false`.
+    /// - Throws: `DBBError` when the class is not registered or the row does not fit the mapping.
+    public static func fetchOne(id: Int64, manager: DBBManager, sparsePopulation: Bool = false) throws -> Self? {
+        let map = try manager.map(for: self)
+        return try fetch(map.rowsRequest(ids: [id], sparse: sparsePopulation), manager: manager).first as? Self
+    }
+
+    /// The instances with these ids, in the order of the ids; missing ids are skipped.
+    ///
+    /// - Throws: `DBBError` when the class is not registered or a row does not fit the mapping.
+    public static func fetch(ids: [Int64], manager: DBBManager, sparsePopulation: Bool = false) throws -> [Self] {
+        let map = try manager.map(for: self)
+        let objects = try fetch(map.rowsRequest(ids: ids, sparse: sparsePopulation), manager: manager)
+        return DBBTableMap.ordered(objects.map { $0 as! Self }, by: ids)
+    }
+}
+
+extension DBBTableObject {
+    /// Builds the fetch a set of query options asks for; a distinct fetch first selects one id per
+    /// distinct combination of the loaded properties, a grouped fetch one id per group.
+    static func request(
+        for options: DBBQueryOptions, map: DBBTableMap, sparse: Bool, manager: DBBManager
+    ) throws -> (request: DBBFetchRequest, distinct: DBBQueryPlan?) {
+        let plan = try DBBQueryPlan(
+            options: options, table: map.description, schema: DBBManagerQuerySchema(manager: manager))
+        var request = DBBFetchRequest()
+        request.tail = plan.whereSQL + plan.orderSQL + plan.limitSQL
+        request.arguments = plan.arguments
+        request.properties = plan.properties
+        request.joinProperties = plan.joinProperties
+        request.sparse = sparse
+        request.isAll = plan.whereSQL.isEmpty && plan.limitSQL.isEmpty
+        return (request, plan.distinctColumns == nil && plan.groupColumns == nil ? nil : plan)
+    }
+
+    /// Runs a fetch built from query options; call on the manager's queue. Its statements (the rows, then
+    /// each join property and the referenced objects) read one snapshot: they run in one transaction.
+    static func run(
+        _ request: DBBFetchRequest, distinct: DBBQueryPlan?, map: DBBTableMap, manager: DBBManager, db: DBBDatabase
+    ) throws -> [DBBTableObject] {
+        try db.inTransaction { db in
+            try runInSnapshot(request, distinct: distinct, map: map, manager: manager, db: db)
+        }
+    }
+
+    private static func runInSnapshot(
+        _ request: DBBFetchRequest, distinct: DBBQueryPlan?, map: DBBTableMap, manager: DBBManager, db: DBBDatabase
+    ) throws -> [DBBTableObject] {
+        var request = request
+        if let distinct, let columns = distinct.groupColumns ?? distinct.distinctColumns {
+            let id = DBBIdentifier.sql(map.idColumn)
+            let groups = columns.map(DBBIdentifier.sql).joined(separator: ", ")
+            let ids = try db.fetchValues(
+                Int64.self,
+                "SELECT MIN(\(id)) AS \(id) FROM \(DBBIdentifier.sql(map.tableName))\(distinct.whereSQL) "
+                    + "GROUP BY \(groups)\(distinct.orderSQL)\(distinct.limitSQL)",
+                arguments: DBBArguments(distinct.arguments))
+            request.tail = map.byIDsSQL + distinct.orderSQL
+            request.arguments = [.text(DBBTableMap.idList(ids))]
+            request.isAll = false
+            // Distinct combinations of the chosen properties: the objects carry those properties only.
+            if distinct.distinctColumns != nil {
+                request.properties =
+                    request.properties ?? Set(map.scalars.map(\.name) + map.foreignKeys.map(\.name))
+            }
+        }
+        return try DBBObjectLoader(manager: manager, db: db).fetch(map, request)
+    }
+}
+
+extension DBBTableObject {
+    /// The `SELECT count(*)` that counts what a fetch with these options returns.
+    static func countQuery(_ options: DBBQueryOptions, manager: DBBManager) throws -> (String, [DBBValue]) {
+        let map = try manager.map(for: self)
+        let plan = try DBBQueryPlan(
+            options: options, table: map.description, schema: DBBManagerQuerySchema(manager: manager))
+        let table = DBBIdentifier.sql(map.tableName)
+        let sql: String
+        if let columns = plan.groupColumns ?? plan.distinctColumns {
+            let groups = columns.map(DBBIdentifier.sql).joined(separator: ", ")
+            sql = "SELECT count(*) FROM (SELECT 1 FROM \(table)\(plan.whereSQL) GROUP BY \(groups)\(plan.limitSQL))"
+        } else if plan.limitSQL.isEmpty {
+            sql = "SELECT count(*) FROM \(table)\(plan.whereSQL)"
+        } else {
+            sql = "SELECT count(*) FROM (SELECT 1 FROM \(table)\(plan.whereSQL)\(plan.limitSQL))"
+        }
+        return (sql, plan.arguments)
+    }
+}
+
+extension DBBTableRepresentable where Self: DBBTableObject {
+    /// The objects that match query options.
+    ///
+    /// ```swift
+    /// let options = DBBQueryOptions.options(withConditions: ["budget > 1000", "tags = 'urgent'"], sortColumns: ["name"])
+    /// let projects = try Project.fetch(options: options, manager: manager)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - options: conditions, sorting, properties to load, distinctness, paging.
+    ///   - manager: the manager to read through.
+    ///   - sparsePopulation: load only id and timestamps. Default: `false`.
+    /// - Throws: `DBBError` when the options are invalid (an unknown property, a syntax error in a
+    ///   condition, a wrong number of bound values) or the class is not registered.
+    public static func fetch(options: DBBQueryOptions, manager: DBBManager, sparsePopulation: Bool = false) throws
+        -> [Self]
+    {
+        do {
+            let map = try manager.map(for: self)
+            let (request, distinct) = try request(for: options, map: map, sparse: sparsePopulation, manager: manager)
+            return try manager.run { db in
+                try run(request, distinct: distinct, map: map, manager: manager, db: db).map { $0 as! Self }
+            }
+        } catch {
+            throw manager.record(error)
+        }
+    }
+
+    /// The number of objects that match query options, counted by one `SELECT count(*)` (no object is
+    /// built). With `distinct`, distinct combinations of the chosen properties are counted; `limit` and
+    /// `offset` apply as they do to a fetch.
+    ///
+    /// ```swift
+    /// let adults = try Person.fetchCount(options: .options(withConditions: ["age >= 18"]), manager: manager)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - options: the conditions to match. Default: every object.
+    ///   - manager: the manager to read through.
+    /// - Returns: the number of matching objects.
+    /// - Throws: `DBBError` as ``DBBTableObject/fetch(options:manager:sparsePopulation:)-2rueh``.
+    public static func fetchCount(options: DBBQueryOptions = DBBQueryOptions(), manager: DBBManager) throws -> Int {
+        do {
+            let (sql, arguments) = try countQuery(options, manager: manager)
+            return try manager.run { db in try db.fetchValue(Int.self, sql, arguments: DBBArguments(arguments)) ?? 0 }
+        } catch {
+            throw manager.record(error)
+        }
+    }
+}
