@@ -27,7 +27,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
             let (request, distinct) = try build(map)
             let handOver = try await manager.queue.inDatabase { db in
                 DBBHandOver(
-                    try run(request, distinct: distinct, map: map, manager: manager, db: db).map { $0 as! Self })
+                    try run(request, distinct: distinct, map: map, manager: manager, db: db) as! [Self])
             }
             return handOver.take()
         } catch {

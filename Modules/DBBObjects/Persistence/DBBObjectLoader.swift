@@ -137,36 +137,46 @@ final class DBBObjectLoader {
         // collected in one buffer, with no dictionary of groups.
         let inIDOrder = zip(fresh, fresh.dropFirst()).allSatisfy { $0.idNum < $1.idNum }
         let byID = inIDOrder ? fresh : fresh.sorted { $0.idNum < $1.idNum }
+        // One buffer per kind: stored values, or the ids of referenced objects (read without a value array).
         var values: [DBBValue] = []
+        var ids: [Int64] = []
         for join in map.joins {
             if let properties = request.properties, !properties.contains(join.name) { continue }
             if let joins = request.joinProperties, !joins.contains(join.name) { continue }
+            let readsIDs = join.values.target != nil
             let cursor =
                 try owners.map { try db.fetchCursor(join.selectOwnersSQL, $0) } ?? db.fetchCursor(join.selectAllSQL)
             var position = 0
             while let row = try cursor.next() {
                 guard let owner = try Int64.readIfPresent(from: row, at: 0) else { continue }
                 while position < byID.count && byID[position].idNum < owner {
-                    try assign(values, of: join, to: byID[position], pending: &pending)
+                    try assign(values, ids, of: join, to: byID[position], pending: &pending)
                     values.removeAll(keepingCapacity: true)
+                    ids.removeAll(keepingCapacity: true)
                     position += 1
                 }
                 // Rows of owners loaded before (or not at all) are not this fetch's.
                 guard position < byID.count, byID[position].idNum == owner else { continue }
-                values.append(row.value(at: 1))
+                if readsIDs {
+                    if let id = row.value(at: 1).int64Value { ids.append(id) }
+                } else {
+                    values.append(row.value(at: 1))
+                }
             }
             while position < byID.count {
-                try assign(values, of: join, to: byID[position], pending: &pending)
+                try assign(values, ids, of: join, to: byID[position], pending: &pending)
                 values.removeAll(keepingCapacity: true)
+                ids.removeAll(keepingCapacity: true)
                 position += 1
             }
         }
         return result
     }
 
-    /// Sets a join property from the values of its join rows, or collects the references to resolve.
+    /// Sets a join property from the values of its join rows, or collects the references (`ids`) to resolve.
     private func assign(
-        _ values: [DBBValue], of join: DBBTableMap.Join, to object: DBBTableObject, pending: inout [PendingReference]
+        _ values: [DBBValue], _ ids: [Int64], of join: DBBTableMap.Join, to object: DBBTableObject,
+        pending: inout [PendingReference]
     ) throws {
         switch join.values {
         case .scalar(let accessor):
@@ -174,14 +184,12 @@ final class DBBObjectLoader {
         case .values(let accessor):
             try accessor.set(object, values)
         case .object(let accessor, let target):
-            let ids = values.compactMap(\.int64Value)
             if ids.isEmpty {
                 try accessor.set(object, nil)
             } else {
                 pending.append(PendingReference(object: object, assign: .one(accessor), target: target, ids: ids))
             }
         case .objects(let accessor, let target):
-            let ids = values.compactMap(\.int64Value)
             pending.append(PendingReference(object: object, assign: .many(accessor), target: target, ids: ids))
         }
     }

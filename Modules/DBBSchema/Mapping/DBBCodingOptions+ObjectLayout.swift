@@ -1,4 +1,4 @@
-public import DBBSQL
+package import DBBSQL
 
 extension DBBCodingOptions {
     /// DBBBuilder's on-disk conventions: dates as seconds since 2001-01-01 00:00:00 UTC. The manager's

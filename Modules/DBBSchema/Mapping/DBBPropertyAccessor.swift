@@ -318,7 +318,8 @@ package struct DBBObjectsAccessor {
         set = { object, values in setObjects(unsafeDowncast(object, to: Root.self), try Self.typed(values)) }
     }
 
-    @usableFromInline
+    // Inlinable, so that the casts are specialized for the element type where the entry is written.
+    @inlinable
     static func typed<Object>(_ values: [AnyObject]) throws -> [Object] {
         try values.map {
             guard let typed = $0 as? Object else { throw wrongType($0, Object.self) }
