@@ -51,6 +51,15 @@ final class DBBObjectLoader {
         case many(DBBObjectsAccessor)
     }
 
+    /// The objects a fetch of class `T` returned, as `T`, without a cast of each object (a checked cast of the
+    /// array costs a dynamic cast per element): a fetch runs on the map registered for the class it is called on
+    /// (`T`, or a subclass when called through a `DBBTableObject.Type` value), whose initializer created every
+    /// object it returns, fresh or from its identity index.
+    static func typed<T: DBBTableObject>(_ objects: [DBBTableObject], as type: T.Type = T.self) -> [T] {
+        assert(objects.allSatisfy { $0 is T }, "a fetch of \(type) returned objects of another class")
+        return unsafeBitCast(objects, to: [T].self)
+    }
+
     /// Fetches the objects a request selects, with their join properties and referenced objects.
     func fetch(_ map: DBBTableMap, _ request: DBBFetchRequest) throws -> [DBBTableObject] {
         var pending: [PendingReference] = []

@@ -96,12 +96,7 @@ final class DBBTableMap: @unchecked Sendable {
             attributes: attributes, indexers: indexers)
         self.description = description
         propertyNames = Set(properties.keys)
-        let accessors = properties.mapValues { property in
-            if case .scalar(let accessor) = property.accessor {
-                return DBBPropertyAccessor.scalar(accessor.resolvingStorage(in: prototype))
-            }
-            return property.accessor
-        }
+        let accessors = properties.mapValues { $0.accessor(resolvedIn: prototype) }
         accessorsByName = accessors
         keyPaths = properties.compactMapValues(\.keyPath)
 
@@ -134,7 +129,7 @@ final class DBBTableMap: @unchecked Sendable {
                 throw DBBError(.internal, message: "lost property \(table.propertyName)", context: "registering")
             }
             let values: JoinValues
-            switch property.accessor {
+            switch accessors[table.propertyName] ?? property.accessor {
             case .scalar(let accessor): values = .scalar(accessor)
             case .values(let accessor): values = .values(accessor)
             case .object(let accessor):

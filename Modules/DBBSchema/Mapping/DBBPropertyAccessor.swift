@@ -31,46 +31,18 @@ package struct DBBScalarAccessor {
     @usableFromInline package let setStored: (AnyObject, DBBValue) throws -> Void
     /// Sets the property from a loosely typed value (`init(dictionary:manager:)`).
     @usableFromInline package let setAny: (AnyObject, Any?) throws -> Void
-    /// For an entry made from a key path alone: the same accessors reading and writing the property's storage
-    /// directly, once its offset is found in an object of the class (`nil` when the key path does not name a
-    /// stored property of a final class). Applying a key path costs an allocation per write; this, none.
-    @usableFromInline package let resolvingStorage: ((AnyObject) -> DBBScalarAccessor?)?
-
     @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(_ keyPath: ReferenceWritableKeyPath<Root, Value>) {
         self.init(
             get: { (root: Root) in root[keyPath: keyPath] },
-            set: { (root: Root, value: Value) in root[keyPath: keyPath] = value },
-            resolvingStorage: { prototype in
-                storedPropertyOffset(of: keyPath, in: prototype).map { offset in
-                    DBBScalarAccessor(
-                        get: { (root: Root) in storage(of: root, at: offset, as: Value.self).pointee },
-                        set: { (root: Root, value: Value) in
-                            storage(of: root, at: offset, as: Value.self).pointee = value
-                        })
-                }
-            })
+            set: { (root: Root, value: Value) in root[keyPath: keyPath] = value })
     }
 
     @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(optional keyPath: ReferenceWritableKeyPath<Root, Value?>) {
         self.init(
             optionalGet: { (root: Root) in root[keyPath: keyPath] },
-            set: { (root: Root, value: Value?) in root[keyPath: keyPath] = value },
-            resolvingStorage: { prototype in
-                storedPropertyOffset(of: keyPath, in: prototype).map { offset in
-                    DBBScalarAccessor(
-                        optionalGet: { (root: Root) in storage(of: root, at: offset, as: Value?.self).pointee },
-                        set: { (root: Root, value: Value?) in
-                            storage(of: root, at: offset, as: Value?.self).pointee = value
-                        })
-                }
-            })
-    }
-
-    /// These accessors, or the direct ones of a key-path entry whose stored property is found in `prototype`.
-    package func resolvingStorage(in prototype: AnyObject) -> DBBScalarAccessor {
-        resolvingStorage?(prototype) ?? self
+            set: { (root: Root, value: Value?) in root[keyPath: keyPath] = value })
     }
 }
 
@@ -107,14 +79,33 @@ package func storage<Value>(of object: AnyObject, at offset: Int, as type: Value
     (UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset).assumingMemoryBound(to: type)
 }
 
+/// For an entry made from a key path alone: given an object of the class, the entry's accessors built on
+/// closures that read and write the property's storage (`nil` when the key path names no stored property of a
+/// final class). Applying a key path allocates on every write; reading storage costs a load.
+///
+/// - Parameters:
+///   - keyPath: the entry's key path.
+///   - make: builds the accessors from a getter and a setter of the property.
+@inlinable
+func storageAccessors<Root: AnyObject, Value>(
+    _ keyPath: ReferenceWritableKeyPath<Root, Value>,
+    _ make: @escaping (_ get: @escaping (Root) -> Value, _ set: @escaping (Root, Value) -> Void) -> DBBPropertyAccessor
+) -> (AnyObject) -> DBBPropertyAccessor? {
+    { prototype in
+        storedPropertyOffset(of: keyPath, in: prototype).map { offset in
+            make(
+                { root in storage(of: root, at: offset, as: Value.self).pointee },
+                { root, value in storage(of: root, at: offset, as: Value.self).pointee = value })
+        }
+    }
+}
+
 extension DBBScalarAccessor {
     /// Accessors through direct get/set closures: no key-path projection per row.
     @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(
-        get getValue: @escaping (Root) -> Value, set setValue: @escaping (Root, Value) -> Void,
-        resolvingStorage: ((AnyObject) -> DBBScalarAccessor?)? = nil
+        get getValue: @escaping (Root) -> Value, set setValue: @escaping (Root, Value) -> Void
     ) {
-        self.resolvingStorage = resolvingStorage
         get = { object, options in try getValue(unsafeDowncast(object, to: Root.self)).dbbValue(options: options) }
         read = { object, row, column in
             guard let value = try Value.readIfPresent(from: row, at: column) else { return }
@@ -133,10 +124,8 @@ extension DBBScalarAccessor {
     /// Accessors of an optional property through direct get/set closures.
     @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(
-        optionalGet getValue: @escaping (Root) -> Value?, set setValue: @escaping (Root, Value?) -> Void,
-        resolvingStorage: ((AnyObject) -> DBBScalarAccessor?)? = nil
+        optionalGet getValue: @escaping (Root) -> Value?, set setValue: @escaping (Root, Value?) -> Void
     ) {
-        self.resolvingStorage = resolvingStorage
         get = { object, options in try getValue(unsafeDowncast(object, to: Root.self)).dbbValue(options: options) }
         read = { object, row, column in
             setValue(unsafeDowncast(object, to: Root.self), try Value.readIfPresent(from: row, at: column))

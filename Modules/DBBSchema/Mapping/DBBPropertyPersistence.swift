@@ -36,19 +36,33 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     /// The key path: registration checks that the mapping key names its property, and typed conditions
     /// find the property a key path names. `nil` for an entry made of closures alone, whose key is its name.
     package let keyPath: AnyKeyPath?
+    /// For an entry made from a key path alone: its accessors on the property's storage, found in an object of
+    /// the class (see ``accessor(resolvedIn:)``).
+    @usableFromInline let storageAccessor: ((AnyObject) -> DBBPropertyAccessor?)?
 
     @usableFromInline
     init(
         keyPath: AnyKeyPath?, inferred: DBBStorageType, declared: DBBStorageType?, columnName: String?,
         foreignKey: Bool,
-        accessor: DBBPropertyAccessor
+        accessor: DBBPropertyAccessor, storage: ((AnyObject) -> DBBPropertyAccessor?)? = nil
     ) {
         self.keyPath = keyPath
+        self.storageAccessor = storage
         self.storageType = inferred
         self.columnName = columnName
         self.isForeignKeyColumn = foreignKey
         self.declaredTypeMismatch = declared.flatMap { $0 == inferred ? nil : $0 }
         self.accessor = accessor
+    }
+
+    /// The accessors rows are read and written with: for an entry made from a key path alone to a stored
+    /// property of a final class, ones that read and write the property's storage, whose offset is found once in
+    /// `prototype` (an object of the class); otherwise the entry's own.
+    ///
+    /// - Parameter prototype: an object of the class the entry belongs to.
+    /// - Returns: the accessors.
+    package func accessor(resolvedIn prototype: AnyObject) -> DBBPropertyAccessor {
+        storageAccessor?(prototype) ?? accessor
     }
 
     /// Maps a scalar property (`Bool`, integers, `Float`, `Double`, `String`, `Date`, or `Data` as `.binary`).
@@ -63,7 +77,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ) {
         self.init(
             keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
-            accessor: .scalar(DBBScalarAccessor(keyPath)))
+            accessor: .scalar(DBBScalarAccessor(keyPath)),
+            storage: storageAccessors(keyPath) { .scalar(DBBScalarAccessor(get: $0, set: $1)) })
     }
 
     /// Maps an optional scalar property; `nil` is stored as NULL.
@@ -78,7 +93,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ) {
         self.init(
             keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
-            accessor: .scalar(DBBScalarAccessor(optional: keyPath)))
+            accessor: .scalar(DBBScalarAccessor(optional: keyPath)),
+            storage: storageAccessors(keyPath) { .scalar(DBBScalarAccessor(optionalGet: $0, set: $1)) })
     }
 
     /// Maps a scalar property, reading and writing it through direct closures instead of the key path.
@@ -142,7 +158,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         self.init(
             keyPath: keyPath, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
             foreignKey: false,
-            accessor: .values(DBBValuesAccessor(keyPath)))
+            accessor: .values(DBBValuesAccessor(keyPath)),
+            storage: storageAccessors(keyPath) { .values(DBBValuesAccessor(get: $0, set: $1)) })
     }
 
     /// Maps an optional array of scalars; `nil` and an empty array both store no rows, and load as empty.
@@ -153,7 +170,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         self.init(
             keyPath: keyPath, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
             foreignKey: false,
-            accessor: .values(DBBValuesAccessor(optional: keyPath)))
+            accessor: .values(DBBValuesAccessor(optional: keyPath)),
+            storage: storageAccessors(keyPath) { .values(DBBValuesAccessor(optionalGet: $0, set: $1)) })
     }
 
     /// Maps a reference to another persisted object.
@@ -171,7 +189,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ) {
         self.init(
             keyPath: keyPath, inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
-            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(optional: keyPath)))
+            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(optional: keyPath)),
+            storage: storageAccessors(keyPath) { .object(DBBObjectAccessor(optionalGet: $0, set: $1)) })
     }
 
     /// Maps a non-optional reference to another persisted object.
@@ -182,7 +201,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ) {
         self.init(
             keyPath: keyPath, inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
-            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(keyPath)))
+            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(keyPath)),
+            storage: storageAccessors(keyPath) { .object(DBBObjectAccessor(get: $0, set: $1)) })
     }
 
     /// Maps an array of references to other persisted objects, kept in a join table in array order.
@@ -193,7 +213,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         self.init(
             keyPath: keyPath, inferred: .dbbObjectArray(objectType: Object.self), declared: type,
             columnName: columnName,
-            foreignKey: false, accessor: .objects(DBBObjectsAccessor(keyPath)))
+            foreignKey: false, accessor: .objects(DBBObjectsAccessor(keyPath)),
+            storage: storageAccessors(keyPath) { .objects(DBBObjectsAccessor(get: $0, set: $1)) })
     }
 
     /// Maps an optional array of references; `nil` stores no rows and loads as an empty array.
@@ -204,7 +225,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         self.init(
             keyPath: keyPath, inferred: .dbbObjectArray(objectType: Object.self), declared: type,
             columnName: columnName,
-            foreignKey: false, accessor: .objects(DBBObjectsAccessor(optional: keyPath)))
+            foreignKey: false, accessor: .objects(DBBObjectsAccessor(optional: keyPath)),
+            storage: storageAccessors(keyPath) { .objects(DBBObjectsAccessor(optionalGet: $0, set: $1)) })
     }
 }
 
