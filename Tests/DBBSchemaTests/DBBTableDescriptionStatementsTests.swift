@@ -39,6 +39,10 @@ import Testing
         #expect(table.byIDListSQL == " WHERE id IN (SELECT value FROM json_each(?))")
         #expect(table.orderByIDSQL == " ORDER BY id")
         #expect(table.allIDsSQL == "SELECT id FROM Project ORDER BY id")
+        #expect(table.selectColumnSQL("leadId") == "SELECT leadId FROM Project")
+        #expect(
+            table.byIDsSQL(selectedBy: ["SELECT lead FROM Project_lead", "SELECT leadId FROM Project"])
+                == " WHERE id IN (SELECT lead FROM Project_lead UNION ALL SELECT leadId FROM Project)")
         #expect(
             table.clearReferencesSQL(column: "leadId")
                 == "UPDATE Project SET leadId = NULL WHERE leadId IN (SELECT value FROM json_each(?))")
@@ -75,6 +79,7 @@ import Testing
         #expect(
             tags.deleteOwnersSQL == "DELETE FROM Project_tags WHERE Project_ID IN (SELECT value FROM json_each(?))")
         let meetings = try #require(table.joinTables.first { $0.propertyName == "meetings" })
+        #expect(meetings.selectValuesSQL == "SELECT meetings FROM Project_meetings")
         #expect(
             meetings.selectOwnerValuesSQL
                 == "SELECT DISTINCT meetings FROM Project_meetings WHERE Project_ID IN (SELECT value FROM json_each(?))"

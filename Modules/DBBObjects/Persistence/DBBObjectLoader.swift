@@ -38,6 +38,9 @@ final class DBBObjectLoader {
         let assign: Assignment
         let target: ObjectIdentifier
         let ids: [Int64]
+        /// A query of every id the reference's column holds (`SELECT lead FROM Project_lead`), when the column
+        /// was read whole: the referenced rows then load through it, with no list of ids built and bound.
+        let source: String?
     }
 
     /// Sets one scalar property from its column.
@@ -84,6 +87,8 @@ final class DBBObjectLoader {
                     ? ColumnReader(read: scalar.accessor.read, column: Int32(scalarBase + index)) : nil
             })
         let loadedKeys = map.foreignKeys.enumerated().filter { request.properties?.contains($0.element.name) ?? true }
+        // A request for every row reads every foreign key: the referenced rows are those the column names.
+        let keySources = map.foreignKeys.map { request.isAll ? map.description.selectColumnSQL($0.column) : nil }
         let cursor = try db.fetchCursor(map.selectSQL + request.tail, arguments: DBBArguments(request.arguments))
         let keyBase = scalarBase + map.scalars.count
         // What a partial fetch loads: exactly what the join loop below reads, so a save writes nothing else.
@@ -114,7 +119,8 @@ final class DBBObjectLoader {
                     if let target: Int64 = try row[keyBase + index] {
                         pending.append(
                             PendingReference(
-                                object: object, assign: .one(key.accessor), target: key.target, ids: [target]))
+                                object: object, assign: .one(key.accessor), target: key.target, ids: [target],
+                                source: keySources[index]))
                     } else {
                         try key.accessor.set(object, nil)
                     }
@@ -153,13 +159,15 @@ final class DBBObjectLoader {
             if let properties = request.properties, !properties.contains(join.name) { continue }
             if let joins = request.joinProperties, !joins.contains(join.name) { continue }
             let readsIDs = join.values.target != nil
+            // Read whole (no owner list), the join table names exactly the objects its references need.
+            let source = owners == nil ? join.table.selectValuesSQL : nil
             let cursor =
                 try owners.map { try db.fetchCursor(join.selectOwnersSQL, $0) } ?? db.fetchCursor(join.selectAllSQL)
             var position = 0
             while let row = try cursor.next() {
                 guard let owner = try Int64.readIfPresent(from: row, at: 0) else { continue }
                 while position < byID.count && byID[position].idNum < owner {
-                    try assign(values, ids, of: join, to: byID[position], pending: &pending)
+                    try assign(values, ids, of: join, source: source, to: byID[position], pending: &pending)
                     values.removeAll(keepingCapacity: true)
                     ids.removeAll(keepingCapacity: true)
                     position += 1
@@ -173,7 +181,7 @@ final class DBBObjectLoader {
                 }
             }
             while position < byID.count {
-                try assign(values, ids, of: join, to: byID[position], pending: &pending)
+                try assign(values, ids, of: join, source: source, to: byID[position], pending: &pending)
                 values.removeAll(keepingCapacity: true)
                 ids.removeAll(keepingCapacity: true)
                 position += 1
@@ -184,7 +192,7 @@ final class DBBObjectLoader {
 
     /// Sets a join property from the values of its join rows, or collects the references (`ids`) to resolve.
     private func assign(
-        _ values: [DBBValue], _ ids: [Int64], of join: DBBTableMap.Join, to object: DBBTableObject,
+        _ values: [DBBValue], _ ids: [Int64], of join: DBBTableMap.Join, source: String?, to object: DBBTableObject,
         pending: inout [PendingReference]
     ) throws {
         switch join.values {
@@ -196,10 +204,12 @@ final class DBBObjectLoader {
             if ids.isEmpty {
                 try accessor.set(object, nil)
             } else {
-                pending.append(PendingReference(object: object, assign: .one(accessor), target: target, ids: ids))
+                pending.append(
+                    PendingReference(object: object, assign: .one(accessor), target: target, ids: ids, source: source))
             }
         case .objects(let accessor, let target):
-            pending.append(PendingReference(object: object, assign: .many(accessor), target: target, ids: ids))
+            pending.append(
+                PendingReference(object: object, assign: .many(accessor), target: target, ids: ids, source: source))
         }
     }
 
@@ -238,25 +248,53 @@ final class DBBObjectLoader {
         while !pending.isEmpty {
             assignments += pending
             var wanted: [ObjectIdentifier: Set<Int64>] = [:]
+            // Per class, the queries of the columns its references came from, while every one came from a
+            // column read whole (`nil` once one did not): then those queries select the rows to load.
+            var sources: [ObjectIdentifier: Set<String>?] = [:]
             do {
                 // References come grouped by class: each class's index is looked up once per group, and let go
                 // before its class loads more rows into it.
                 var last: (type: ObjectIdentifier, known: [Int64: DBBTableObject])?
+                // References of one column come together: each column's query is added once, not hashed per row.
+                var lastSource: String?
                 for reference in pending {
-                    if last?.type != reference.target { last = (reference.target, index(of: reference.target)) }
+                    let target = reference.target
+                    if last?.type != target { last = (target, index(of: target)) }
                     let known = last?.known ?? [:]
-                    for id in reference.ids where known[id] == nil { wanted[reference.target, default: []].insert(id) }
+                    if let source = reference.source, sources[target] != .some(nil) {
+                        if source != lastSource || sources[target] == nil {
+                            sources[target, default: []]?.insert(source)
+                            lastSource = source
+                        }
+                        // With a source, only whether anything is missing matters, not which ids.
+                        if wanted[target] == nil, reference.ids.contains(where: { known[$0] == nil }) {
+                            wanted[target] = []
+                        }
+                        continue
+                    }
+                    if sources[target] != .some(nil) {
+                        // The first reference without a source: the ids of those before it are needed now.
+                        sources[target] = .some(nil)
+                        wanted[target] = Set(
+                            pending.lazy.filter { $0.target == target }.flatMap(\.ids).filter { known[$0] == nil })
+                        continue
+                    }
+                    for id in reference.ids where known[id] == nil { wanted[target, default: []].insert(id) }
                 }
             }
             pending = []
-            for (target, ids) in wanted where !ids.isEmpty {
+            for (target, ids) in wanted {
                 guard let map = manager.mapIfRegistered(target) else {
                     throw DBBError.misuse(
                         "a referenced class is not registered with this manager",
                         recovery: "register every class a mapping refers to with addTableClasses(_:)",
                         context: "loading references")
                 }
-                _ = try loadRows(map, map.rowsRequest(ids: ids.sorted()), pending: &pending)
+                if case .some(.some(let queries)) = sources[target] {
+                    _ = try loadRows(map, map.rowsRequest(selectedBy: queries.sorted()), pending: &pending)
+                } else if !ids.isEmpty {
+                    _ = try loadRows(map, map.rowsRequest(ids: ids.sorted()), pending: &pending)
+                }
             }
         }
         var lastTarget: (type: ObjectIdentifier, known: [Int64: DBBTableObject])?

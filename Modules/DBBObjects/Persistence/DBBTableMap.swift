@@ -200,6 +200,14 @@ final class DBBTableMap: @unchecked Sendable {
         return request
     }
 
+    /// The rows whose ids the queries select (each a `SELECT` of one column of ids), in id order.
+    func rowsRequest(selectedBy queries: [String]) -> DBBFetchRequest {
+        var request = DBBFetchRequest()
+        request.tail = description.byIDsSQL(selectedBy: queries)
+        request.isAll = false
+        return request
+    }
+
     /// Deletes rows and everything that belongs to them, in one transaction; call on the manager's queue.
     func deleteRows(ids: [Int64], manager: DBBManager, db: DBBDatabase) throws {
         try db.inTransaction(.immediate) { db in

@@ -56,6 +56,17 @@ extension DBBTableDescription {
     /// ` WHERE <id> IN (SELECT value FROM json_each(?))`: the rows of a JSON list of ids, after a `SELECT`.
     package var byIDListSQL: String { " WHERE \(Self.q(idColumn)) IN (SELECT value FROM json_each(?))" }
 
+    /// ` WHERE <id> IN (<query> UNION ALL <query> …)`: the rows whose ids the queries select, after a `SELECT`.
+    ///
+    /// - Parameter queries: `SELECT`s of one column of ids each (``selectColumnSQL(_:)``,
+    ///   ``JoinTable/selectValuesSQL``).
+    package func byIDsSQL(selectedBy queries: [String]) -> String {
+        " WHERE \(Self.q(idColumn)) IN (\(queries.joined(separator: " UNION ALL ")))"
+    }
+
+    /// `SELECT <column> FROM <table>`: every value of one column (the ids a foreign key column references).
+    package func selectColumnSQL(_ column: String) -> String { "SELECT \(Self.q(column)) FROM \(Self.q(tableName))" }
+
     /// ` ORDER BY <id>`: rows in id order.
     package var orderByIDSQL: String { " ORDER BY \(Self.q(idColumn))" }
 
@@ -76,6 +87,9 @@ extension DBBTableDescription.JoinTable {
     package var deleteOwnersSQL: String {
         "DELETE FROM \(table) WHERE \(owner) IN (SELECT value FROM json_each(?))"
     }
+
+    /// `SELECT <value> FROM <join>`: every value (the ids the references of every owner name).
+    package var selectValuesSQL: String { "SELECT \(value) FROM \(table)" }
 
     /// Every row, grouped by owner in element order.
     package var selectAllSQL: String { "SELECT \(owner), \(value) FROM \(table) ORDER BY \(owner), id" }
