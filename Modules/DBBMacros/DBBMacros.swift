@@ -2,7 +2,7 @@
 // file of the class it maps, which imports DBBObjects (or the umbrella) for `DBBTableObject` anyway.
 public import DBBSchema
 
-/// Maps a `DBBTableObject` subclass: writes its class-level ``DBBTableMapping`` (every stored property,
+/// Maps a `DBBTableObject` subclass: writes its class-level `DBBTableMapping` (every stored property,
 /// read and written through direct closures) and its `required init(dbManager:)`.
 ///
 /// ```swift
@@ -37,11 +37,11 @@ public import DBBSchema
 /// `@DBBTable` too adds its properties to its superclass's.
 ///
 /// - Parameters:
-///   - name: the table's name, when it is not the class's (``DBBTableObject/tableName``).
+///   - name: the table's name, when it is not the class's (`DBBTableObject.tableName`).
 ///   - idColumn: the integer primary key column's name, when it is not `id`
-///     (``DBBTableObject/idColumnName``).
+///     (`DBBTableObject.idColumnName`).
 ///   - timestamps: whether the table has `createdTime` and `modifiedTime` columns
-///     (``DBBTableObject/hasTimestampColumns``). Default: `true`.
+///     (`DBBTableObject.hasTimestampColumns`). Default: `true`.
 ///   - indexes: further indexes, for example over several columns:
 ///     `[DBBIndexer(columnsToIndex: ["lastName", "firstName"])]`.
 @attached(
@@ -61,11 +61,11 @@ public macro Column(_ name: String) = #externalMacro(module: "DBBMacrosPlugin", 
 @attached(peer)
 public macro Indexed() = #externalMacro(module: "DBBMacrosPlugin", type: "DBBPropertyMarkerMacro")
 
-/// Makes a property's column `UNIQUE` (``ColumnAttribute/unique``).
+/// Makes a property's column `UNIQUE` (`ColumnAttribute.unique`).
 @attached(peer)
 public macro Unique() = #externalMacro(module: "DBBMacrosPlugin", type: "DBBPropertyMarkerMacro")
 
-/// Makes a property's column `NOT NULL` (``ColumnAttribute/notNull``).
+/// Makes a property's column `NOT NULL` (`ColumnAttribute.notNull`).
 @attached(peer)
 public macro NotNull() = #externalMacro(module: "DBBMacrosPlugin", type: "DBBPropertyMarkerMacro")
 
@@ -73,7 +73,7 @@ public macro NotNull() = #externalMacro(module: "DBBMacrosPlugin", type: "DBBPro
 @attached(peer)
 public macro Transient() = #externalMacro(module: "DBBMacrosPlugin", type: "DBBPropertyMarkerMacro")
 
-/// On an array of objects: deleting the owner deletes the objects too (``ColumnAttribute/cascadingDeletion``).
+/// On an array of objects: deleting the owner deletes the objects too (`ColumnAttribute.cascadingDeletion`).
 @attached(peer)
 public macro CascadeDelete() = #externalMacro(module: "DBBMacrosPlugin", type: "DBBPropertyMarkerMacro")
 

@@ -1,4 +1,4 @@
-public import DBBSQL
+internal import DBBSQL
 public import DBBSchema
 
 /// A condition built from key paths, checked by the compiler: the property must exist and hold a value
@@ -14,9 +14,7 @@ public import DBBSchema
 /// error naming it). A key path through a reference (`\Project.lead?.lastName`) matches objects whose
 /// referenced object matches; an object with no referenced object does not match. Combine conditions
 /// with `&&`, `||` and `!`.
-public struct DBBCondition<Root>: @unchecked Sendable {
-    // @unchecked: key paths are immutable, and the values are bindable values callers hand over.
-
+public struct DBBCondition<Root>: Sendable {
     /// The condition, with its root type erased.
     package let expression: DBBConditionExpression
 
@@ -166,15 +164,43 @@ public struct DBBCondition<Root>: @unchecked Sendable {
     }
 }
 
-/// A typed condition with its root type erased: comparisons of key paths with bound values, combined.
-package indirect enum DBBConditionExpression {
-    case compare(AnyKeyPath, String, (any DBBBindable)?)
-    case inList(AnyKeyPath, [any DBBBindable])
-    case isNil(AnyKeyPath)
-    case any(AnyKeyPath, DBBConditionExpression)
+/// A typed condition with its root type erased: comparisons of key paths with bound values, combined. Values
+/// are stored as the `DBBValue`s the fetch binds (`DBBQueryOptions.storedArgument(_:)`).
+package indirect enum DBBConditionExpression: Sendable {
+    case comparison(DBBConditionKeyPath, String, DBBStoredArgument)
+    case list(DBBConditionKeyPath, [DBBStoredArgument])
+    case null(DBBConditionKeyPath)
+    case through(DBBConditionKeyPath, DBBConditionExpression)
     case and(DBBConditionExpression, DBBConditionExpression)
     case or(DBBConditionExpression, DBBConditionExpression)
     case not(DBBConditionExpression)
+
+    /// A comparison of a property with a value.
+    static func compare(_ keyPath: AnyKeyPath, _ comparison: String, _ value: (any DBBBindable)?) -> Self {
+        .comparison(DBBConditionKeyPath(keyPath), comparison, DBBQueryOptions.storedArgument(value))
+    }
+
+    /// A property that is one of some values.
+    static func inList(_ keyPath: AnyKeyPath, _ values: [any DBBBindable]) -> Self {
+        .list(DBBConditionKeyPath(keyPath), values.map(DBBQueryOptions.storedArgument))
+    }
+
+    /// A property that is NULL (or an object reference that leads nowhere).
+    static func isNil(_ keyPath: AnyKeyPath) -> Self { .null(DBBConditionKeyPath(keyPath)) }
+
+    /// A condition on the objects a reference (or any element of an array of references) leads to.
+    static func any(_ keyPath: AnyKeyPath, _ inner: DBBConditionExpression) -> Self {
+        .through(DBBConditionKeyPath(keyPath), inner)
+    }
+}
+
+/// The key path of a typed condition.
+///
+/// @unchecked: a key path is an immutable value; a plan only compares it with the mappings' key paths and
+/// reads its description, and typed conditions take key paths to mapped properties, which capture nothing.
+package struct DBBConditionKeyPath: @unchecked Sendable {
+    package let keyPath: AnyKeyPath
+    init(_ keyPath: AnyKeyPath) { self.keyPath = keyPath }
 }
 
 // The comparison operators take a key path on the left and a value of the key path's type on the right,

@@ -15,9 +15,7 @@ internal import DBBSchema
 /// joined with AND, or with OR when one of the items is `"OR"`.
 /// A condition may reach through a reference (`"lead.lastName = ?"`; any element of an array), and
 /// ``filter(_:)`` adds typed conditions built from key paths (`\Person.age > 30`).
-public struct DBBQueryOptions: @unchecked Sendable {
-    // @unchecked: `arguments` holds bindable values that callers hand over and do not mutate.
-
+public struct DBBQueryOptions: Sendable {
     /// Conditions, each a SQL expression over property names. Include the item `"OR"` to join them with OR.
     public var conditions: [String]?
     /// The properties to load; the others keep their defaults (and a later save leaves them alone).
@@ -38,7 +36,17 @@ public struct DBBQueryOptions: @unchecked Sendable {
     /// The number of objects to skip (with ``limit``).
     public var offset: Int?
     /// Values bound, in order, to the `?` placeholders of ``conditions``.
-    public var arguments: [(any DBBBindable)?] = []
+    ///
+    /// Each value is stored when it is given, as the `DBBValue` the fetch binds (with the object layer's
+    /// conventions: dates as seconds since 2001), so options can cross tasks whatever the values were. Reading
+    /// the property gives those stored values; a value that cannot be stored (a `UInt64` above `Int64.max`)
+    /// reads as NULL, and the fetch throws its error.
+    public var arguments: [(any DBBBindable)?] {
+        get { storedArguments.map { (try? $0.get()) ?? DBBValue.null } }
+        set { storedArguments = newValue.map(Self.storedArgument) }
+    }
+    /// ``arguments`` as stored: each value, or the error converting it threw.
+    package private(set) var storedArguments: [DBBStoredArgument] = []
     /// Conditions built from key paths (``filter(_:)``), all of which must hold.
     package var typedConditions: [DBBConditionExpression] = []
 
@@ -57,7 +65,13 @@ public struct DBBQueryOptions: @unchecked Sendable {
     ///   - values: the values.
     public mutating func addCondition(_ condition: String, _ values: (any DBBBindable)?...) {
         conditions = (conditions ?? []) + [condition]
-        arguments += values
+        storedArguments += values.map(Self.storedArgument)
+    }
+
+    /// A value as query options store it: the `DBBValue` the fetch binds, or the error converting it threw,
+    /// which the fetch reports (as it would report an error binding the value).
+    package static func storedArgument(_ value: (any DBBBindable)?) -> DBBStoredArgument {
+        Result { try value?.dbbValue(options: .objectLayout) ?? .null }
     }
 
     /// Creates options with conditions, properties and sorting, or any combination of them.
@@ -112,3 +126,6 @@ public struct DBBQueryOptions: @unchecked Sendable {
         options(withConditions: conditions, distinct: distinct)
     }
 }
+
+/// A bound value of query options or of a typed condition, converted when it is given.
+package typealias DBBStoredArgument = Result<DBBValue, any Error>

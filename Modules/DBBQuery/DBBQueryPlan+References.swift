@@ -206,17 +206,17 @@ extension DBBQueryNames {
 
     private func translate(_ expression: DBBConditionExpression, arguments: inout [DBBValue]) throws -> String {
         switch expression {
-        case .compare(let keyPath, let comparison, let value):
-            let path = try propertyPath(keyPath)
-            arguments.append(try value?.dbbValue(options: .objectLayout) ?? .null)
+        case .comparison(let keyPath, let comparison, let value):
+            let path = try propertyPath(keyPath.keyPath)
+            arguments.append(try value.get())
             return try translateCondition("\(path) \(comparison) ?").sql
-        case .inList(let keyPath, let values):
-            let path = try propertyPath(keyPath)
+        case .list(let keyPath, let values):
+            let path = try propertyPath(keyPath.keyPath)
             // `x IN ()` is valid in SQLite and matches nothing.
-            arguments += try values.map { try $0.dbbValue(options: .objectLayout) }
+            arguments += try values.map { try $0.get() }
             return try translateCondition("\(path) IN (\(values.map { _ in "?" }.joined(separator: ", ")))").sql
-        case .isNil(let keyPath):
-            let path = try propertyPath(keyPath)
+        case .null(let keyPath):
+            let path = try propertyPath(keyPath.keyPath)
             if !path.contains("."), let reference = try schema?.reference(path, of: table), !reference.isArray {
                 // No referenced object: a NULL foreign key, or no join row.
                 if let column = table.columns.first(where: { $0.propertyName == path }) {
@@ -228,16 +228,16 @@ extension DBBQueryNames {
                 }
             }
             return try translateCondition("\(path) IS NULL").sql
-        case .any(let keyPath, let inner):
+        case .through(let keyPath, let inner):
             // The referenced classes along the path, then the inner condition selects the last one's ids, and
             // each reference, from the inside out, selects its owners.
-            let path = try propertyPath(keyPath).split(separator: ".").map(String.init)
+            let path = try propertyPath(keyPath.keyPath).split(separator: ".").map(String.init)
             var owners = [self]
             for name in path {
                 guard let reference = try owners[owners.count - 1].schema?.reference(name, of: owners.last!.table)
                 else {
                     throw DBBError.misuse(
-                        "key path \(keyPath) is not an object reference or an array of them",
+                        "key path \(keyPath.keyPath) is not an object reference or an array of them",
                         recovery: "use any(_:where:) with a reference or an array of references",
                         context: "building a condition")
                 }

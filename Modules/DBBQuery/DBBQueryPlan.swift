@@ -21,6 +21,10 @@ public struct DBBQueryPlan: Sendable {
     public var distinctColumns: [String]?
     /// For a grouped fetch (``DBBQueryOptions/groupBy``), the columns to group by.
     public var groupColumns: [String]?
+    /// The table the plan was built for, and its id column: the statements of `DBBQueryPlan+Statements.swift`
+    /// select from it.
+    let tableName: String
+    let idColumn: String
 
     /// Translates options for a table.
     ///
@@ -35,10 +39,11 @@ public struct DBBQueryPlan: Sendable {
     ///   naming two array or reference properties, or an argument count that does not match the
     ///   placeholders; (mismatch) for a value that cannot be bound.
     public init(options: DBBQueryOptions, table: DBBTableDescription, schema: (any DBBQuerySchema)? = nil) throws {
+        tableName = table.tableName
+        idColumn = table.idColumn
         var names = DBBQueryNames(table: table)
         names.schema = schema
-        // Values are stored with the manager's conventions (dates as seconds since 2001).
-        arguments = try options.arguments.map { try $0?.dbbValue(options: .objectLayout) ?? .null }
+        arguments = try options.storedArguments.map { try $0.get() }
 
         var clauses: [String] = []
         var useOr = false

@@ -6,7 +6,7 @@ import Testing
 /// The landing pages of the modules' DocC catalogs: each module has one, and their code is compiled and run
 /// here, so the examples stay true.
 @Suite struct DocCCatalogTests {
-    static let modules = ["DBBSQL", "DBBSchema", "DBBQuery", "DBBObjects", "DBBExport", "DBBBuilder"]
+    static let modules = ["DBBSQL", "DBBSchema", "DBBQuery", "DBBObjects", "DBBExport", "DBBMacros", "DBBBuilder"]
 
     static func landingPage(_ module: String) -> String { "Modules/\(module)/\(module).docc/\(module).md" }
 
@@ -31,6 +31,23 @@ import Testing
             // The primary API comes first; the compatibility names only after it.
             #expect(parts.first?.contains("errorMessage()") == false && parts.first?.contains("saveToDB()") == false)
             #expect(parts.last?.contains(type == "DBBManager" ? "errorMessage()" : "saveToDB()") == true)
+        }
+    }
+
+    @Test func everyCompatibilityGroupComesAfterThePrimaryAPI() throws {
+        let pages = try Self.modules.flatMap { module in
+            let folder = repositoryRoot.appendingPathComponent("Modules/\(module)/\(module).docc")
+            return try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+                .filter { $0.pathExtension == "md" }
+        }
+        let withGroup = try pages.filter {
+            try String(contentsOf: $0, encoding: .utf8).contains("### DBBBuilder compatibility\n")
+        }
+        #expect(withGroup.count >= 5)
+        for page in withGroup {
+            let groups = try String(contentsOf: page, encoding: .utf8).components(separatedBy: "\n")
+                .filter { $0.hasPrefix("### ") }
+            #expect(groups.count > 1 && groups.last == "### DBBBuilder compatibility", "\(page.lastPathComponent)")
         }
     }
 
@@ -64,6 +81,15 @@ import Testing
         #expect(try manager.queue.inDatabase { try $0.fetchValue(Int.self, "SELECT count(*) FROM Reminder_tags") } == 1)
     }
 
+    @Test func macrosExample() throws {
+        let manager = try DBBManager.inMemory()
+        let trips = try CatalogExamples().tripsTo("Venice", manager: manager)
+        #expect(trips.map(\.destination) == ["Venice"])
+        #expect(trips.first?.stops == ["Lyon", "Turin"] && trips.first?.departure == nil)
+        #expect(try manager.queue.inDatabase { try $0.indexNames(in: "Trip") } == ["Trip_destination"])
+        #expect(try manager.queue.inDatabase { try $0.columnExists("isExpanded", in: "Trip") } == false)
+    }
+
     @Test func exportAndUmbrellaExamples() throws {
         let folder = try TemporaryFolder()
         let database = folder.file("reminders.sqlite")
@@ -80,6 +106,15 @@ import Testing
         #expect(try CatalogExamples().backUpAndCheck(database: database, to: folder.file("b.json.gz")))
         try manager.close()
     }
+}
+
+/// The class of DBBMacros' landing page.
+@DBBTable
+final class Trip: DBBTableObject {
+    @Indexed var destination = ""
+    var departure: Date?
+    var stops: [String] = []
+    @Transient var isExpanded = false  // not persisted
 }
 
 /// The code of the landing pages, as they show it.
@@ -144,6 +179,17 @@ struct CatalogExamples {
         try reminder.save()
         let today = DBBQueryOptions.options(withConditions: ["tags = 'today'"], sortColumns: ["title"])
         return try Reminder.fetch(options: today, manager: manager)
+    }
+
+    func tripsTo(_ destination: String, manager: DBBManager) throws -> [Trip] {
+        try manager.addTableClasses([Trip.self])
+        let trip = Trip(dbManager: manager)
+        trip.destination = destination
+        trip.stops = ["Lyon", "Turin"]
+        try trip.save()
+        var options = DBBQueryOptions()
+        options.addCondition("destination = ?", destination)
+        return try Trip.fetch(options: options, manager: manager)
     }
 
     func backUpAndCheck(database: URL, to dump: URL) throws -> Bool {

@@ -193,6 +193,26 @@ class Crew: DBBTableObject {
         #expect(try Self.names(quoted, league).isEmpty)
     }
 
+    @Test func optionsWithTypedConditionsAndBoundValuesAreSharedByConcurrentTasks() async throws {
+        let league = try Self.league()
+        let manager = league.manager
+        var options = DBBQueryOptions()
+        options.filter(\Team.rank > 1 || .like(\Team.name, "B%"))
+        options.addCondition("name <> ?", "Gamma")
+        options.sorting = ["name"]
+        let shared = options
+        let expected = try Self.names(shared, league)
+        #expect(expected == ["Alpha", "Beta", "Delta"])
+        // The options cross into every task (they are Sendable); each task reads them while the others do.
+        let results = try await withThrowingTaskGroup(of: [String].self) { group in
+            for _ in 0..<8 {
+                group.addTask { try await Team.fetch(options: shared, manager: manager).map(\.name) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: expected, count: 8))
+    }
+
     @Test func typedConditionsBindDatesAsStoredAndAnEmptyListMatchesNothing() throws {
         let world = try DBBObjectsQueryTests.world(.file)
         var later = DBBQueryOptions()

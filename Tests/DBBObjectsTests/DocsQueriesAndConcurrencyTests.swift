@@ -182,9 +182,56 @@ import Testing
         await archiveAll(manager: manager)
         #expect(try await Project.fetchAllIDs(manager: manager).isEmpty)
     }
+
+    func openServerManager(at url: URL) throws -> DBBManager {
+        let manager = try DBBManager(databaseURL: url, readers: 4)
+        try manager.addTableClasses([Person.self, Project.self, Meeting.self])
+        return manager
+    }
+
+    func logBigProjects(manager: DBBManager, log: @escaping @Sendable ([String]) -> Void) async throws {
+        let big = DBBQueryOptions.options(withConditions: ["budget > 1000"], sortColumns: ["name"])
+        for try await projects in manager.observe(Project.self, options: big) {
+            log(projects.map(\.name))
+        }
+    }
+
+    func showProjectCount(manager: DBBManager, show: @escaping @Sendable (Int) -> Void) -> DBBObservationHandle {
+        manager.observe(Project.self) { projects in show(projects.count) }
+    }
+
+    @Test func readersAndObservationSamples() async throws {
+        let folder = try TemporaryFolder()
+        let manager = try openServerManager(at: folder.file("server.sqlite"))
+        #expect(manager.pool?.readerCount == 4)
+        let counts = Recorded<Int>()
+        let names = Recorded<[String]>()
+        let handle = showProjectCount(manager: manager) { counts.record($0) }
+        let watcher = Task { try await logBigProjects(manager: manager) { names.record($0) } }
+        while counts.all.isEmpty || names.all.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
+        let project = Project(dbManager: manager)
+        project.name = "Zephyr"
+        project.budget = 5000
+        try await project.save()
+        while counts.all.count < 2 || names.all.count < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        handle.cancel()
+        watcher.cancel()
+        try await watcher.value
+        #expect(counts.all == [0, 1])
+        #expect(names.all == [[], ["Zephyr"]])
+    }
 }
 
 actor ProjectInbox {
     var names: [String] = []
     func receive(_ projects: [Project]) { names += projects.map(\.name) }
+}
+
+/// The values an observation reported, in order.
+final class Recorded<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var values: [Value] = []
+    func record(_ value: Value) { lock.withLock { values.append(value) } }
+    var all: [Value] { lock.withLock { values } }
 }

@@ -74,6 +74,20 @@ let projectTable = try! DBBTableDescription(
         #expect(plan.arguments == [.text("O'Brien"), .integer(1), .integer(9), .real(100)])
     }
 
+    @Test func argumentsAreStoredAsTheValuesTheFetchBindsAndAnUnstorableOneFailsTheFetch() throws {
+        var options = DBBQueryOptions()
+        options.addCondition("startDate > ? AND score < ?", Date(timeIntervalSinceReferenceDate: 100), UInt64.max)
+        #expect(options.arguments.map { $0 as? DBBValue } == [.real(100), .null])
+        let error = try #require(throws: DBBError.self) { try DBBQueryPlan(options: options, table: projectTable) }
+        #expect(error.resultCode == .mismatch && error.message.contains("Int64.max"))
+        options.arguments = ["x", nil, 3]
+        #expect(options.arguments.map { $0 as? DBBValue } == [.text("x"), .null, .integer(3)])
+        options.filter(\Target.score == 4)
+        options.conditions = ["name = ? OR name = ? OR score = ?"]
+        let plan = try DBBQueryPlan(options: options, table: projectTable, schema: ReferenceSchema())
+        #expect(plan.arguments == [.text("x"), .null, .integer(3), .integer(4)])
+    }
+
     @Test func aWrongNumberOfBoundValuesIsAnError() throws {
         var options = DBBQueryOptions.options(withConditions: ["score = ?"])
         #expect(throws: DBBError.self) { try DBBQueryPlan(options: options, table: projectTable) }
@@ -82,6 +96,7 @@ let projectTable = try! DBBTableDescription(
     }
 
     @Test func sortingIsAscendingByDefaultAndDescendingAppliesToEveryColumn() throws {
+        #expect(ColumnSorting.ascending == "ASC" && ColumnSorting.descending == "DESC")
         let ascending = try DBBQueryPlan(options: .options(sortColumns: ["name", "score"]), table: projectTable)
         #expect(ascending.orderSQL == " ORDER BY itemName ASC, score ASC, id ASC")
         let descending = try DBBQueryPlan(

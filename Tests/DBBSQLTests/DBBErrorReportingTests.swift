@@ -67,7 +67,9 @@ struct DBBErrorReportingTests {
         #expect(error?.context?.hasPrefix("binding argument 2") == true)
         #expect(error?.sql == "INSERT INTO person (email, age) VALUES (?, ?)")
         let named = expectDBBError {
-            try db.execute("INSERT INTO person (email, age) VALUES (:e, :a)", arguments: ["e": [Date()], "a": 1])
+            try db.execute(
+                "INSERT INTO person (email, age) VALUES (:e, :a)",
+                arguments: ["e": ["at": Date()] as [String: Any], "a": 1])
         }
         #expect(named?.resultCode == .mismatch)
         #expect(named?.context?.hasPrefix("binding parameter :e") == true)

@@ -179,17 +179,29 @@ struct DBBValueBindingTests {
         #expect(try db.fetchCursor("SELECT '[1]'").next()?.jsonValue(at: 0) as? [Int] == [1])
     }
 
-    @Test("an array or dictionary holding non-JSON values is a clear error and binds nothing")
+    @Test("a dictionary holding non-JSON values is a clear error and binds nothing")
     func nonJSONValues() throws {
         let db = try DBBDatabase.inMemory()
         try db.execute("CREATE TABLE t (x)")
-        let dates = [Date()]
-        let error = expectDBBError { try db.execute("INSERT INTO t VALUES (?)", dates) }
+        let dated: [[String: Any]] = [["at": Date()]]
+        let error = expectDBBError { try db.execute("INSERT INTO t VALUES (?)", dated) }
         #expect(error?.resultCode == .mismatch)
         #expect(error?.message.contains("not JSON values") == true)
         let blobs: [String: Any] = ["picture": Data([1])]
         #expect(expectDBBError { try db.execute("INSERT INTO t VALUES (?)", blobs) }?.resultCode == .mismatch)
         #expect(try db.fetchValue(Int.self, "SELECT count(*) FROM t") == 0)
+    }
+
+    @Test("an array binds only when its elements are JSON values")
+    func arraysOfJSONElementsOnly() {
+        #expect(([String]() as Any) is any DBBBindable)
+        #expect(([[Int]]() as Any) is any DBBBindable)
+        #expect(([[String: Any]]() as Any) is any DBBBindable)
+        #expect(([NSNull()] as Any) is any DBBBindable)
+        #expect(!(([Date]() as Any) is any DBBBindable))
+        #expect(!(([Data]() as Any) is any DBBBindable))
+        #expect(!(([Any]() as Any) is any DBBBindable))
+        #expect(!(([URL]() as Any) is any DBBBindable))
     }
 
     @Test("a custom type binds through DBBBindable")

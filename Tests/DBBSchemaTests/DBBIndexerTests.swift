@@ -18,13 +18,11 @@ import Testing
         #expect(DBBIndexer(columnNames: ["a", "b"]) != DBBIndexer(columnsToIndex: ["b", "a"]))
     }
 
-    @Test func columnAttributesAndSorting() {
+    @Test func columnAttributes() {
         #expect(ColumnAttribute.notNull == "NOT NULL")
         #expect(ColumnAttribute.unique == "UNIQUE")
         #expect(ColumnAttributes.notNull == ColumnAttribute.notNull)
         #expect(ColumnAttributes.unique == ColumnAttribute.unique)
-        #expect(ColumnSorting.ascending == "ASC")
-        #expect(ColumnSorting.descending == "DESC")
     }
 
     @Test func attributesFollowTheColumnType() throws {

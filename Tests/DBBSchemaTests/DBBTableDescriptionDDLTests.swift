@@ -96,19 +96,6 @@ import Testing
 
     // MARK: Quoting
 
-    @Test func plainAndOddIdentifiers() {
-        #expect(DBBIdentifier.sql("Project") == "Project")
-        #expect(DBBIdentifier.sql("_private1") == "_private1")
-        #expect(DBBIdentifier.sql("Project_ID") == "Project_ID")
-        #expect(DBBIdentifier.sql("order") == "\"order\"")
-        #expect(DBBIdentifier.sql("Select") == "\"Select\"")
-        #expect(DBBIdentifier.sql("my table") == "\"my table\"")
-        #expect(DBBIdentifier.sql("1st") == "\"1st\"")
-        #expect(DBBIdentifier.sql("a\"b") == "\"a\"\"b\"")
-        #expect(DBBIdentifier.sql("naïve") == "\"naïve\"")
-        #expect(DBBIdentifier.sql("") == "\"\"")
-    }
-
     @Test func keywordTableAndColumns() throws {
         let table = try DBBTableDescription(
             tableName: "Order",

@@ -190,8 +190,7 @@ private struct DeflateJob: Sendable {
 
 /// The file and the order of the members, shared by the compressing threads.
 private final class DeflateShared: @unchecked Sendable {
-    // @unchecked: every mutable property is used only while `condition` is locked; `file` is written
-    // only by the thread whose member is next, under the lock, and closed after the threads are done.
+    // @unchecked: mutable state is used only under `condition`'s lock; `file` is written under it, in member order.
 
     let file: UnsafeMutablePointer<FILE>
     private let path: String?
@@ -404,8 +403,7 @@ final class GzipFileReader {
 
 /// The state of the decompressing thread.
 private final class InflateWorker: @unchecked Sendable {
-    // @unchecked: only the worker thread uses the stream and the file; `consumedBytes` is read by the
-    // owner after the channel has delivered its end.
+    // @unchecked: only the worker thread uses the stream and file; the owner reads `consumedBytes` after the end.
 
     private let file: UnsafeMutablePointer<FILE>
     private let stream: ZStream

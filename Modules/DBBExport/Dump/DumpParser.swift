@@ -1,5 +1,4 @@
 internal import DBBSQL
-internal import Foundation
 
 /// What a pass over a dump does with what it reads.
 protocol DumpConsumer: AnyObject {

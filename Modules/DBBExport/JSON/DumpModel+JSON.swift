@@ -1,5 +1,3 @@
-internal import Foundation
-
 // The JSON forms of the header and the schema objects (see Docs/DumpFormat.md).
 
 extension DBBDumpHeader {

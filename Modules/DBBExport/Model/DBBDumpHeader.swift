@@ -1,5 +1,3 @@
-internal import Foundation
-
 /// The header of a dump: what wrote it, from which database, and what the rest of the file holds.
 ///
 /// Its fields mirror the database header values a restore brings back (`user_version`,

@@ -23,27 +23,13 @@ extension DBBManager {
     ///
     /// - Parameters:
     ///   - databaseURL: a file URL (not a directory). A read-only file must exist.
-    ///   - mode: ``Mode/readWrite`` (as ``init(databaseURL:)``) or ``Mode/readOnly``.
+    ///   - mode: ``Mode/readWrite`` (as ``init(databaseURL:)``) or ``Mode/readOnly``. A read-only file is
+    ///     opened by a connection that cannot write: where the file may be written, a read-write one kept
+    ///     `query_only` (reading a WAL file makes SQLite create `-wal` and `-shm` files beside it, and only a
+    ///     connection that may write removes them again when it closes), else a read-only one.
     /// - Throws: `DBBError` when the file cannot be opened or is not an SQLite database.
     public convenience init(databaseURL: URL, mode: Mode) throws {
-        switch mode {
-        case .readWrite: try self.init(databaseURL: databaseURL)
-        case .readOnly: try self.init(readOnly: try Self.openReadOnly(databaseURL), url: databaseURL)
-        }
-    }
-
-    /// Opens a connection that cannot write. Where the file may be written, the connection is a read-write
-    /// one kept `query_only`: reading a WAL file makes SQLite create `-wal` and `-shm` files beside it, and
-    /// only a connection that may write removes them again when it closes (a read-only one leaves them).
-    /// A file that may not be written is opened read-only.
-    private static func openReadOnly(_ url: URL) throws -> sending DBBDatabase {
-        do {
-            let database = try DBBDatabase(url: url, mode: .readWrite)
-            try database.execute("PRAGMA query_only = ON")
-            return database
-        } catch let error as DBBError where error.resultCode == .cannotOpen || error.resultCode == .readOnly {
-            return try DBBDatabase(url: url, mode: .readOnly)
-        }
+        try self.init(databaseURL: databaseURL, mode: mode, readers: 0)
     }
 
     /// Refuses a write through a read-only manager, before anything is written.

@@ -1,8 +1,7 @@
 public import DBBSQL
-internal import Foundation
 
 /// The transaction (``DBBManager/write(_:)-6ujxo``) or snapshot (``DBBManager/read(_:)-1s4ss``) that
-/// object calls join while its closure runs. Touched only on the manager's queue.
+/// object calls join while its closure runs. Touched only on the queue of its connection.
 final class DBBManagerScope {
     let database: DBBDatabase
     let isWrite: Bool
@@ -13,6 +12,11 @@ final class DBBManagerScope {
         self.database = database
         self.isWrite = isWrite
     }
+}
+
+/// Where the scope of one connection lives while its closure runs; touched only on that connection's queue.
+final class DBBManagerScopeSlot {
+    var scope: DBBManagerScope?
 }
 
 extension DBBManager {
@@ -44,7 +48,8 @@ extension DBBManager {
 
     /// Runs a closure that reads in one snapshot: object fetches and counts and the connection's own
     /// queries inside all see the database as it was when the closure began, whatever other connections
-    /// commit meanwhile. Writes inside are refused.
+    /// commit meanwhile. Writes inside are refused. With readers (``init(databaseURL:mode:readers:)``) it
+    /// runs on a reader, in parallel with other reads and with the writer.
     ///
     /// ```swift
     /// let (projects, meetings) = try manager.read { _ in
@@ -61,7 +66,7 @@ extension DBBManager {
     }
 
     private func inScope<T>(isWrite: Bool, _ body: (DBBDatabase) throws -> T) throws -> T {
-        if queue.isOnQueue {
+        if queue.isOnQueue || pool?.currentReaderIndex != nil {
             throw record(
                 DBBError.misuse(
                     "manager.write and manager.read do not nest, and do not run inside the manager's queue",
@@ -69,23 +74,32 @@ extension DBBManager {
                     context: isWrite ? "writing" : "reading"))
         }
         do {
+            if !isWrite, let pool {
+                return try pool.unsafeRead { db in try self.runScope(in: db, isWrite: false, body) }
+            }
             return try queue.inDatabase { db in try self.runScope(in: db, isWrite: isWrite, body) }
         } catch let error as DBBError {
             throw record(error)
         }  // the closure's own errors reach the caller as they are
     }
 
-    /// Runs a `write` or `read` closure on the queue, in its transaction, with its scope active.
+    /// The slot of the connection whose queue the caller is on: the writer's, or a reader's.
+    private var currentSlot: DBBManagerScopeSlot? {
+        if queue.isOnQueue { return writerScope }
+        if let index = pool?.currentReaderIndex { return readerScopes[index] }
+        return nil
+    }
+
+    /// Runs a `write` or `read` closure on its connection's queue, in its transaction, with its scope active.
     private func runScope<T>(in db: DBBDatabase, isWrite: Bool, _ body: (DBBDatabase) throws -> T) throws -> T {
         let scope = DBBManagerScope(database: db, isWrite: isWrite)
-        self.scope = scope
-        defer { self.scope = nil }
+        let slot = currentSlot ?? writerScope
+        slot.scope = scope
+        defer { slot.scope = nil }
         do {
             if isWrite { return try db.inTransaction(.immediate, body) }
-            return try db.inTransaction(.deferred) { db in
-                // A deferred transaction takes its snapshot at its first read: read now, so that everything
-                // inside sees one snapshot; query_only refuses writes until the end.
-                _ = try db.fetchValue(Int.self, "SELECT count(*) FROM sqlite_master")
+            return try db.inSnapshot { db in
+                // query_only refuses writes until the end (readers of a pool are query_only already).
                 let wasQueryOnly = try db.fetchValue(Bool.self, "PRAGMA query_only") ?? false
                 try db.execute("PRAGMA query_only = ON")
                 defer { if !wasQueryOnly { try? db.execute("PRAGMA query_only = OFF") } }
@@ -123,9 +137,15 @@ extension DBBManager {
         async throws -> sending T
     {
         do {
-            let handOver = try await queue.inDatabase { db in
+            let work: @Sendable (DBBDatabase) throws -> sending DBBHandOver<T> = { db in
                 // The closure's result is its own (`sending`); nothing on the queue keeps it.
                 DBBHandOver(try self.runScope(in: db, isWrite: isWrite, body))
+            }
+            let handOver: DBBHandOver<T>
+            if !isWrite, let pool {
+                handOver = try await pool.unsafeRead(work)
+            } else {
+                handOver = try await queue.inDatabase(work)
             }
             return handOver.take()
         } catch let error as DBBError {
@@ -133,8 +153,8 @@ extension DBBManager {
         }
     }
 
-    /// The scope whose closure is running, when the caller is that closure (on the manager's queue).
-    var activeScope: DBBManagerScope? { queue.isOnQueue ? scope : nil }
+    /// The scope whose closure is running, when the caller is that closure (on the queue of its connection).
+    var activeScope: DBBManagerScope? { currentSlot?.scope }
 
     /// Remembers objects' persistence state before a save or delete inside ``write(_:)-6ujxo`` changes it, so a
     /// rollback of the whole transaction restores it.

@@ -4,7 +4,9 @@ public import Foundation
 internal import Synchronization
 
 /// Owns one database file (or an in-memory database), the classes registered with it, and the serial
-/// queue every object operation runs on — so a manager may be used from any thread or task.
+/// queue every object operation runs on — so a manager may be used from any thread or task. A manager
+/// opened with readers (``init(databaseURL:mode:readers:)``) runs its fetches on a pool of reader
+/// connections instead, in parallel with each other and with the writer.
 ///
 /// ```swift
 /// let manager = try DBBManager(databaseURL: URL(fileURLWithPath: "/tmp/projects.sqlite"))
@@ -12,11 +14,15 @@ internal import Synchronization
 /// ```
 public final class DBBManager: @unchecked Sendable {
     // @unchecked: the registry is guarded by `lock` (and registrations are serialized by `registration`),
-    // the connection is reached only through `queue`, `lastError` is guarded by `lock` too, and
-    // `registeringCount` is atomic.
+    // the connections are reached only through `queue` and `pool`, each scope slot is touched only on its
+    // connection's queue, `lastError` is guarded by `lock` too, and `registeringCount` is atomic.
 
-    /// The serial queue that owns the connection. Use it for SQL of your own.
+    /// The serial queue that owns the connection — the writer, when the manager has readers. Use it for
+    /// SQL of your own.
     public let queue: DBBDatabaseQueue
+    /// The reader pool of a manager opened with readers (``init(databaseURL:mode:readers:)``), whose
+    /// `writer` is ``queue``; `nil` for a serial manager.
+    public let pool: DBBDatabasePool?
     /// The database file, or `nil` for an in-memory manager.
     public let databaseURL: URL?
     /// Whether the manager writes to its file, or only reads it (``Mode/readOnly``). Set by the initializer.
@@ -31,8 +37,14 @@ public final class DBBManager: @unchecked Sendable {
     /// is 0, and ``addPersistenceMapping(_:for:indexer:)`` (run by every object a fetch creates) returns
     /// after one atomic load, without taking the lock.
     private let registeringCount = Atomic<Int>(0)
-    /// The transaction or snapshot of a running `write` or `read` closure; touched only on the queue.
-    var scope: DBBManagerScope?
+    /// The transaction or snapshot of a running `write` or `read` closure on the writer; touched only on
+    /// the queue.
+    let writerScope = DBBManagerScopeSlot()
+    /// The snapshot of a running `read` closure on each reader, by reader index; each touched only on its
+    /// reader's queue.
+    let readerScopes: [DBBManagerScopeSlot]
+    /// The observations that wait for commits, and the writer's commit observer once one was installed.
+    let observers = DBBObserverRegistry()
 
     private struct PendingMapping {
         var tableName: String
@@ -40,33 +52,86 @@ public final class DBBManager: @unchecked Sendable {
         var indexers: [DBBIndexer] = []
     }
 
-    /// Opens (or creates) a database file. File databases use WAL journaling with `synchronous = NORMAL`.
+    /// Opens (or creates) a database file, as a serial manager: one connection, on which every operation
+    /// waits its turn. File databases use WAL journaling with `synchronous = NORMAL`.
     ///
     /// - Parameter databaseURL: a file URL (not a directory).
     /// - Throws: `DBBError` when the file cannot be opened or is not an SQLite database.
-    public init(databaseURL: URL) throws {
-        self.databaseURL = databaseURL
-        // The busy timeout is set before the connection first touches the file, so a process opening the
-        // file while another creates it waits instead of failing.
-        let database = try DBBDatabase(url: databaseURL, busyTimeout: Self.busyTimeout)
-        try Self.configure(database, isFile: true)
-        queue = DBBDatabaseQueue(database: database)
-        try addTableClasses([DBVersion.self])
+    public convenience init(databaseURL: URL) throws {
+        try self.init(databaseURL: databaseURL, mode: .readWrite, readers: 0)
     }
 
-    /// Opens a file read-only: no configuration that writes, no `DBVersion` table.
-    init(readOnly database: sending DBBDatabase, url: URL) throws {
-        databaseURL = url
-        mode = .readOnly
-        database.codingOptions = .objectLayout
-        try database.setBusyTimeout(5)
+    /// Opens a database file with a pool of reader connections beside the writer: saves, deletes and
+    /// `write` closures are serialized on the writer, while fetches, counts and `read` closures run on
+    /// the readers, in parallel with each other and with a write in progress, each in a snapshot of its
+    /// own — a fetch never sees half of a saved object graph, and never waits for a long save.
+    ///
+    /// ```swift
+    /// let manager = try DBBManager(databaseURL: url, readers: 4)
+    /// try manager.addTableClasses([Person.self, Project.self])
+    /// async let people = Person.fetchAll(manager: manager)      // on a reader
+    /// try await Project.save(newProjects, manager: manager)      // on the writer, meanwhile
+    /// ```
+    ///
+    /// A fetch after a save returns sees it (the save has committed when it returns). Inside
+    /// ``write(_:)-6ujxo`` fetches stay on the writer, so they see the transaction's own rows. SQL of your
+    /// own through ``queue`` runs on the writer; ``pool`` reaches the readers.
+    ///
+    /// `readers: 0` opens the serial manager of ``init(databaseURL:)``, which stays the default: one
+    /// connection, as in DBBBuilder, and every statement on ``queue`` (where a trace hook sees it). With
+    /// ``Mode/readOnly`` the readers read in parallel too (on a file in rollback-journal mode, a writer of
+    /// another process waits for their reads to end). An in-memory database belongs to one connection: use
+    /// ``inMemory()``, which is serial.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/wal.html
+    ///
+    /// - Parameters:
+    ///   - databaseURL: a file URL (not a directory). A read-only file must exist.
+    ///   - mode: ``Mode/readWrite`` (the default) or ``Mode/readOnly``.
+    ///   - readers: the number of reader connections; 0 for a serial manager. Four suit most servers;
+    ///     more than the number of cores rarely helps.
+    /// - Throws: `DBBError` when the file cannot be opened or is not an SQLite database, or (misuse) for a
+    ///   negative `readers`.
+    public init(databaseURL: URL, mode: Mode = .readWrite, readers: Int) throws {
+        guard readers >= 0 else {
+            throw DBBError.misuse(
+                "a manager cannot have \(readers) readers", recovery: "pass 0 for a serial manager, or more",
+                context: "opening \(databaseURL.path)")
+        }
+        self.databaseURL = databaseURL
+        self.mode = mode
+        let database: DBBDatabase
+        switch mode {
+        case .readWrite:
+            // The busy timeout is set before the connection first touches the file, so a process opening
+            // the file while another creates it waits instead of failing.
+            database = try DBBDatabase(url: databaseURL, busyTimeout: Self.busyTimeout)
+            try Self.configure(database, isFile: true)
+        case .readOnly:
+            database = try DBBDatabasePool.openReader(path: databaseURL.path, busyTimeout: Self.busyTimeout)
+            database.codingOptions = .objectLayout
+        }
         queue = DBBDatabaseQueue(database: database)
+        if readers > 0 {
+            // The readers open after the writer switched the file to WAL mode.
+            pool = try DBBDatabasePool(writer: queue, readers: readers) {
+                let reader = try DBBDatabasePool.openReader(path: databaseURL.path, busyTimeout: Self.busyTimeout)
+                reader.codingOptions = .objectLayout
+                return reader
+            }
+        } else {
+            pool = nil
+        }
+        readerScopes = (0..<readers).map { _ in DBBManagerScopeSlot() }
+        if mode == .readWrite { try addTableClasses([DBVersion.self]) }
     }
 
     private init(inMemory database: sending DBBDatabase) throws {
         databaseURL = nil
         try Self.configure(database, isFile: false)
         queue = DBBDatabaseQueue(database: database)
+        pool = nil
+        readerScopes = []
         try addTableClasses([DBVersion.self])
     }
 
@@ -108,16 +173,18 @@ public final class DBBManager: @unchecked Sendable {
         }
     }
 
-    /// Closes the connection: a file database's write-ahead log is checkpointed into the file and removed.
-    /// Operations after closing fail with a `DBBError` (misuse) saying the database is closed.
+    /// Closes the connection (with readers, the readers once their reads in progress end, then the writer): a
+    /// file database's write-ahead log is checkpointed into the file and removed. Operations after closing
+    /// fail with a `DBBError` (misuse) saying the database is closed, and observations end.
     ///
     /// A manager also closes its connection when it is released; call this when objects may outlive it (their
     /// `dbManager` keeps it alive), or to leave the file tidy at a known point.
     ///
     /// - Throws: `DBBError` when SQLite cannot close the connection.
     public func close() throws {
+        observers.finishAll()
         do {
-            try queue.close()
+            if let pool { try pool.close() } else { try queue.close() }
         } catch {
             throw record(error)
         }
@@ -281,17 +348,46 @@ public final class DBBManager: @unchecked Sendable {
     /// Runs work on the queue (or in the transaction of the `write` or `read` closure the caller is in),
     /// recording a failure for ``errorMessage()``.
     func run<T>(_ body: (DBBDatabase) throws -> T) throws -> T {
+        try run(onReader: false, body)
+    }
+
+    /// Runs work that only reads: on a reader when the manager has readers, else as ``run(_:)``. Inside a
+    /// `write` or `read` closure it joins that closure's transaction or snapshot, so a fetch inside
+    /// `write` sees the transaction's own rows.
+    func runRead<T>(_ body: (DBBDatabase) throws -> T) throws -> T {
+        try run(onReader: true, body)
+    }
+
+    private func run<T>(onReader: Bool, _ body: (DBBDatabase) throws -> T) throws -> T {
         do {
             if let scope = activeScope { return try body(scope.database) }
-            if queue.isOnQueue {
-                throw DBBError.misuse(
-                    "an object call ran inside a closure of the manager's queue, which would deadlock",
-                    recovery: "use manager.write { db in … } to run object calls and SQL in one transaction",
-                    context: "entering the queue of \(queue.path)")
-            }
+            try refuseInsideQueueClosure()
+            if onReader, let pool { return try pool.unsafeRead(body) }
             return try queue.inDatabase(body)
         } catch {
             throw record(error)
+        }
+    }
+
+    /// ``runRead(_:)`` without blocking the calling task (outside any `write` or `read` closure, which are
+    /// synchronous), recording a failure.
+    func runRead<T>(_ body: @escaping @Sendable (DBBDatabase) throws -> sending T) async throws -> sending T {
+        do {
+            if let pool { return try await pool.unsafeRead(body) }
+            return try await queue.inDatabase(body)
+        } catch {
+            throw record(error)
+        }
+    }
+
+    /// Refuses an object call from a closure of the manager's own queue or of one of its readers (outside a
+    /// `write` or `read` closure), which would wait for itself.
+    private func refuseInsideQueueClosure() throws {
+        if queue.isOnQueue || pool?.currentReaderIndex != nil {
+            throw DBBError.misuse(
+                "an object call ran inside a closure of the manager's queue, which would deadlock",
+                recovery: "use manager.write { db in … } to run object calls and SQL in one transaction",
+                context: "entering the queue of \(queue.path)")
         }
     }
 }

@@ -1,12 +1,10 @@
 public import DBBQuery
 internal import DBBSQL
 public import DBBSchema
-internal import Foundation
 
 /// Carries objects a fetch built on the manager's queue to the task that asked for them.
 ///
-/// @unchecked: the objects are new, and nothing on the queue keeps a reference to them once the fetch
-/// returns (the loader and its identity map are local to the fetch), so the caller owns them alone.
+/// @unchecked: the objects are new and nothing on the queue keeps them (the loader is local), so the caller owns them.
 struct DBBHandOver<Value>: @unchecked Sendable {
     private let value: Value
     init(_ value: Value) { self.value = value }
@@ -25,7 +23,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
         do {
             let map = try manager.map(for: self)
             let (request, distinct) = try build(map)
-            let handOver = try await manager.queue.inDatabase { db in
+            let handOver = try await manager.runRead { db in
                 DBBHandOver(
                     DBBObjectLoader.typed(
                         try run(request, distinct: distinct, map: map, manager: manager, db: db), as: Self.self))
@@ -82,7 +80,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     public static func fetchAllIDs(manager: DBBManager) async throws -> [Int64] {
         do {
             let map = try manager.map(for: self)
-            return try await manager.queue.inDatabase { db in try db.fetchValues(Int64.self, map.allIDsSQL) }
+            return try await manager.runRead { db in try db.fetchValues(Int64.self, map.allIDsSQL) }
         } catch {
             throw manager.record(error)
         }
@@ -96,7 +94,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     {
         do {
             let (sql, arguments) = try countQuery(options, manager: manager)
-            return try await manager.queue.inDatabase { db in
+            return try await manager.runRead { db in
                 try db.fetchValue(Int.self, sql, arguments: DBBArguments(arguments)) ?? 0
             }
         } catch {

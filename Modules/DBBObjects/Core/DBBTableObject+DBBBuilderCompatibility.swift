@@ -1,7 +1,6 @@
 public import DBBQuery
 public import DBBSQL
 public import DBBSchema
-internal import Foundation
 
 // The DBBBuilder-compatible names: every form that reports failure as `false`, `nil` or an empty
 // array (the reason is then in `manager.errorMessage()`), and every completion-handler form. The

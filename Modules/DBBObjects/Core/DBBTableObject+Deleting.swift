@@ -1,5 +1,4 @@
 public import DBBSchema
-internal import Foundation
 
 extension DBBTableObject {
     /// Deletes objects of exactly this class in one transaction: the shared body of the typed and

@@ -1,12 +1,11 @@
 public import DBBQuery
 internal import DBBSQL
 public import DBBSchema
-internal import Foundation
 
 extension DBBTableObject {
     static func fetch(_ request: DBBFetchRequest, manager: DBBManager) throws -> [DBBTableObject] {
         let map = try manager.map(for: self)
-        return try manager.run { db in try run(request, distinct: nil, map: map, manager: manager, db: db) }
+        return try manager.runRead { db in try run(request, distinct: nil, map: map, manager: manager, db: db) }
     }
 
     /// The ids of every instance, ascending.
@@ -14,7 +13,7 @@ extension DBBTableObject {
     /// - Throws: `DBBError` when the class is not registered.
     public static func fetchAllIDs(manager: DBBManager) throws -> [Int64] {
         let map = try manager.map(for: self)
-        return try manager.run { db in try db.fetchValues(Int64.self, map.allIDsSQL) }
+        return try manager.runRead { db in try db.fetchValues(Int64.self, map.allIDsSQL) }
     }
 }
 
@@ -86,14 +85,8 @@ extension DBBTableObject {
         _ request: DBBFetchRequest, distinct: DBBQueryPlan?, map: DBBTableMap, manager: DBBManager, db: DBBDatabase
     ) throws -> [DBBTableObject] {
         var request = request
-        if let distinct, let columns = distinct.groupColumns ?? distinct.distinctColumns {
-            let id = DBBIdentifier.sql(map.idColumn)
-            let groups = columns.map(DBBIdentifier.sql).joined(separator: ", ")
-            let ids = try db.fetchValues(
-                Int64.self,
-                "SELECT MIN(\(id)) AS \(id) FROM \(DBBIdentifier.sql(map.tableName))\(distinct.whereSQL) "
-                    + "GROUP BY \(groups)\(distinct.orderSQL)\(distinct.limitSQL)",
-                arguments: DBBArguments(distinct.arguments))
+        if let distinct, let idsSQL = distinct.groupedIDsSQL {
+            let ids = try db.fetchValues(Int64.self, idsSQL, arguments: DBBArguments(distinct.arguments))
             request.tail = map.byIDsSQL + distinct.orderSQL
             request.arguments = [.text(DBBTableMap.idList(ids))]
             request.isAll = false
@@ -113,17 +106,7 @@ extension DBBTableObject {
         let map = try manager.map(for: self)
         let plan = try DBBQueryPlan(
             options: options, table: map.description, schema: DBBManagerQuerySchema(manager: manager))
-        let table = DBBIdentifier.sql(map.tableName)
-        let sql: String
-        if let columns = plan.groupColumns ?? plan.distinctColumns {
-            let groups = columns.map(DBBIdentifier.sql).joined(separator: ", ")
-            sql = "SELECT count(*) FROM (SELECT 1 FROM \(table)\(plan.whereSQL) GROUP BY \(groups)\(plan.limitSQL))"
-        } else if plan.limitSQL.isEmpty {
-            sql = "SELECT count(*) FROM \(table)\(plan.whereSQL)"
-        } else {
-            sql = "SELECT count(*) FROM (SELECT 1 FROM \(table)\(plan.whereSQL)\(plan.limitSQL))"
-        }
-        return (sql, plan.arguments)
+        return (plan.countSQL, plan.arguments)
     }
 }
 
@@ -147,7 +130,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
         do {
             let map = try manager.map(for: self)
             let (request, distinct) = try request(for: options, map: map, sparse: sparsePopulation, manager: manager)
-            return try manager.run { db in
+            return try manager.runRead { db in
                 DBBObjectLoader.typed(try run(request, distinct: distinct, map: map, manager: manager, db: db))
             }
         } catch {
@@ -171,7 +154,8 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     public static func fetchCount(options: DBBQueryOptions = DBBQueryOptions(), manager: DBBManager) throws -> Int {
         do {
             let (sql, arguments) = try countQuery(options, manager: manager)
-            return try manager.run { db in try db.fetchValue(Int.self, sql, arguments: DBBArguments(arguments)) ?? 0 }
+            return try manager.runRead { db in try db.fetchValue(Int.self, sql, arguments: DBBArguments(arguments)) ?? 0
+            }
         } catch {
             throw manager.record(error)
         }

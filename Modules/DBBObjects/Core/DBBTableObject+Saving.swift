@@ -1,6 +1,5 @@
 internal import DBBSQL
 public import DBBSchema
-internal import Foundation
 
 extension DBBTableObject {
     /// A class's batch operations take instances of exactly that class: a subclass lives in its own table.

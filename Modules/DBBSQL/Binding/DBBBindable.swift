@@ -3,7 +3,8 @@ public import Foundation
 /// A Swift value that can be bound to a statement parameter.
 ///
 /// The library makes `String`, every integer type, `Bool`, `Float`, `Double`, `Date`, `Data`, `URL`,
-/// ``DBBValue``, optionals of them, and arrays and string-keyed dictionaries of JSON values conform.
+/// ``DBBValue``, optionals of them, arrays of ``DBBJSONElement``s and string-keyed dictionaries of JSON
+/// values conform.
 /// Conform your own types by returning the ``DBBValue`` that stores them.
 public protocol DBBBindable {
     /// The SQLite value that stores `self`.
@@ -175,11 +176,38 @@ extension UInt64: DBBBindable {
     }
 }
 
-extension Array: DBBBindable {
+/// A value that can be an element of a JSON array: a string, a number, a boolean, `NSNull`, or an array or a
+/// string-keyed dictionary of them. An array binds as JSON text only when its elements conform, so an array
+/// that cannot be JSON (`[Date]`, `[Data]`) is refused by the compiler.
+///
+/// A dictionary conforms whatever its values' type, as a `[String: Any]` from `JSONSerialization` does; its
+/// values are checked when it is bound.
+public protocol DBBJSONElement {}
+
+extension String: DBBJSONElement {}
+extension Bool: DBBJSONElement {}
+extension Double: DBBJSONElement {}
+extension Float: DBBJSONElement {}
+extension Int: DBBJSONElement {}
+extension Int8: DBBJSONElement {}
+extension Int16: DBBJSONElement {}
+extension Int32: DBBJSONElement {}
+extension Int64: DBBJSONElement {}
+extension UInt: DBBJSONElement {}
+extension UInt8: DBBJSONElement {}
+extension UInt16: DBBJSONElement {}
+extension UInt32: DBBJSONElement {}
+extension UInt64: DBBJSONElement {}
+extension NSNull: DBBJSONElement {}
+extension NSNumber: DBBJSONElement {}
+extension Array: DBBJSONElement where Element: DBBJSONElement {}
+extension Dictionary: DBBJSONElement where Key == String {}
+
+extension Array: DBBBindable where Element: DBBJSONElement {
     /// An array of JSON values (strings, numbers, booleans, `NSNull`, arrays, dictionaries) is stored
     /// as JSON text, written with ``DBBCodingOptions/jsonWritingOptions``.
     ///
-    /// - Throws: ``DBBError`` (mismatch) when an element is not a JSON value.
+    /// - Throws: ``DBBError`` (mismatch) when a dictionary in it holds a value that is not a JSON value.
     public func dbbValue(options: DBBCodingOptions) throws -> DBBValue {
         try DBBJSON.text(from: self, options: options)
     }

@@ -33,6 +33,8 @@ public final class DBBStatement {
     /// The number of parameters (`?`, `?NNN`, `:name`, `@name`, `$name`).
     public let parameterCount: Int
     @exclusivity(unchecked) var isInUse = false
+    /// The tables the statement writes directly, known when a commit observer watched it being prepared.
+    let writtenTables: Set<String>
 
     /// Column names and name → index maps, computed once per preparation, so reading by name costs one
     /// dictionary look-up.
@@ -97,6 +99,8 @@ public final class DBBStatement {
         var statement: OpaquePointer?
         var holdsMore = false
         let flags = cached ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let tracker = database.beginPreparing()
+        defer { tracker?.preparing = nil }
         let code = sql.withCString { text in
             var tail: UnsafePointer<CChar>?
             let code = sqlite3_prepare_v3(database.handle, text, -1, flags, &statement, &tail)
@@ -121,6 +125,7 @@ public final class DBBStatement {
         self.sql = sql
         self.columnCount = Int(sqlite3_column_count(statement))
         self.parameterCount = Int(sqlite3_bind_parameter_count(statement))
+        self.writtenTables = tracker?.preparing ?? []
     }
 
     deinit {
@@ -365,7 +370,10 @@ public final class DBBStatement {
     func step() throws -> Bool {
         let code = sqlite3_step(handle)
         if code == SQLITE_ROW { return true }
-        if code == SQLITE_DONE { return false }
+        if code == SQLITE_DONE {
+            if database.changeTracker != nil { database.statementDidFinish(writing: writtenTables) }
+            return false
+        }
         let error = DBBError.fromConnection(database.handle, code: code, sql: sql, context: "running a statement")
         sqlite3_reset(handle)
         throw error

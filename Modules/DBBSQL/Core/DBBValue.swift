@@ -104,9 +104,7 @@ public enum DBBDateStrategy: Sendable, Hashable {
 }
 
 /// Settings that govern how Swift values become SQLite values and back, per connection.
-public struct DBBCodingOptions: @unchecked Sendable {
-    // @unchecked: JSONSerialization's option sets are plain bit masks, though not marked Sendable on Linux.
-
+public struct DBBCodingOptions: Sendable {
     /// How dates are stored and read. Default: ``DBBDateStrategy/secondsSince1970``.
     public var dateStrategy: DBBDateStrategy = .secondsSince1970
     /// Options for writing arrays and dictionaries as JSON text. Default: sorted keys.

@@ -89,7 +89,12 @@ public enum DBBAuthorizerDecision: Sendable, Hashable {
 /// Holds the Swift closure the C callback calls.
 private final class AuthorizerBox {
     let authorize: (DBBAuthorizerRequest) -> DBBAuthorizerDecision
-    init(_ authorize: @escaping (DBBAuthorizerRequest) -> DBBAuthorizerDecision) { self.authorize = authorize }
+    /// The connection's change tracker, which also learns what an allowed statement writes.
+    let tracker: DBBChangeTracker?
+    init(_ authorize: @escaping (DBBAuthorizerRequest) -> DBBAuthorizerDecision, tracker: DBBChangeTracker?) {
+        self.authorize = authorize
+        self.tracker = tracker
+    }
 }
 
 extension DBBDatabase {
@@ -121,9 +126,10 @@ extension DBBDatabase {
         _ sql: String, authorizer: @escaping (DBBAuthorizerRequest) -> DBBAuthorizerDecision
     ) throws -> DBBStatement {
         let handle = try openHandle(sql)
-        let box = Unmanaged.passRetained(AuthorizerBox(authorizer))
+        let box = Unmanaged.passRetained(AuthorizerBox(authorizer, tracker: changeTracker))
         defer {
-            sqlite3_set_authorizer(handle, nil, nil)
+            // Back to the commit observers' authorizer, if they have one.
+            installTrackingAuthorizer(handle)
             box.release()
         }
         let callback:
@@ -138,7 +144,7 @@ extension DBBDatabase {
                     second: second.map { String(cString: $0) }, database: database.map { String(cString: $0) },
                     trigger: trigger.map { String(cString: $0) })
                 switch box.authorize(request) {
-                case .allow: return SQLITE_OK
+                case .allow: return box.tracker?.authorize(code, first, database, trigger) ?? SQLITE_OK
                 case .deny: return SQLITE_DENY
                 case .ignore: return SQLITE_IGNORE
                 }

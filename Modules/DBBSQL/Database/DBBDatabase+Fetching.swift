@@ -1,5 +1,3 @@
-internal import Foundation
-
 extension DBBDatabase {
     /// A lazy cursor over the rows of a query.
     ///

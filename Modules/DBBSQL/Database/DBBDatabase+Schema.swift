@@ -36,11 +36,6 @@ public struct DBBColumnInfo: Hashable, Sendable {
 }
 
 extension DBBDatabase {
-    /// Quotes an identifier (a table, column or index name) for use in SQL: `my "table"` → `"my ""table"""`.
-    public static func quoteIdentifier(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
     /// Whether a table (or view) of this name exists in the main schema.
     ///
     /// - Throws: ``DBBError`` if the schema cannot be read.

@@ -69,6 +69,31 @@ extension DBBDatabase {
         }
     }
 
+    /// Runs a closure in a read transaction whose snapshot is taken at once: every query inside sees the
+    /// database as it was when the call began, whatever other connections commit meanwhile (in WAL mode
+    /// they go on committing; in rollback-journal mode they wait until the snapshot ends).
+    ///
+    /// ```swift
+    /// let (users, count) = try db.inSnapshot { db in
+    ///     (try db.fetchValues(String.self, "SELECT name FROM user"), try db.fetchValue(Int.self, "SELECT count(*) FROM user"))
+    /// }
+    /// ```
+    ///
+    /// A deferred transaction takes its snapshot at its first read, so this one reads the schema first.
+    /// Inside an open transaction it runs as a savepoint of that transaction, which already has its snapshot.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/isolation.html
+    ///
+    /// - Parameter body: the work; it receives this connection.
+    /// - Returns: what the closure returns.
+    /// - Throws: what the closure throws, or ``DBBError`` from beginning or ending the transaction.
+    public func inSnapshot<T>(_ body: (DBBDatabase) throws -> T) throws -> T {
+        try inTransaction(.deferred) { db in
+            _ = try db.fetchValue(Int.self, "SELECT count(*) FROM sqlite_master")
+            return try body(db)
+        }
+    }
+
     /// Runs a closure inside a savepoint: released when it returns, rolled back to when it throws.
     /// Savepoints nest, and work inside or outside a transaction.
     ///

@@ -35,6 +35,8 @@ public final class DBBDatabase {
     private(set) var handle: OpaquePointer?
     private var statementCache: [String: DBBStatement] = [:]
     var traceBox: DBBTraceBox?
+    /// Present while commit observers are installed (``addCommitObserver(_:)``).
+    var changeTracker: DBBChangeTracker?
     var savepointDepth = 0
     /// The number of cursors that are stepping a statement of this connection.
     @exclusivity(unchecked) var activeCursorCount = 0
@@ -126,6 +128,7 @@ public final class DBBDatabase {
         }
         statementCache.removeAll()
         if traceBox != nil { sqlite3_trace_v2(handle, 0, nil, nil) }
+        removeChangeTracker()
         // close_v2 defers the final release until statements still referenced from Swift are finalized;
         // they can no longer run, since every run checks that the connection is open.
         let code = sqlite3_close_v2(handle)
@@ -220,7 +223,10 @@ public final class DBBDatabase {
                 if position.pointee == 0 { break }
                 var statement: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
+                let tracker = beginPreparing()
                 let code = sqlite3_prepare_v2(handle, position, -1, &statement, &tail)
+                let written = tracker?.preparing ?? []
+                tracker?.preparing = nil
                 guard code == SQLITE_OK else {
                     let rest = String(cString: position)
                     throw DBBError.fromConnection(
@@ -236,6 +242,7 @@ public final class DBBDatabase {
                         handle, code: stepCode, sql: String(cString: sqlite3_sql(statement)),
                         context: "running one of several statements")
                 }
+                if tracker != nil { statementDidFinish(writing: written) }
             }
         }
     }

@@ -1,5 +1,4 @@
 internal import Dispatch
-internal import Foundation
 
 /// Shares one connection between threads and tasks by running every access on a serial queue
 /// (FMDatabaseQueue's role).
@@ -17,7 +16,8 @@ internal import Foundation
 public final class DBBDatabaseQueue: @unchecked Sendable {
     // @unchecked: `database` is touched only on `queue`, a serial dispatch queue.
     private let database: DBBDatabase
-    private let queue: DispatchQueue
+    /// The serial queue; a pool marks its readers' queues so it can tell which one a caller is on.
+    let queue: DispatchQueue
     private let onQueueKey = DispatchSpecificKey<Bool>()
 
     /// The path of the database file, or `":memory:"`.

@@ -333,15 +333,3 @@ public enum DBBAffinity: String, Sendable {
         return (self == .text) != (other == .text)
     }
 }
-
-/// How names are written into generated SQL.
-public enum DBBIdentifier {
-    /// A plain identifier is written as is (DBBBuilder's DDL text); anything else, including SQL keywords,
-    /// is double-quoted.
-    public static func sql(_ name: String) -> String {
-        let isPlain =
-            !name.isEmpty && name.first.map { $0.isLetter || $0 == "_" } == true
-            && name.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "_" }
-        return isPlain && !DBBDatabase.isKeyword(name) ? name : DBBDatabase.quoteIdentifier(name)
-    }
-}

@@ -41,9 +41,3 @@ public struct ColumnAttribute: Sendable {
 
 /// The name DBBBuilder's documentation uses for ``ColumnAttribute``.
 public typealias ColumnAttributes = ColumnAttribute
-
-/// Sort directions for query options.
-public struct ColumnSorting: Sendable {
-    public static let ascending = "ASC"
-    public static let descending = "DESC"
-}

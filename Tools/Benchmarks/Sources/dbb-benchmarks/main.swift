@@ -4,7 +4,7 @@ import Foundation
 
 /// The workloads by name, in the order a run of all of them takes.
 let workloads: KeyValuePairs<String, () -> Void> = [
-    "sql": SQLBenchmark.run, "compare": Comparison.run, "export": ExportBenchmark.run,
+    "sql": SQLBenchmark.run, "compare": Comparison.run, "export": ExportBenchmark.run, "pool": PoolBenchmark.run,
 ]
 let names = workloads.map(\.key)
 let usage = """
@@ -14,6 +14,7 @@ let usage = """
         --scale N divides every count by N (short runs for profiling); --only picks workloads W1–W5;
         --contenders picks contenders by name ("raw sqlite3", "GRDB 7.10", "key paths", "closures",
         "macro")
+      pool options: --scale N divides the object counts and the run time by N
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
