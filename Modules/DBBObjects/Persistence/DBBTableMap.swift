@@ -5,7 +5,8 @@ internal import Foundation
 /// A registered class's mapping, compiled once: its layout, its accessors in column order, and the SQL
 /// of every statement the object API runs for it.
 final class DBBTableMap: @unchecked Sendable {
-    // @unchecked: immutable after init; its closures run on the manager's queue.
+    // @unchecked: immutable after init; its accessor closures (not Sendable, see DBBPropertyPersistence) touch
+    // only the objects handed to them, each used by one thread at a time.
 
     struct Scalar {
         let name: String

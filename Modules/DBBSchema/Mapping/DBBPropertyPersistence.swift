@@ -17,7 +17,8 @@ internal import Foundation
 /// compile. Passing `type:` is allowed; a type that differs from the inferred one is reported as an
 /// error when the class is registered.
 public struct DBBPropertyPersistence: @unchecked Sendable {
-    // @unchecked: the accessor closures only touch the object handed to them, on the manager's queue.
+    // @unchecked: key paths are not Sendable, so neither are closures capturing them; the accessors touch only
+    // the object handed to them, which one thread uses at a time (checked by the thread-sanitizer runs).
 
     // The members an entry's inlinable initializers use are usable from inlinable code, so that its accessors
     // are specialized for the property's class and type where the entry is written.
