@@ -203,3 +203,69 @@ enum ClassMapped {
         #expect(columns == ["id", "createdTime", "modifiedTime", "labelText"])
     }
 }
+
+/// Key-path entries read and write stored properties through their storage, and properties with observers or
+/// accessors through the key path, so what those run still runs on every load.
+@Suite struct KeyPathStorageTests {
+    final class Reading: DBBTableObject {
+        var title = ""
+        var pages = 0
+        var rating: Double?
+        var finished: Date?
+        var read = false
+        var shelf = "" {
+            didSet { shelfSets += 1 }
+        }
+        var shelfSets = 0
+        var storedChapters = 0
+        var chapters: Int {
+            get { storedChapters }
+            set { storedChapters = newValue }
+        }
+
+        required init(dbManager: DBBManager) {
+            super.init(dbManager: dbManager)
+            dbManager.addPersistenceMapping(
+                [
+                    "title": .init(\Reading.title), "pages": .init(\Reading.pages), "rating": .init(\Reading.rating),
+                    "finished": .init(\Reading.finished), "read": .init(\Reading.read),
+                    "shelf": .init(\Reading.shelf), "chapters": .init(\Reading.chapters),
+                ], for: self)
+        }
+    }
+
+    @Test func everyKindOfPropertyRoundTripsAndObserversRunOnLoad() throws {
+        let manager = try DBBManager.inMemory()
+        try manager.addTableClasses([Reading.self])
+        let finished = Date(timeIntervalSinceReferenceDate: 700_000_000.5)
+        for (index, title) in ["Dune", "Emma"].enumerated() {
+            let reading = Reading(dbManager: manager)
+            reading.title = title
+            reading.pages = 400 + index
+            reading.rating = index == 0 ? 4.5 : nil
+            reading.finished = index == 0 ? finished : nil
+            reading.read = index == 0
+            reading.shelf = "shelf \(index)"
+            reading.chapters = 20 + index
+            try reading.save()
+        }
+        let readings = try Reading.fetchAll(manager: manager)
+        #expect(readings.map(\.title) == ["Dune", "Emma"])
+        #expect(readings.map(\.pages) == [400, 401])
+        #expect(readings.map(\.rating) == [4.5, nil])
+        #expect(readings.map(\.finished) == [finished, nil])
+        #expect(readings.map(\.read) == [true, false])
+        #expect(readings.map(\.shelf) == ["shelf 0", "shelf 1"])
+        #expect(readings.map(\.chapters) == [20, 21])
+        // The observed property was set through its setter: its observer ran once per loaded object.
+        #expect(readings.map(\.shelfSets) == [1, 1])
+
+        readings[1].title = "Emma (annotated)"
+        readings[1].rating = 3
+        try readings[1].save()
+        let reloaded = try #require(try Reading.fetchOne(id: readings[1].idNum, manager: manager))
+        #expect(reloaded.title == "Emma (annotated)")
+        #expect(reloaded.rating == 3)
+        #expect(reloaded.pages == 401)
+    }
+}

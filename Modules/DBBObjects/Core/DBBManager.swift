@@ -307,7 +307,7 @@ public final class DBBManager: @unchecked Sendable {
                     type: tableClass, properties: properties,
                     attributes: (prototype.attributesDictionary ?? [:])
                         .merging(declared.attributes, uniquingKeysWith: { _, declared in declared }),
-                    indexers: seed.indexers + declared.indexers)
+                    indexers: seed.indexers + declared.indexers, prototype: prototype)
                 if mode == .readOnly {
                     try queue.inDatabase { db in try map.checkSchema(in: db) }
                 } else {

@@ -25,7 +25,8 @@ extension DBBTableRepresentable where Self: DBBTableObject {
             let (request, distinct) = try build(map)
             let handOver = try await manager.runRead { db in
                 DBBHandOver(
-                    try run(request, distinct: distinct, map: map, manager: manager, db: db).map { $0 as! Self })
+                    DBBObjectLoader.typed(
+                        try run(request, distinct: distinct, map: map, manager: manager, db: db), as: Self.self))
             }
             return handOver.take()
         } catch {

@@ -41,12 +41,33 @@ open class DBBTableObject: DBBTableRepresentable {
 
     /// Whether the object was loaded from its row or saved: an object with an `idNum` but no stored row
     /// (one whose id was set before its first save) is inserted with that id.
-    package var hasStoredRow = false
+    @exclusivity(unchecked) package var hasStoredRow = false
+    /// What a partial fetch loaded, allocated only by one: a fully loaded object carries a single nil
+    /// reference, so creating and releasing the objects of a fetch touches no other bookkeeping.
+    @exclusivity(unchecked) private var partialLoad: DBBPartialLoad?
+
     /// The properties a partial fetch loaded (`nil`: all of them). A save writes only these and the ones
     /// set since, so unloaded columns and join rows are left as they are.
-    @exclusivity(unchecked) package var loadedProperties: Set<String>?
-    /// What a partial fetch left in the properties it did not load, to detect the ones set since.
-    @exclusivity(unchecked) var unloadedSnapshot: [String: DBBPropertySnapshot] = [:]
+    package var loadedProperties: Set<String>? {
+        get { partialLoad?.loaded }
+        set {
+            if let newValue {
+                partialLoad = DBBPartialLoad(loaded: newValue, unloaded: partialLoad?.unloaded ?? [:])
+            } else {
+                partialLoad = nil
+            }
+        }
+    }
+
+    /// What a partial fetch left in the properties it did not load, to detect the ones set since (empty for
+    /// a fully loaded object).
+    var unloadedSnapshot: [String: DBBPropertySnapshot] {
+        get { partialLoad?.unloaded ?? [:] }
+        set {
+            guard let partialLoad else { return }
+            self.partialLoad = DBBPartialLoad(loaded: partialLoad.loaded, unloaded: newValue)
+        }
+    }
 
     /// Creates an empty instance. Subclasses override it to add their persistence mapping.
     ///
@@ -117,6 +138,12 @@ open class DBBTableObject: DBBTableRepresentable {
         idNum = 0
         hasStoredRow = false
     }
+}
+
+/// The state of a partly loaded object: what its fetch loaded, and what it left in the rest.
+private struct DBBPartialLoad {
+    var loaded: Set<String>
+    var unloaded: [String: DBBPropertySnapshot]
 }
 
 @available(*, unavailable, message: "table objects are not Sendable: share them between tasks by idNum")

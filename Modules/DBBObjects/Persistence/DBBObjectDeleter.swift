@@ -37,9 +37,7 @@ struct DBBObjectDeleter {
             // with a reused id is not mistaken for the old one. A NOT NULL column refuses, and the delete fails
             // with the constraint error and changes nothing.
             for foreignKey in other.foreignKeys where foreignKey.target == key {
-                try db.execute(
-                    "UPDATE \(DBBIdentifier.sql(other.tableName)) SET \(DBBIdentifier.sql(foreignKey.column)) = NULL "
-                        + "WHERE \(DBBIdentifier.sql(foreignKey.column)) IN (SELECT value FROM json_each(?))", list)
+                try db.execute(other.description.clearReferencesSQL(column: foreignKey.column), list)
             }
         }
         try db.execute(map.deleteSQL, list)

@@ -38,11 +38,29 @@ final class DBBObjectLoader {
         let assign: Assignment
         let target: ObjectIdentifier
         let ids: [Int64]
+        /// A query of every id the reference's column holds (`SELECT lead FROM Project_lead`), when the column
+        /// was read whole: the referenced rows then load through it, with no list of ids built and bound.
+        let source: String?
+    }
+
+    /// Sets one scalar property from its column.
+    private struct ColumnReader {
+        let read: (AnyObject, DBBRow, Int32) throws -> Void
+        let column: Int32
     }
 
     private enum Assignment {
         case one(DBBObjectAccessor)
         case many(DBBObjectsAccessor)
+    }
+
+    /// The objects a fetch of class `T` returned, as `T`, without a cast of each object (a checked cast of the
+    /// array costs a dynamic cast per element): a fetch runs on the map registered for the class it is called on
+    /// (`T`, or a subclass when called through a `DBBTableObject.Type` value), whose initializer created every
+    /// object it returns, fresh or from its identity index.
+    static func typed<T: DBBTableObject>(_ objects: [DBBTableObject], as type: T.Type = T.self) -> [T] {
+        assert(objects.allSatisfy { $0 is T }, "a fetch of \(type) returned objects of another class")
+        return unsafeBitCast(objects, to: [T].self)
     }
 
     /// Fetches the objects a request selects, with their join properties and referenced objects.
@@ -63,10 +81,14 @@ final class DBBObjectLoader {
         var fresh: [DBBTableObject] = []
         // Per row, only what is needed: one setter closure and its column per loaded scalar.
         let scalarBase = map.leadingColumns
-        let scalarReaders = map.scalars.enumerated().compactMap { index, scalar in
-            request.properties?.contains(scalar.name) ?? true ? (scalar.accessor.read, Int32(scalarBase + index)) : nil
-        }
+        let scalarReaders = ContiguousArray(
+            map.scalars.enumerated().compactMap { index, scalar in
+                request.properties?.contains(scalar.name) ?? true
+                    ? ColumnReader(read: scalar.accessor.read, column: Int32(scalarBase + index)) : nil
+            })
         let loadedKeys = map.foreignKeys.enumerated().filter { request.properties?.contains($0.element.name) ?? true }
+        // A request for every row reads every foreign key: the referenced rows are those the column names.
+        let keySources = map.foreignKeys.map { request.isAll ? map.description.selectColumnSQL($0.column) : nil }
         let cursor = try db.fetchCursor(map.selectSQL + request.tail, arguments: DBBArguments(request.arguments))
         let keyBase = scalarBase + map.scalars.count
         // What a partial fetch loads: exactly what the join loop below reads, so a save writes nothing else.
@@ -89,14 +111,16 @@ final class DBBObjectLoader {
                 object.modifiedTime = try Date.readIfPresent(from: row, at: 2)
             }
             if !request.sparse {
-                for (read, column) in scalarReaders {
-                    try read(object, row, column)
+                // Indexed, so that each reader is borrowed from the array rather than copied (and retained).
+                for index in scalarReaders.indices {
+                    try scalarReaders[index].read(object, row, scalarReaders[index].column)
                 }
                 for (index, key) in loadedKeys {
                     if let target: Int64 = try row[keyBase + index] {
                         pending.append(
                             PendingReference(
-                                object: object, assign: .one(key.accessor), target: key.target, ids: [target]))
+                                object: object, assign: .one(key.accessor), target: key.target, ids: [target],
+                                source: keySources[index]))
                     } else {
                         try key.accessor.set(object, nil)
                     }
@@ -104,17 +128,21 @@ final class DBBObjectLoader {
             }
             if let loaded = loadedSet {
                 object.loadedProperties = loaded
-                for name in unloadedNames {
-                    object.unloadedSnapshot[name] = map.snapshot(of: name, in: object)
-                }
+                var snapshot: [String: DBBPropertySnapshot] = [:]
+                for name in unloadedNames { snapshot[name] = map.snapshot(of: name, in: object) }
+                object.unloadedSnapshot = snapshot
             }
-            if mayKnowRows { known[id] = object }
             result.append(object)
-            fresh.append(object)
+            if mayKnowRows {
+                known[id] = object
+                fresh.append(object)
+            }
         }
         if mayKnowRows {
             identity[typeKey] = known
         } else {
+            // A first load meets no known row: every object is fresh.
+            fresh = result
             unindexed[typeKey] = fresh
         }
         guard !fresh.isEmpty, !request.sparse else { return result }
@@ -124,36 +152,48 @@ final class DBBObjectLoader {
         // collected in one buffer, with no dictionary of groups.
         let inIDOrder = zip(fresh, fresh.dropFirst()).allSatisfy { $0.idNum < $1.idNum }
         let byID = inIDOrder ? fresh : fresh.sorted { $0.idNum < $1.idNum }
+        // One buffer per kind: stored values, or the ids of referenced objects (read without a value array).
         var values: [DBBValue] = []
+        var ids: [Int64] = []
         for join in map.joins {
             if let properties = request.properties, !properties.contains(join.name) { continue }
             if let joins = request.joinProperties, !joins.contains(join.name) { continue }
+            let readsIDs = join.values.target != nil
+            // Read whole (no owner list), the join table names exactly the objects its references need.
+            let source = owners == nil ? join.table.selectValuesSQL : nil
             let cursor =
                 try owners.map { try db.fetchCursor(join.selectOwnersSQL, $0) } ?? db.fetchCursor(join.selectAllSQL)
             var position = 0
             while let row = try cursor.next() {
                 guard let owner = try Int64.readIfPresent(from: row, at: 0) else { continue }
                 while position < byID.count && byID[position].idNum < owner {
-                    try assign(values, of: join, to: byID[position], pending: &pending)
+                    try assign(values, ids, of: join, source: source, to: byID[position], pending: &pending)
                     values.removeAll(keepingCapacity: true)
+                    ids.removeAll(keepingCapacity: true)
                     position += 1
                 }
                 // Rows of owners loaded before (or not at all) are not this fetch's.
                 guard position < byID.count, byID[position].idNum == owner else { continue }
-                values.append(row.value(at: 1))
+                if readsIDs {
+                    if let id = row.value(at: 1).int64Value { ids.append(id) }
+                } else {
+                    values.append(row.value(at: 1))
+                }
             }
             while position < byID.count {
-                try assign(values, of: join, to: byID[position], pending: &pending)
+                try assign(values, ids, of: join, source: source, to: byID[position], pending: &pending)
                 values.removeAll(keepingCapacity: true)
+                ids.removeAll(keepingCapacity: true)
                 position += 1
             }
         }
         return result
     }
 
-    /// Sets a join property from the values of its join rows, or collects the references to resolve.
+    /// Sets a join property from the values of its join rows, or collects the references (`ids`) to resolve.
     private func assign(
-        _ values: [DBBValue], of join: DBBTableMap.Join, to object: DBBTableObject, pending: inout [PendingReference]
+        _ values: [DBBValue], _ ids: [Int64], of join: DBBTableMap.Join, source: String?, to object: DBBTableObject,
+        pending: inout [PendingReference]
     ) throws {
         switch join.values {
         case .scalar(let accessor):
@@ -161,15 +201,15 @@ final class DBBObjectLoader {
         case .values(let accessor):
             try accessor.set(object, values)
         case .object(let accessor, let target):
-            let ids = values.compactMap(\.int64Value)
             if ids.isEmpty {
                 try accessor.set(object, nil)
             } else {
-                pending.append(PendingReference(object: object, assign: .one(accessor), target: target, ids: ids))
+                pending.append(
+                    PendingReference(object: object, assign: .one(accessor), target: target, ids: ids, source: source))
             }
         case .objects(let accessor, let target):
-            let ids = values.compactMap(\.int64Value)
-            pending.append(PendingReference(object: object, assign: .many(accessor), target: target, ids: ids))
+            pending.append(
+                PendingReference(object: object, assign: .many(accessor), target: target, ids: ids, source: source))
         }
     }
 
@@ -208,25 +248,53 @@ final class DBBObjectLoader {
         while !pending.isEmpty {
             assignments += pending
             var wanted: [ObjectIdentifier: Set<Int64>] = [:]
+            // Per class, the queries of the columns its references came from, while every one came from a
+            // column read whole (`nil` once one did not): then those queries select the rows to load.
+            var sources: [ObjectIdentifier: Set<String>?] = [:]
             do {
                 // References come grouped by class: each class's index is looked up once per group, and let go
                 // before its class loads more rows into it.
                 var last: (type: ObjectIdentifier, known: [Int64: DBBTableObject])?
+                // References of one column come together: each column's query is added once, not hashed per row.
+                var lastSource: String?
                 for reference in pending {
-                    if last?.type != reference.target { last = (reference.target, index(of: reference.target)) }
+                    let target = reference.target
+                    if last?.type != target { last = (target, index(of: target)) }
                     let known = last?.known ?? [:]
-                    for id in reference.ids where known[id] == nil { wanted[reference.target, default: []].insert(id) }
+                    if let source = reference.source, sources[target] != .some(nil) {
+                        if source != lastSource || sources[target] == nil {
+                            sources[target, default: []]?.insert(source)
+                            lastSource = source
+                        }
+                        // With a source, only whether anything is missing matters, not which ids.
+                        if wanted[target] == nil, reference.ids.contains(where: { known[$0] == nil }) {
+                            wanted[target] = []
+                        }
+                        continue
+                    }
+                    if sources[target] != .some(nil) {
+                        // The first reference without a source: the ids of those before it are needed now.
+                        sources[target] = .some(nil)
+                        wanted[target] = Set(
+                            pending.lazy.filter { $0.target == target }.flatMap(\.ids).filter { known[$0] == nil })
+                        continue
+                    }
+                    for id in reference.ids where known[id] == nil { wanted[target, default: []].insert(id) }
                 }
             }
             pending = []
-            for (target, ids) in wanted where !ids.isEmpty {
+            for (target, ids) in wanted {
                 guard let map = manager.mapIfRegistered(target) else {
                     throw DBBError.misuse(
                         "a referenced class is not registered with this manager",
                         recovery: "register every class a mapping refers to with addTableClasses(_:)",
                         context: "loading references")
                 }
-                _ = try loadRows(map, map.rowsRequest(ids: ids.sorted()), pending: &pending)
+                if case .some(.some(let queries)) = sources[target] {
+                    _ = try loadRows(map, map.rowsRequest(selectedBy: queries.sorted()), pending: &pending)
+                } else if !ids.isEmpty {
+                    _ = try loadRows(map, map.rowsRequest(ids: ids.sorted()), pending: &pending)
+                }
             }
         }
         var lastTarget: (type: ObjectIdentifier, known: [Int64: DBBTableObject])?

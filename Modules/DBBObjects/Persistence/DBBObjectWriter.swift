@@ -213,7 +213,7 @@ struct DBBObjectWriter {
             }
             if statementsOf?.map !== map {
                 statementsOf = (
-                    map, try db.prepare(map.insertSQL), map.updateSQL.isEmpty ? nil : try db.prepare(map.updateSQL)
+                    map, try db.prepare(map.insertSQL), try map.updateSQL.map { try db.prepare($0) }
                 )
             }
             if isNew && row.presetID != 0 {
@@ -228,15 +228,12 @@ struct DBBObjectWriter {
                 try update.execute(values: arguments[...])
                 try requireRowUpdated(row, in: db)
             } else {
-                let columns =
-                    (map.hasTimestamps ? ["modifiedTime"] : []) + (row.scalarColumns ?? []).map(DBBIdentifier.sql)
-                    + (row.keyColumns ?? []).map(DBBIdentifier.sql)
-                guard !columns.isEmpty else { continue }
+                guard
+                    let update = map.description.updateSQL(
+                        columns: (row.scalarColumns ?? []) + (row.keyColumns ?? []))
+                else { continue }
                 arguments.append(.integer(row.existingID))
-                try db.prepare(
-                    "UPDATE \(DBBIdentifier.sql(map.tableName)) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) "
-                        + "WHERE \(DBBIdentifier.sql(map.idColumn)) = ?"
-                ).execute(values: arguments[...])
+                try db.prepare(update).execute(values: arguments[...])
                 try requireRowUpdated(row, in: db)
             }
         }
@@ -261,9 +258,10 @@ struct DBBObjectWriter {
             let columns = row.keyColumns ?? row.map.foreignKeys.map(\.column)
             for (column, reference) in zip(columns, row.keyReferences) {
                 guard let id = resolve(reference) else { continue }
-                try db.execute(
-                    "UPDATE \(DBBIdentifier.sql(row.map.tableName)) SET \(DBBIdentifier.sql(column)) = ? "
-                        + "WHERE \(DBBIdentifier.sql(row.map.idColumn)) = ?", id, ids[index])
+                guard let update = row.map.description.updateSQL(columns: [column], touchesModifiedTime: false) else {
+                    continue
+                }
+                try db.execute(update, id, ids[index])
             }
         }
         outcome.ids = ids

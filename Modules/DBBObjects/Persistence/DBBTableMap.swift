@@ -5,7 +5,8 @@ internal import Foundation
 /// A registered class's mapping, compiled once: its layout, its accessors in column order, and the SQL
 /// of every statement the object API runs for it.
 final class DBBTableMap: @unchecked Sendable {
-    // @unchecked: immutable after init; its closures run on the manager's queue.
+    // @unchecked: immutable after init; its accessor closures (not Sendable, see DBBPropertyPersistence) touch
+    // only the objects handed to them, each used by one thread at a time.
 
     struct Scalar {
         let name: String
@@ -72,12 +73,19 @@ final class DBBTableMap: @unchecked Sendable {
     let insertSQL: String
     /// `insertSQL` with the id column first, for objects whose id was set before their first save.
     let insertWithIDSQL: String
-    let updateSQL: String
+    /// `nil` when the class has nothing to update (no timestamps, no columns).
+    let updateSQL: String?
     let deleteSQL: String
+    /// `" WHERE <id> IN (SELECT value FROM json_each(?))"`: rows by a JSON list of ids.
+    let byIDsSQL: String
+    /// The ids of every row, ascending.
+    let allIDsSQL: String
 
+    /// - Parameter prototype: an object of the class, in which the stored properties of key-path entries are
+    ///   located once, so that rows are read and written without applying key paths.
     init(
         type: DBBTableObject.Type, properties: [String: DBBPropertyPersistence], attributes: [String: String],
-        indexers: [DBBIndexer]
+        indexers: [DBBIndexer], prototype: DBBTableObject
     ) throws {
         self.type = type
         tableName = type.tableName
@@ -89,14 +97,17 @@ final class DBBTableMap: @unchecked Sendable {
             attributes: attributes, indexers: indexers)
         self.description = description
         propertyNames = Set(properties.keys)
-        accessorsByName = properties.mapValues(\.accessor)
+        let accessors = properties.mapValues { $0.accessor(resolvedIn: prototype) }
+        accessorsByName = accessors
         keyPaths = properties.compactMapValues(\.keyPath)
 
         var scalars: [Scalar] = []
         var foreignKeys: [ForeignKey] = []
         for column in description.columns {
-            guard let property = properties[column.propertyName] else { continue }
-            switch property.accessor {
+            guard let property = properties[column.propertyName], let accessor = accessors[column.propertyName] else {
+                continue
+            }
+            switch accessor {
             case .scalar(let accessor):
                 scalars.append(Scalar(name: column.propertyName, column: column.name, accessor: accessor))
             case .object(let accessor):
@@ -114,13 +125,12 @@ final class DBBTableMap: @unchecked Sendable {
         self.scalars = scalars
         self.foreignKeys = foreignKeys
 
-        let q = DBBIdentifier.sql
         joins = try description.joinTables.map { table in
             guard let property = properties[table.propertyName] else {
                 throw DBBError(.internal, message: "lost property \(table.propertyName)", context: "registering")
             }
             let values: JoinValues
-            switch property.accessor {
+            switch accessors[table.propertyName] ?? property.accessor {
             case .scalar(let accessor): values = .scalar(accessor)
             case .values(let accessor): values = .values(accessor)
             case .object(let accessor):
@@ -128,51 +138,26 @@ final class DBBTableMap: @unchecked Sendable {
             case .objects(let accessor):
                 values = .objects(accessor, target: ObjectIdentifier(property.storageType.objectType!))
             }
-            let joinTable = q(table.tableName)
-            let owner = q(table.ownerColumn)
-            let column = q(table.columnName)
             return Join(
                 name: table.propertyName, table: table, values: values,
                 cascades: attributes[table.propertyName] == ColumnAttribute.cascadingDeletion,
-                insertSQL: "INSERT INTO \(joinTable) (\(owner), \(column)) VALUES (?, ?)",
-                deleteOwnersSQL: "DELETE FROM \(joinTable) WHERE \(owner) IN (SELECT value FROM json_each(?))",
-                selectAllSQL: "SELECT \(owner), \(column) FROM \(joinTable) ORDER BY \(owner), id",
-                selectOwnersSQL:
-                    "SELECT \(owner), \(column) FROM \(joinTable) WHERE \(owner) IN (SELECT value FROM json_each(?)) "
-                    + "ORDER BY \(owner), id",
-                selectOwnerIDsSQL:
-                    "SELECT DISTINCT \(column) FROM \(joinTable) WHERE \(owner) IN (SELECT value FROM json_each(?))",
-                deleteValuesSQL: "DELETE FROM \(joinTable) WHERE \(column) IN (SELECT value FROM json_each(?))")
+                insertSQL: table.insertSQL, deleteOwnersSQL: table.deleteOwnersSQL, selectAllSQL: table.selectAllSQL,
+                selectOwnersSQL: table.selectOwnersSQL, selectOwnerIDsSQL: table.selectOwnerValuesSQL,
+                deleteValuesSQL: table.deleteValuesSQL)
         }
 
         hasReferences = !foreignKeys.isEmpty || joins.contains { $0.values.target != nil }
 
-        let table = q(tableName)
-        var selectColumns = [q(idColumn)]
-        var writeColumns: [String] = []
-        if hasTimestamps {
-            selectColumns += ["createdTime", "modifiedTime"]
-        }
-        leadingColumns = selectColumns.count
-        writeColumns += scalars.map { q($0.column) } + foreignKeys.map { q($0.column) }
-        selectColumns += writeColumns
-        selectSQL = "SELECT \(selectColumns.joined(separator: ", ")) FROM \(table)"
-        let insertColumns = (hasTimestamps ? ["createdTime", "modifiedTime"] : []) + writeColumns
-        insertSQL =
-            insertColumns.isEmpty
-            ? "INSERT INTO \(table) DEFAULT VALUES"
-            : "INSERT INTO \(table) (\(insertColumns.joined(separator: ", "))) VALUES ("
-                + Array(repeating: "?", count: insertColumns.count).joined(separator: ", ") + ")"
-        let idAndColumns = [q(idColumn)] + insertColumns
-        insertWithIDSQL =
-            "INSERT INTO \(table) (\(idAndColumns.joined(separator: ", "))) VALUES ("
-            + Array(repeating: "?", count: idAndColumns.count).joined(separator: ", ") + ")"
-        let updateColumns = (hasTimestamps ? ["modifiedTime"] : []) + writeColumns
-        updateSQL =
-            updateColumns.isEmpty
-            ? ""
-            : "UPDATE \(table) SET \(updateColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE \(q(idColumn)) = ?"
-        deleteSQL = "DELETE FROM \(table) WHERE \(q(idColumn)) IN (SELECT value FROM json_each(?))"
+        // The statements' text comes from the table's description; the map keeps it to prepare and cache.
+        let writeColumns = scalars.map(\.column) + foreignKeys.map(\.column)
+        leadingColumns = description.leadingColumnCount
+        selectSQL = description.selectSQL(columns: writeColumns)
+        insertSQL = description.insertSQL(columns: writeColumns)
+        insertWithIDSQL = description.insertSQL(columns: writeColumns, withID: true)
+        updateSQL = description.updateSQL(columns: writeColumns)
+        deleteSQL = description.deleteByIDListSQL
+        byIDsSQL = description.byIDListSQL
+        allIDsSQL = description.allIDsSQL
     }
 
     /// Creates what is missing of the class's layout; never drops anything.
@@ -202,7 +187,7 @@ final class DBBTableMap: @unchecked Sendable {
     /// Every row, in id order.
     var allRowsRequest: DBBFetchRequest {
         var request = DBBFetchRequest()
-        request.tail = " ORDER BY \(DBBIdentifier.sql(idColumn))"
+        request.tail = description.orderByIDSQL
         return request
     }
 
@@ -216,12 +201,12 @@ final class DBBTableMap: @unchecked Sendable {
         return request
     }
 
-    /// `" WHERE <id> IN (SELECT value FROM json_each(?))"`: rows by a JSON list of ids.
-    var byIDsSQL: String { " WHERE \(DBBIdentifier.sql(idColumn)) IN (SELECT value FROM json_each(?))" }
-
-    /// The ids of every row, ascending.
-    var allIDsSQL: String {
-        "SELECT \(DBBIdentifier.sql(idColumn)) FROM \(DBBIdentifier.sql(tableName)) ORDER BY \(DBBIdentifier.sql(idColumn))"
+    /// The rows whose ids the queries select (each a `SELECT` of one column of ids), in id order.
+    func rowsRequest(selectedBy queries: [String]) -> DBBFetchRequest {
+        var request = DBBFetchRequest()
+        request.tail = description.byIDsSQL(selectedBy: queries)
+        request.isAll = false
+        return request
     }
 
     /// Deletes rows and everything that belongs to them, in one transaction; call on the manager's queue.
@@ -240,6 +225,29 @@ final class DBBTableMap: @unchecked Sendable {
 
     /// JSON text of an id list, bound to `json_each(?)` so one statement serves any number of ids.
     static func idList<S: Sequence>(_ ids: S) -> String where S.Element == Int64 {
-        "[" + ids.lazy.map(String.init).joined(separator: ",") + "]"
+        // Digits written straight into one buffer: a list of tens of thousands of ids is built in a few
+        // instructions per digit, with no string per id.
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        bytes.reserveCapacity(ids.underestimatedCount * 8 + 2)
+        for id in ids {
+            if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+            if id < 0 { bytes.append(UInt8(ascii: "-")) }
+            // The magnitude's digits, least significant first, then put in order.
+            let start = bytes.count
+            var rest = id.magnitude
+            repeat {
+                bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+                rest /= 10
+            } while rest > 0
+            // Swapped in place: reversing a slice of the array would copy the whole buffer.
+            var (low, high) = (start, bytes.count - 1)
+            while low < high {
+                bytes.swapAt(low, high)
+                low += 1
+                high -= 1
+            }
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

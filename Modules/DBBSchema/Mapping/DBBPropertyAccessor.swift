@@ -31,7 +31,6 @@ package struct DBBScalarAccessor {
     @usableFromInline package let setStored: (AnyObject, DBBValue) throws -> Void
     /// Sets the property from a loosely typed value (`init(dictionary:manager:)`).
     @usableFromInline package let setAny: (AnyObject, Any?) throws -> Void
-
     @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(_ keyPath: ReferenceWritableKeyPath<Root, Value>) {
         self.init(
@@ -44,6 +43,60 @@ package struct DBBScalarAccessor {
         self.init(
             optionalGet: { (root: Root) in root[keyPath: keyPath] },
             set: { (root: Root, value: Value?) in root[keyPath: keyPath] = value })
+    }
+}
+
+/// The offset of the stored property a key path names inside an object of its class, or `nil` when the key
+/// path does not lead straight to a stored property of a final class (a computed property, an observed or
+/// overridable one, a path of several components).
+///
+/// Swift has no API for the offset of a class's property (`MemoryLayout.offset(of:)` answers only for
+/// structs). A key path whose description names its property is one stored component (computed, observed and
+/// overridable properties are described as `<computed …>`), and projecting it yields the property's own
+/// storage, whose distance from the object's start is the offset; a projection through accessors would yield
+/// a temporary far outside the object, which the bounds check refuses too. Each class is laid out once, so the
+/// offset holds for every object of the class.
+@usableFromInline
+package func storedPropertyOffset<Root: AnyObject, Value>(
+    of keyPath: ReferenceWritableKeyPath<Root, Value>, in prototype: AnyObject
+) -> Int? {
+    guard let root = prototype as? Root, type(of: root) == Root.self,
+        DBBPropertyPersistence.propertyName(of: keyPath) != nil
+    else { return nil }
+    let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(root).toOpaque())
+    let offset = withUnsafeMutablePointer(to: &root[keyPath: keyPath]) { UnsafeMutableRawPointer($0) - base }
+    // Past the object header (metadata and reference counts), aligned, and within an object's size.
+    guard offset >= 2 * MemoryLayout<Int>.size, offset % MemoryLayout<Value>.alignment == 0, offset < 1 << 16
+    else { return nil }
+    return offset
+}
+
+/// The storage of a property at `offset` in an object (see ``storedPropertyOffset(of:in:)``). Reads and
+/// writes through it skip the run-time exclusivity check, as the library's bookkeeping properties do: an
+/// object is used from one thread or task at a time.
+@inlinable @inline(__always)
+package func storage<Value>(of object: AnyObject, at offset: Int, as type: Value.Type) -> UnsafeMutablePointer<Value> {
+    (UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset).assumingMemoryBound(to: type)
+}
+
+/// For an entry made from a key path alone: given an object of the class, the entry's accessors built on
+/// closures that read and write the property's storage (`nil` when the key path names no stored property of a
+/// final class). Applying a key path allocates on every write; reading storage costs a load.
+///
+/// - Parameters:
+///   - keyPath: the entry's key path.
+///   - make: builds the accessors from a getter and a setter of the property.
+@inlinable
+func storageAccessors<Root: AnyObject, Value>(
+    _ keyPath: ReferenceWritableKeyPath<Root, Value>,
+    _ make: @escaping (_ get: @escaping (Root) -> Value, _ set: @escaping (Root, Value) -> Void) -> DBBPropertyAccessor
+) -> (AnyObject) -> DBBPropertyAccessor? {
+    { prototype in
+        storedPropertyOffset(of: keyPath, in: prototype).map { offset in
+            make(
+                { root in storage(of: root, at: offset, as: Value.self).pointee },
+                { root, value in storage(of: root, at: offset, as: Value.self).pointee = value })
+        }
     }
 }
 
@@ -254,7 +307,8 @@ package struct DBBObjectsAccessor {
         set = { object, values in setObjects(unsafeDowncast(object, to: Root.self), try Self.typed(values)) }
     }
 
-    @usableFromInline
+    // Inlinable, so that the casts are specialized for the element type where the entry is written.
+    @inlinable
     static func typed<Object>(_ values: [AnyObject]) throws -> [Object] {
         try values.map {
             guard let typed = $0 as? Object else { throw wrongType($0, Object.self) }

@@ -17,7 +17,8 @@ internal import Foundation
 /// compile. Passing `type:` is allowed; a type that differs from the inferred one is reported as an
 /// error when the class is registered.
 public struct DBBPropertyPersistence: @unchecked Sendable {
-    // @unchecked: the accessor closures only touch the object handed to them, on the manager's queue.
+    // @unchecked: key paths are not Sendable, so neither are closures capturing them; the accessors touch only
+    // the object handed to them, which one thread uses at a time (checked by the thread-sanitizer runs).
 
     // The members an entry's inlinable initializers use are usable from inlinable code, so that its accessors
     // are specialized for the property's class and type where the entry is written.
@@ -36,19 +37,33 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     /// The key path: registration checks that the mapping key names its property, and typed conditions
     /// find the property a key path names. `nil` for an entry made of closures alone, whose key is its name.
     package let keyPath: AnyKeyPath?
+    /// For an entry made from a key path alone: its accessors on the property's storage, found in an object of
+    /// the class (see ``accessor(resolvedIn:)``).
+    @usableFromInline let storageAccessor: ((AnyObject) -> DBBPropertyAccessor?)?
 
     @usableFromInline
     init(
         keyPath: AnyKeyPath?, inferred: DBBStorageType, declared: DBBStorageType?, columnName: String?,
         foreignKey: Bool,
-        accessor: DBBPropertyAccessor
+        accessor: DBBPropertyAccessor, storage: ((AnyObject) -> DBBPropertyAccessor?)? = nil
     ) {
         self.keyPath = keyPath
+        self.storageAccessor = storage
         self.storageType = inferred
         self.columnName = columnName
         self.isForeignKeyColumn = foreignKey
         self.declaredTypeMismatch = declared.flatMap { $0 == inferred ? nil : $0 }
         self.accessor = accessor
+    }
+
+    /// The accessors rows are read and written with: for an entry made from a key path alone to a stored
+    /// property of a final class, ones that read and write the property's storage, whose offset is found once in
+    /// `prototype` (an object of the class); otherwise the entry's own.
+    ///
+    /// - Parameter prototype: an object of the class the entry belongs to.
+    /// - Returns: the accessors.
+    package func accessor(resolvedIn prototype: AnyObject) -> DBBPropertyAccessor {
+        storageAccessor?(prototype) ?? accessor
     }
 
     /// Maps a scalar property (`Bool`, integers, `Float`, `Double`, `String`, `Date`, or `Data` as `.binary`).
@@ -63,7 +78,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ) {
         self.init(
             keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
-            accessor: .scalar(DBBScalarAccessor(keyPath)))
+            accessor: .scalar(DBBScalarAccessor(keyPath)),
+            storage: storageAccessors(keyPath) { .scalar(DBBScalarAccessor(get: $0, set: $1)) })
     }
 
     /// Maps an optional scalar property; `nil` is stored as NULL.
@@ -78,14 +94,18 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ) {
         self.init(
             keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
-            accessor: .scalar(DBBScalarAccessor(optional: keyPath)))
+            accessor: .scalar(DBBScalarAccessor(optional: keyPath)),
+            storage: storageAccessors(keyPath) { .scalar(DBBScalarAccessor(optionalGet: $0, set: $1)) })
     }
 
     /// Maps a scalar property, reading and writing it through direct closures instead of the key path.
     ///
-    /// The result is the same mapping as the key-path-only initializer; only the speed differs. A key path is applied at run time on every row (about 250 ns per property
-    /// in a release build); a closure written for the property is compiled for its type and is several
-    /// times faster, which matters when fetching tens of thousands of objects. `dbb-codegen` can write these.
+    /// The result is the same mapping as the key-path-only initializer; only the speed differs. A key-path
+    /// entry for a stored property of a final class reads and writes the property's storage directly (found
+    /// once per class), but one for a property with observers, a computed property or a property of a
+    /// non-final class applies its key path on every row (about 250 ns per property in a release build); a
+    /// closure written for the property is compiled for its type, whatever the property. `dbb-codegen` can
+    /// write these.
     ///
     /// ```swift
     /// "name": .init(\Project.name, get: { $0.name }, set: { $0.name = $1 }),
@@ -139,7 +159,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         self.init(
             keyPath: keyPath, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
             foreignKey: false,
-            accessor: .values(DBBValuesAccessor(keyPath)))
+            accessor: .values(DBBValuesAccessor(keyPath)),
+            storage: storageAccessors(keyPath) { .values(DBBValuesAccessor(get: $0, set: $1)) })
     }
 
     /// Maps an optional array of scalars; `nil` and an empty array both store no rows, and load as empty.
@@ -150,7 +171,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         self.init(
             keyPath: keyPath, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
             foreignKey: false,
-            accessor: .values(DBBValuesAccessor(optional: keyPath)))
+            accessor: .values(DBBValuesAccessor(optional: keyPath)),
+            storage: storageAccessors(keyPath) { .values(DBBValuesAccessor(optionalGet: $0, set: $1)) })
     }
 
     /// Maps a reference to another persisted object.
@@ -168,7 +190,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ) {
         self.init(
             keyPath: keyPath, inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
-            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(optional: keyPath)))
+            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(optional: keyPath)),
+            storage: storageAccessors(keyPath) { .object(DBBObjectAccessor(optionalGet: $0, set: $1)) })
     }
 
     /// Maps a non-optional reference to another persisted object.
@@ -179,7 +202,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ) {
         self.init(
             keyPath: keyPath, inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
-            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(keyPath)))
+            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(keyPath)),
+            storage: storageAccessors(keyPath) { .object(DBBObjectAccessor(get: $0, set: $1)) })
     }
 
     /// Maps an array of references to other persisted objects, kept in a join table in array order.
@@ -190,7 +214,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         self.init(
             keyPath: keyPath, inferred: .dbbObjectArray(objectType: Object.self), declared: type,
             columnName: columnName,
-            foreignKey: false, accessor: .objects(DBBObjectsAccessor(keyPath)))
+            foreignKey: false, accessor: .objects(DBBObjectsAccessor(keyPath)),
+            storage: storageAccessors(keyPath) { .objects(DBBObjectsAccessor(get: $0, set: $1)) })
     }
 
     /// Maps an optional array of references; `nil` stores no rows and loads as an empty array.
@@ -201,7 +226,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
         self.init(
             keyPath: keyPath, inferred: .dbbObjectArray(objectType: Object.self), declared: type,
             columnName: columnName,
-            foreignKey: false, accessor: .objects(DBBObjectsAccessor(optional: keyPath)))
+            foreignKey: false, accessor: .objects(DBBObjectsAccessor(optional: keyPath)),
+            storage: storageAccessors(keyPath) { .objects(DBBObjectsAccessor(optionalGet: $0, set: $1)) })
     }
 }
 
@@ -386,9 +412,13 @@ extension DBBPropertyPersistence {
     /// property, or a stored one of a non-final class, which subclasses may override) is described as
     /// `\Book.<computed 0x… (String)>`, and a binary built without reflection metadata describes offsets:
     /// for those the name is unknown, and the mapping key is taken as it is.
-    package var keyPathPropertyName: String? {
-        guard let keyPath, let name = Self.describedComponents(of: keyPath),
-            let first = name.first, first.isLetter || first == "_",
+    package var keyPathPropertyName: String? { keyPath.flatMap(Self.propertyName(of:)) }
+
+    /// The name of the stored property a key path leads straight to, when its description names one (see
+    /// ``keyPathPropertyName``); `nil` otherwise.
+    @usableFromInline
+    package static func propertyName(of keyPath: AnyKeyPath) -> String? {
+        guard let name = describedComponents(of: keyPath), let first = name.first, first.isLetter || first == "_",
             name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
         else { return nil }
         return name

@@ -362,21 +362,24 @@ final class GRDBContender: Contender {
     var savedIDs: [Int64] { prepared.map { $0.id ?? 0 } }
 
     func fetchPeople() throws {
-        people = try db().read { db in try GRDBPerson.fetchAll(db, sql: "SELECT * FROM Person ORDER BY id") }
+        people = try db().read { db in
+            try GRDBPerson.fetchAll(db, sql: "SELECT \(GRDBPerson.columns) FROM Person ORDER BY id")
+        }
     }
 
     var peopleDigest: Int { digest(people) }
 
     func fetchProjects() throws {
         projects = try db().read { db in
-            let projects = try GRDBProject.fetchAll(db, sql: "SELECT * FROM Project ORDER BY id")
+            let projects = try GRDBProject.fetchAll(db, sql: "SELECT \(GRDBProject.columns) FROM Project ORDER BY id")
             var byID: [Int64: GRDBProject] = [:]
             for project in projects { byID[project.id] = project }
             let tags = try Row.fetchCursor(db, sql: "SELECT Project_ID, tags FROM Project_tags ORDER BY Project_ID, id")
             while let row = try tags.next() { byID[row[0]]?.tags.append(row[1]) }
             var meetings: [Int64: GRDBMeeting] = [:]
             for meeting in try GRDBMeeting.fetchAll(
-                db, sql: "SELECT * FROM Meeting WHERE id IN (SELECT meetings FROM Project_meetings)")
+                db,
+                sql: "SELECT \(GRDBMeeting.columns) FROM Meeting WHERE id IN (SELECT meetings FROM Project_meetings)")
             {
                 meetings[meeting.id] = meeting
             }
@@ -387,7 +390,7 @@ final class GRDBContender: Contender {
             }
             var leads: [Int64: GRDBPerson] = [:]
             for person in try GRDBPerson.fetchAll(
-                db, sql: "SELECT * FROM Person WHERE id IN (SELECT lead FROM Project_lead)")
+                db, sql: "SELECT \(GRDBPerson.columns) FROM Person WHERE id IN (SELECT lead FROM Project_lead)")
             {
                 leads[person.id ?? 0] = person
             }
@@ -405,7 +408,9 @@ final class GRDBContender: Contender {
         results = try parameters.map { code, budget in
             try queue.read { db in
                 let statement = try db.cachedStatement(
-                    sql: "SELECT * FROM Person WHERE code = ? AND budget > ? ORDER BY name LIMIT 1000")
+                    sql:
+                        "SELECT \(GRDBPerson.columns) FROM Person WHERE code = ? AND budget > ? ORDER BY name LIMIT 1000"
+                )
                 return try GRDBPerson.fetchAll(statement, arguments: [code, budget])
             }
         }

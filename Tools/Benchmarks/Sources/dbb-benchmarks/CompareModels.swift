@@ -341,12 +341,17 @@ final class MacroProject: DBBTableObject, ProjectFields {
 
 // MARK: GRDB, with hand-written records
 
+// The records read their columns by position from an explicit column list, as GRDB's own optimized records do
+// (its `FetchRecordOptimizedTests`): reading by name looks each column up, case-insensitively, on every row.
+
 /// Dates in the library's layout: REAL seconds since 2001 (GRDB's own default is text).
 private func seconds(_ date: Date?) -> Double? { date?.timeIntervalSinceReferenceDate }
 private func date(_ seconds: Double?) -> Date? { seconds.map(Date.init(timeIntervalSinceReferenceDate:)) }
 
 final class GRDBPerson: FetchableRecord, PersistableRecord, PersonFields {
     static let databaseTableName = "Person"
+    /// The columns `init(row:)` reads, in order.
+    static let columns = "id, createdTime, modifiedTime, name, code, budget, startDate, active"
     var id: Int64?
     var createdTime: Date?
     var modifiedTime: Date?
@@ -361,14 +366,14 @@ final class GRDBPerson: FetchableRecord, PersistableRecord, PersonFields {
     init() {}
 
     init(row: Row) throws {
-        id = row["id"]
-        createdTime = date(row["createdTime"])
-        modifiedTime = date(row["modifiedTime"])
-        name = row["name"]
-        code = row["code"]
-        budget = row["budget"]
-        startDate = date(row["startDate"])
-        active = row["active"]
+        id = row[0]
+        createdTime = date(row[1])
+        modifiedTime = date(row[2])
+        name = row[3]
+        code = row[4]
+        budget = row[5]
+        startDate = date(row[6])
+        active = row[7]
     }
 
     func encode(to container: inout PersistenceContainer) throws {
@@ -393,14 +398,16 @@ final class GRDBMeeting: FetchableRecord, MeetingFields {
     var startTime = Date(timeIntervalSinceReferenceDate: 0)
     var minutes = 0
     var rowID: Int64 { id }
+    /// The columns `init(row:)` reads, in order.
+    static let columns = "id, createdTime, modifiedTime, purpose, startTime, minutes"
 
     init(row: Row) throws {
-        id = row["id"]
-        createdTime = date(row["createdTime"])
-        modifiedTime = date(row["modifiedTime"])
-        purpose = row["purpose"]
-        startTime = date(row["startTime"]) ?? startTime
-        minutes = row["minutes"]
+        id = row[0]
+        createdTime = date(row[1])
+        modifiedTime = date(row[2])
+        purpose = row[3]
+        startTime = date(row[4]) ?? startTime
+        minutes = row[5]
     }
 }
 
@@ -414,12 +421,14 @@ final class GRDBProject: FetchableRecord, ProjectFields {
     var meetings: [GRDBMeeting] = []
     var lead: GRDBPerson?
     var rowID: Int64 { id }
+    /// The columns `init(row:)` reads, in order.
+    static let columns = "id, createdTime, modifiedTime, name, budget"
 
     init(row: Row) throws {
-        id = row["id"]
-        createdTime = date(row["createdTime"])
-        modifiedTime = date(row["modifiedTime"])
-        name = row["name"]
-        budget = row["budget"]
+        id = row[0]
+        createdTime = date(row[1])
+        modifiedTime = date(row[2])
+        name = row[3]
+        budget = row[4]
     }
 }
