@@ -4,6 +4,24 @@ import Testing
 
 @Suite("Pragma helpers")
 struct DBBDatabasePragmaTests {
+    @Test("a query-only connection refuses changes, keeps its rows, and writes again when turned back")
+    func queryOnly() throws {
+        try withDatabase(.file) { db throws in
+            try db.execute("CREATE TABLE t (x)")
+            try db.execute("INSERT INTO t VALUES (1)")
+            #expect(try db.isQueryOnly() == false)
+            try db.setQueryOnly(true)
+            #expect(try db.isQueryOnly())
+            let refused = #expect(throws: DBBError.self) { try db.execute("INSERT INTO t VALUES (2)") }
+            #expect(refused?.resultCode == .readOnly)
+            #expect(try db.rowCount(inTable: "t") == 1)
+            try db.setQueryOnly(false)
+            try db.execute("INSERT INTO t VALUES (2)")
+            #expect(try db.rowCount(inTable: "t") == 2)
+            #expect(throws: DBBError.self) { try db.rowCount(inTable: "missing") }
+        }
+    }
+
     @Test(
         "busy timeout, foreign keys, case-sensitive LIKE, temp store read back what was set",
         arguments: DatabaseKind.allCases)

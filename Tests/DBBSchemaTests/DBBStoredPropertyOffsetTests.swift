@@ -43,6 +43,18 @@ import Testing
         #expect(sample.name == "first")
     }
 
+    @Test func offsetsLieInsideTheObjectsOwnAllocation() throws {
+        let sample = Sample()
+        let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(sample).toOpaque())
+        // The C library reports the size of an object's heap block, which bounds every offset found.
+        let size = try #require(allocationSize(of: base))
+        let stringEnd = try #require(storedPropertyOffset(of: \Sample.name, in: sample)) + MemoryLayout<String>.size
+        let dateEnd = try #require(storedPropertyOffset(of: \Sample.start, in: sample)) + MemoryLayout<Date?>.size
+        #expect(stringEnd <= size)
+        #expect(dateEnd <= size)
+        #expect(size < 1 << 10)
+    }
+
     @Test func propertiesReachedThroughAccessorsHaveNoOffset() {
         let sample = Sample()
         // Observers must run, a computed property has no storage, and a subclass may override an open one.

@@ -15,7 +15,7 @@ extension DBBManager {
     /// - Returns: the number of rows.
     /// - Throws: `DBBError` when the table does not exist (SQLite's "no such table") or SQLite fails.
     public func rowCount(inTable tableName: String) throws -> Int {
-        try runRead { db in try db.fetchValue(Int.self, "SELECT count(*) FROM \(DBBIdentifier.sql(tableName))") ?? 0 }
+        try runRead { db in try db.rowCount(inTable: tableName) }
     }
 
     /// Rebuilds the database file to reclaim free space.
@@ -47,7 +47,7 @@ extension DBBManager {
     /// - Returns: the stored version, or 0.
     /// - Throws: `DBBError` when the version cannot be read.
     public func databaseVersion() throws -> Double {
-        try runRead { db in try db.fetchValue(Double.self, "SELECT MAX(version) FROM DBVersion") } ?? 0
+        try runRead { db in try db.fetchValue(Double.self, DBBVersionStatements.selectVersion) } ?? 0
     }
 
     /// Sets the database's version; a version lower than (or equal to) the stored one is ignored, so the
@@ -59,15 +59,13 @@ extension DBBManager {
         try requireWritable("setting the database version")
         try run { db in
             try db.inTransaction(.immediate) { db in
-                let stored = try db.fetchValue(Double.self, "SELECT MAX(version) FROM DBVersion")
+                let stored = try db.fetchValue(Double.self, DBBVersionStatements.selectVersion)
                 if let stored, stored >= version { return }
                 let now = Date().timeIntervalSinceReferenceDate
                 if stored == nil {
-                    try db.execute(
-                        "INSERT INTO DBVersion (createdTime, modifiedTime, version) VALUES (?, ?, ?)", now, now, version
-                    )
+                    try db.execute(DBBVersionStatements.insertVersion, now, now, version)
                 } else {
-                    try db.execute("UPDATE DBVersion SET version = ?, modifiedTime = ?", version, now)
+                    try db.execute(DBBVersionStatements.updateVersion, version, now)
                 }
             }
         }

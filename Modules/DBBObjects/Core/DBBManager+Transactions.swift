@@ -100,9 +100,9 @@ extension DBBManager {
             if isWrite { return try db.inTransaction(.immediate, body) }
             return try db.inSnapshot { db in
                 // query_only refuses writes until the end (readers of a pool are query_only already).
-                let wasQueryOnly = try db.fetchValue(Bool.self, "PRAGMA query_only") ?? false
-                try db.execute("PRAGMA query_only = ON")
-                defer { if !wasQueryOnly { try? db.execute("PRAGMA query_only = OFF") } }
+                let wasQueryOnly = try db.isQueryOnly()
+                try db.setQueryOnly(true)
+                defer { if !wasQueryOnly { try? db.setQueryOnly(false) } }
                 return try body(db)
             }
         } catch {

@@ -70,6 +70,24 @@ extension DBBDatabase {
         try executeStatements("PRAGMA busy_timeout = \(Int64(milliseconds))")
     }
 
+    /// Whether the connection refuses every change to the database file (`PRAGMA query_only`).
+    ///
+    /// - Throws: ``DBBError`` if the pragma cannot be read.
+    public func isQueryOnly() throws -> Bool {
+        try fetchValue(Bool.self, "PRAGMA query_only") ?? false
+    }
+
+    /// Makes the connection refuse every change to the database file, or accept changes again. Unlike opening
+    /// the file read-only, a `query_only` connection still tidies the WAL's side files when it closes last.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_query_only
+    ///
+    /// - Parameter enabled: `true` to refuse changes.
+    /// - Throws: ``DBBError`` if the pragma cannot be set.
+    public func setQueryOnly(_ enabled: Bool) throws {
+        try executeStatements("PRAGMA query_only = \(enabled ? "ON" : "OFF")")
+    }
+
     /// Whether foreign key constraints are enforced.
     ///
     /// - Throws: ``DBBError`` if the pragma cannot be read.

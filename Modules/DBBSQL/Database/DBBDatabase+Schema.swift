@@ -133,6 +133,15 @@ extension DBBDatabase {
                 + "ON \(Self.quoteIdentifier(table)) (\(columnList))")
     }
 
+    /// The number of rows in a table.
+    ///
+    /// - Parameter table: the table's name, quoted for the statement.
+    /// - Returns: the number of rows.
+    /// - Throws: ``DBBError`` when the table does not exist or SQLite fails.
+    public func rowCount(inTable table: String) throws -> Int {
+        try fetchValue(Int.self, "SELECT count(*) FROM \(Self.quoteIdentifier(table))") ?? 0
+    }
+
     /// Drops an index when it exists.
     ///
     /// - Throws: ``DBBError`` if the statement fails.

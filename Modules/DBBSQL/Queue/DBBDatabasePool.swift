@@ -93,7 +93,7 @@ public final class DBBDatabasePool: @unchecked Sendable {
     public static func openReader(path: String, busyTimeout: TimeInterval) throws -> sending DBBDatabase {
         do {
             let database = try DBBDatabase(path: path, mode: .readWrite, busyTimeout: busyTimeout)
-            try database.execute("PRAGMA query_only = ON")
+            try database.setQueryOnly(true)
             return database
         } catch let error as DBBError where error.resultCode == .cannotOpen || error.resultCode == .readOnly {
             return try DBBDatabase(path: path, mode: .readOnly, busyTimeout: busyTimeout)

@@ -1,6 +1,12 @@
 public import DBBSQL
 public import Foundation
 
+#if canImport(Darwin)
+    internal import Darwin
+#else
+    internal import Glibc
+#endif
+
 /// Reads and writes one mapped property of an object whose class is known only at run time.
 ///
 /// Each closure is built once per mapping entry, specialised for the property's root and value types where
@@ -65,11 +71,31 @@ package func storedPropertyOffset<Root: AnyObject, Value>(
     else { return nil }
     let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(root).toOpaque())
     let offset = withUnsafeMutablePointer(to: &root[keyPath: keyPath]) { UnsafeMutableRawPointer($0) - base }
-    // Past the object header (metadata and reference counts), aligned, and within an object's size.
-    guard offset >= 2 * MemoryLayout<Int>.size, offset % MemoryLayout<Value>.alignment == 0, offset < 1 << 16
+    // Past the object header (metadata and reference counts), aligned, and inside the object's own allocation:
+    // a temporary that a projection through accessors yields is another allocation, often a near one.
+    guard offset >= 2 * MemoryLayout<Int>.size, offset % MemoryLayout<Value>.alignment == 0,
+        offset + MemoryLayout<Value>.size <= allocationSize(of: base) ?? 1 << 16
     else { return nil }
     return offset
 }
+
+/// The usable size of the heap block at `pointer` (an object's start), or `nil` when the C library does not
+/// say; read once from `malloc_usable_size` (glibc) or `malloc_size` (Darwin).
+package func allocationSize(of pointer: UnsafeMutableRawPointer) -> Int? {
+    #if canImport(Darwin)
+        return malloc_size(pointer)
+    #else
+        return mallocUsableSize.map { Int($0(pointer)) }
+    #endif
+}
+
+#if !canImport(Darwin)
+    /// `malloc_usable_size`, looked up at run time because the C library's module map leaves out `malloc.h`.
+    private let mallocUsableSize: (@convention(c) (UnsafeMutableRawPointer?) -> Int)? = {
+        guard let symbol = dlsym(nil, "malloc_usable_size") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutableRawPointer?) -> Int).self)
+    }()
+#endif
 
 /// The storage of a property at `offset` in an object (see ``storedPropertyOffset(of:in:)``). Reads and
 /// writes through it skip the run-time exclusivity check, as the library's bookkeeping properties do: an
