@@ -43,6 +43,43 @@ final class DBBObjectLoader {
         let source: String?
     }
 
+    /// What one round of reference resolution loads of one class.
+    private struct WantedRows {
+        /// The queries of the columns the references came from, while every reference came from a column read
+        /// whole: those queries then select the rows to load. `nil` once one reference did not.
+        var sources: Set<String>? = []
+        /// With sources, whether any referenced row is not loaded yet (which ids does not matter).
+        var isNeeded = false
+        /// Without sources, the ids of the referenced rows not loaded yet.
+        var ids: Set<Int64> = []
+
+        /// Adds what one reference needs.
+        ///
+        /// - Parameters:
+        ///   - known: the loaded objects of the reference's class, by id.
+        ///   - lastSource: the source added last, so a column's query is hashed once per run of its references.
+        ///   - pending: every reference of this round, for the ids of those before the first without a source.
+        mutating func add(
+            _ reference: PendingReference, known: [Int64: DBBTableObject], lastSource: inout String?,
+            among pending: [PendingReference]
+        ) {
+            if let source = reference.source, sources != nil {
+                if source != lastSource || sources?.isEmpty == true {
+                    sources?.insert(source)
+                    lastSource = source
+                }
+                if !isNeeded { isNeeded = reference.ids.contains { known[$0] == nil } }
+            } else if sources != nil {
+                // The first reference without a source: the ids of every reference to the class are needed now.
+                sources = nil
+                let target = reference.target
+                ids = Set(pending.lazy.filter { $0.target == target }.flatMap(\.ids).filter { known[$0] == nil })
+            } else {
+                for id in reference.ids where known[id] == nil { ids.insert(id) }
+            }
+        }
+    }
+
     /// Sets one scalar property from its column.
     private struct ColumnReader {
         let read: (AnyObject, DBBRow, Int32) throws -> Void
@@ -247,53 +284,37 @@ final class DBBObjectLoader {
         var assignments: [PendingReference] = []
         while !pending.isEmpty {
             assignments += pending
-            var wanted: [ObjectIdentifier: Set<Int64>] = [:]
-            // Per class, the queries of the columns its references came from, while every one came from a
-            // column read whole (`nil` once one did not): then those queries select the rows to load.
-            var sources: [ObjectIdentifier: Set<String>?] = [:]
+            var wanted: [ObjectIdentifier: WantedRows] = [:]
             do {
-                // References come grouped by class: each class's index is looked up once per group, and let go
-                // before its class loads more rows into it.
-                var last: (type: ObjectIdentifier, known: [Int64: DBBTableObject])?
+                // References come grouped by class: each class's index and wanted rows are looked up once per
+                // group, and the index let go before its class loads more rows into it.
+                var group: (target: ObjectIdentifier, known: [Int64: DBBTableObject], rows: WantedRows)?
                 // References of one column come together: each column's query is added once, not hashed per row.
                 var lastSource: String?
                 for reference in pending {
-                    let target = reference.target
-                    if last?.type != target { last = (target, index(of: target)) }
-                    let known = last?.known ?? [:]
-                    if let source = reference.source, sources[target] != .some(nil) {
-                        if source != lastSource || sources[target] == nil {
-                            sources[target, default: []]?.insert(source)
-                            lastSource = source
-                        }
-                        // With a source, only whether anything is missing matters, not which ids.
-                        if wanted[target] == nil, reference.ids.contains(where: { known[$0] == nil }) {
-                            wanted[target] = []
-                        }
-                        continue
+                    if group?.target != reference.target {
+                        if let group { wanted[group.target] = group.rows }
+                        let target = reference.target
+                        group = (target, index(of: target), wanted.removeValue(forKey: target) ?? WantedRows())
                     }
-                    if sources[target] != .some(nil) {
-                        // The first reference without a source: the ids of those before it are needed now.
-                        sources[target] = .some(nil)
-                        wanted[target] = Set(
-                            pending.lazy.filter { $0.target == target }.flatMap(\.ids).filter { known[$0] == nil })
-                        continue
-                    }
-                    for id in reference.ids where known[id] == nil { wanted[target, default: []].insert(id) }
+                    group!.rows.add(reference, known: group!.known, lastSource: &lastSource, among: pending)
                 }
+                if let group { wanted[group.target] = group.rows }
             }
             pending = []
-            for (target, ids) in wanted {
+            for (target, rows) in wanted {
                 guard let map = manager.mapIfRegistered(target) else {
                     throw DBBError.misuse(
                         "a referenced class is not registered with this manager",
                         recovery: "register every class a mapping refers to with addTableClasses(_:)",
                         context: "loading references")
                 }
-                if case .some(.some(let queries)) = sources[target] {
-                    _ = try loadRows(map, map.rowsRequest(selectedBy: queries.sorted()), pending: &pending)
-                } else if !ids.isEmpty {
-                    _ = try loadRows(map, map.rowsRequest(ids: ids.sorted()), pending: &pending)
+                if let queries = rows.sources {
+                    if rows.isNeeded {
+                        _ = try loadRows(map, map.rowsRequest(selectedBy: queries.sorted()), pending: &pending)
+                    }
+                } else if !rows.ids.isEmpty {
+                    _ = try loadRows(map, map.rowsRequest(ids: rows.ids.sorted()), pending: &pending)
                 }
             }
         }
