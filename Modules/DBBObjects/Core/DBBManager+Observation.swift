@@ -104,7 +104,8 @@ extension DBBManager {
             }
             let fetch: @Sendable (DBBDatabase) throws -> sending DBBHandOver<[Object]> = { db in
                 DBBHandOver(
-                    try Object.run(request, distinct: distinct, map: map, manager: self, db: db).map { $0 as! Object })
+                    DBBObjectLoader.typed(
+                        try Object.run(request, distinct: distinct, map: map, manager: self, db: db), as: Object.self))
             }
             let handOver: DBBHandOver<[Object]>
             if let pool {
