@@ -89,9 +89,17 @@ extension DBBDatabase {
     /// - Throws: what the closure throws, or ``DBBError`` from beginning or ending the transaction.
     public func inSnapshot<T>(_ body: (DBBDatabase) throws -> T) throws -> T {
         try inTransaction(.deferred) { db in
-            _ = try db.fetchValue(Int.self, "SELECT count(*) FROM sqlite_master")
+            try db.startSnapshot()
             return try body(db)
         }
+    }
+
+    /// Makes the deferred transaction this connection is in take its snapshot now: SQLite takes it at the
+    /// transaction's first read, not at `BEGIN`.
+    ///
+    /// - Throws: ``DBBError`` when the read fails.
+    package func startSnapshot() throws {
+        _ = try fetchValue(Int.self, "SELECT count(*) FROM sqlite_master")
     }
 
     /// Runs a closure inside a savepoint: released when it returns, rolled back to when it throws.

@@ -197,7 +197,7 @@ public final class DBBDatabasePool: @unchecked Sendable {
                 try reader.inDatabase { reader in
                     try reader.beginTransaction(.deferred)
                     do {
-                        _ = try reader.fetchValue(Int.self, "SELECT count(*) FROM sqlite_master")
+                        try reader.startSnapshot()
                     } catch {
                         try? reader.rollback()
                         throw error
