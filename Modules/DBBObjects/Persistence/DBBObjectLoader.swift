@@ -96,20 +96,18 @@ final class DBBObjectLoader {
     /// - Parameter readers: each property's reader and its column.
     /// - Returns: the closure (one that reads nothing when there is nothing to read).
     private static func chained(_ readers: [ColumnReader]) -> RowReader {
-        var chain: RowReader?
-        for reader in readers.reversed() {
-            let read = reader.read
-            let column = reader.column
-            if let next = chain {
-                chain = { object, row in
-                    try read(object, row, column)
-                    try next(object, row)
-                }
-            } else {
-                chain = { object, row in try read(object, row, column) }
+        // Closures only, never an optional one: `??` would hand back a closure reabstracted behind a thunk.
+        guard let last = readers.last else { return { _, _ in } }
+        let (lastRead, lastColumn) = (last.read, last.column)
+        var chain: RowReader = { object, row in try lastRead(object, row, lastColumn) }
+        for reader in readers.dropLast().reversed() {
+            let (read, column, next) = (reader.read, reader.column, chain)
+            chain = { object, row in
+                try read(object, row, column)
+                try next(object, row)
             }
         }
-        return chain ?? { _, _ in }
+        return chain
     }
 
     private enum Assignment {
@@ -208,7 +206,8 @@ final class DBBObjectLoader {
             fresh = result
             unindexed[typeKey] = fresh
         }
-        guard !fresh.isEmpty, !request.sparse else { return result }
+        // What follows loads join tables: a class without any needs no list of its objects.
+        guard !fresh.isEmpty, !request.sparse, !map.joins.isEmpty else { return result }
 
         let owners = fresh.count == result.count && request.isAll ? nil : DBBTableMap.idList(fresh.map(\.idNum))
         // Join rows come ordered by owner: walked alongside the objects in id order, each object's values are
