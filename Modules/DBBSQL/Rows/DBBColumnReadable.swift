@@ -245,20 +245,18 @@ extension Date: DBBColumnReadable {
         return date
     }
 
+    @inlinable
     public static func readIfPresent(from row: DBBRow, at column: Int32) throws -> Date? {
         let value = row.columnValue(column)
         switch sqlite3_value_type(value) {
         case SQLITE_FLOAT, SQLITE_INTEGER:
             let seconds = sqlite3_value_double(value)
-            return row.codingOptions.dateStrategy == .secondsSinceReferenceDate
+            return row.readsSecondsSinceReferenceDate
                 ? Date(timeIntervalSinceReferenceDate: seconds) : Date(timeIntervalSince1970: seconds)
-        case SQLITE_TEXT:
-            if let date = DBBDateFormatting.date(from: DBBRow.text(of: value) ?? "") { return date }
-            throw row.mismatch(column, expected: "a date")
         case SQLITE_NULL:
             return nil
         default:
-            throw row.mismatch(column, expected: "a date")
+            return try row.dateFromText(at: column)
         }
     }
 }
@@ -302,5 +300,19 @@ extension DBBRow {
     func doubleFromText(at column: Int32) throws -> Double {
         if columnType(column) == SQLITE_TEXT, let value = Double(text(at: column)) { return value }
         throw mismatch(column, expected: "a number")
+    }
+
+    /// The rare case of ``Date/readIfPresent(from:at:)``, out of line for the same reason: ISO 8601 or SQLite
+    /// date text reads as that date; anything else (a BLOB, other text) is a mismatch.
+    @usableFromInline
+    func dateFromText(at column: Int32) throws -> Date {
+        if columnType(column) == SQLITE_TEXT, let date = DBBDateFormatting.date(from: text(at: column)) { return date }
+        throw mismatch(column, expected: "a date")
+    }
+
+    /// Whether numbers in date columns are seconds since 2001 (``DBBDateStrategy/secondsSinceReferenceDate``)
+    /// rather than since 1970.
+    @inlinable var readsSecondsSinceReferenceDate: Bool {
+        cursor.database.codingOptions.dateStrategy == .secondsSinceReferenceDate
     }
 }

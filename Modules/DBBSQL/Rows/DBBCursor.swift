@@ -12,7 +12,7 @@
 public final class DBBCursor {
     let statement: DBBStatement
     // Held strongly so that a cursor (and the rows that keep it alive) never outlives its connection.
-    let database: DBBDatabase
+    @usableFromInline let database: DBBDatabase
     // A cursor is used by one thread at a time: its state needs no exclusivity checks.
     @exclusivity(unchecked) private var finished = false
     @exclusivity(unchecked) private var started = false
