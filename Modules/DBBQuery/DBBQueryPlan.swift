@@ -39,9 +39,22 @@ public struct DBBQueryPlan: Sendable {
     ///   naming two array or reference properties, or an argument count that does not match the
     ///   placeholders; (mismatch) for a value that cannot be bound.
     public init(options: DBBQueryOptions, table: DBBTableDescription, schema: (any DBBQuerySchema)? = nil) throws {
+        try self.init(options: options, names: DBBQueryNames(table: table), schema: schema)
+    }
+
+    /// Translates options for a table whose names were resolved once (the object layer keeps them with each
+    /// registered class), as ``init(options:table:schema:)`` does.
+    ///
+    /// - Parameters:
+    ///   - options: the query options.
+    ///   - names: the table's property names, from ``DBBQueryNames/init(table:)``.
+    ///   - schema: resolves references and key paths; see ``init(options:table:schema:)``.
+    /// - Throws: `DBBError` as ``init(options:table:schema:)``.
+    package init(options: DBBQueryOptions, names: DBBQueryNames, schema: (any DBBQuerySchema)?) throws {
+        let table = names.table
         tableName = table.tableName
         idColumn = table.idColumn
-        var names = DBBQueryNames(table: table)
+        var names = names
         names.schema = schema
         arguments = try options.storedArguments.map { try $0.get() }
 
@@ -115,8 +128,9 @@ public struct DBBQueryPlan: Sendable {
     }
 }
 
-/// Property-name resolution for one table.
-struct DBBQueryNames {
+/// Property-name resolution for one table. Building it hashes every property name, so a caller that plans many
+/// queries for one table builds it once and passes it to ``DBBQueryPlan/init(options:names:schema:)``.
+package struct DBBQueryNames {
     let table: DBBTableDescription
     /// Scalar and foreign-key properties → their column.
     var columns: [String: String] = [:]
@@ -125,7 +139,10 @@ struct DBBQueryNames {
     /// Resolves references and key paths (see ``DBBQuerySchema``).
     var schema: (any DBBQuerySchema)?
 
-    init(table: DBBTableDescription) {
+    /// Resolves a table's property names.
+    ///
+    /// - Parameter table: the table.
+    package init(table: DBBTableDescription) {
         self.table = table
         for column in table.columns {
             columns[column.propertyName] = column.name

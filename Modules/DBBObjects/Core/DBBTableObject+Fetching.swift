@@ -60,7 +60,7 @@ extension DBBTableObject {
         for options: DBBQueryOptions, map: DBBTableMap, sparse: Bool, manager: DBBManager
     ) throws -> (request: DBBFetchRequest, distinct: DBBQueryPlan?) {
         let plan = try DBBQueryPlan(
-            options: options, table: map.description, schema: DBBManagerQuerySchema(manager: manager))
+            options: options, names: map.queryNames, schema: DBBManagerQuerySchema(manager: manager))
         var request = DBBFetchRequest()
         request.tail = plan.whereSQL + plan.orderSQL + plan.limitSQL
         request.arguments = plan.arguments
@@ -105,7 +105,7 @@ extension DBBTableObject {
     static func countQuery(_ options: DBBQueryOptions, manager: DBBManager) throws -> (String, [DBBValue]) {
         let map = try manager.map(for: self)
         let plan = try DBBQueryPlan(
-            options: options, table: map.description, schema: DBBManagerQuerySchema(manager: manager))
+            options: options, names: map.queryNames, schema: DBBManagerQuerySchema(manager: manager))
         return (plan.countSQL, plan.arguments)
     }
 }

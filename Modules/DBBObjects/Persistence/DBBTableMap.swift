@@ -1,3 +1,4 @@
+internal import DBBQuery
 internal import DBBSQL
 internal import DBBSchema
 internal import Foundation
@@ -67,6 +68,8 @@ final class DBBTableMap: @unchecked Sendable {
 
     let type: DBBTableObject.Type
     let description: DBBTableDescription
+    /// The description's property names as query plans resolve them, built once rather than per query.
+    let queryNames: DBBQueryNames
     let tableName: String
     let idColumn: String
     let hasTimestamps: Bool
@@ -120,6 +123,7 @@ final class DBBTableMap: @unchecked Sendable {
             tableName: tableName, idColumn: idColumn, includesTimestamps: hasTimestamps, properties: properties,
             attributes: attributes, indexers: indexers)
         self.description = description
+        queryNames = DBBQueryNames(table: description)
         propertyNames = Set(properties.keys)
         keyPaths = properties.compactMapValues(\.keyPath)
 

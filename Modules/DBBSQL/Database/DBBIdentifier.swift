@@ -18,10 +18,26 @@ public enum DBBIdentifier {
     /// - Parameter name: a table, column or index name.
     /// - Returns: the name, quoted when it has to be.
     public static func sql(_ name: String) -> String {
-        let isPlain =
-            !name.isEmpty && name.first.map { $0.isLetter || $0 == "_" } == true
-            && name.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "_" }
-        return isPlain && !DBBDatabase.isKeyword(name) ? name : DBBDatabase.quoteIdentifier(name)
+        isPlain(name) && !DBBDatabase.isKeyword(name) ? name : DBBDatabase.quoteIdentifier(name)
+    }
+
+    /// Whether a name is a plain identifier: an ASCII letter or `_`, then ASCII letters, digits or `_`.
+    /// Decided on the UTF-8 bytes: every byte of a non-ASCII character is 0x80 or more, so a name holding one
+    /// is never plain, as with `Character` checks, which cost thousands of instructions per name.
+    static func isPlain(_ name: String) -> Bool {
+        var bytes = name.utf8.makeIterator()
+        guard let first = bytes.next(), isLetterOrUnderscore(first) else { return false }
+        while let byte = bytes.next() {
+            guard isLetterOrUnderscore(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
+                return false
+            }
+        }
+        return true
+    }
+
+    private static func isLetterOrUnderscore(_ byte: UInt8) -> Bool {
+        // ASCII letters differ in case by bit 0x20 alone.
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || byte == UInt8(ascii: "_")
     }
 }
 
@@ -31,7 +47,9 @@ extension DBBDatabase {
     /// - Parameter name: the name.
     /// - Returns: the name in double quotes, its own double quotes doubled.
     public static func quoteIdentifier(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Most names hold no quote: they skip Foundation's search and replace.
+        let inner = name.utf8.contains(UInt8(ascii: "\"")) ? name.replacingOccurrences(of: "\"", with: "\"\"") : name
+        return "\"" + inner + "\""
     }
 
     /// Whether a word is an SQL keyword of this SQLite build (such names must be quoted as identifiers).

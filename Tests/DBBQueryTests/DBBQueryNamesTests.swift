@@ -1,0 +1,77 @@
+import DBBQuery
+import DBBSQL
+import DBBSchema
+import Testing
+
+/// Query plans built from a table's names resolved once (as the object layer keeps them per class) are the plans
+/// built from the table's description, whatever the options and however many plans share the names.
+@Suite struct DBBQueryNamesTests {
+    /// Options touching every part of a plan: conditions (bound, OR, joins, through references, typed), sorting
+    /// (by property, column, id, through a reference), loaded and join properties, distinct, groups, paging.
+    static var optionSets: [DBBQueryOptions] {
+        var bound = DBBQueryOptions.options(sortColumns: ["name"])
+        bound.addCondition("score = ? AND name > ?", 3, "x")
+        bound.limit = 1_000
+        var paged = DBBQueryOptions.options(properties: ["name", "tags"], distinct: true)
+        paged.joinPropertiesToPopulate = ["tags"]
+        paged.offset = 5
+        var grouped = DBBQueryOptions.options(withConditions: ["tags = 'a'", "OR", "owner = 2"])
+        grouped.groupBy = ["score", "itemName"]
+        var typed = DBBQueryOptions.options(sortColumns: ["owner.name", "DESC"])
+        typed.filter(\Target.score > 1)
+        var through = DBBQueryOptions.options(sortColumns: ["id", "createdTime ASC"])
+        through.addCondition("members.name = ? AND members.score > ?", "Lee", 3)
+        return [DBBQueryOptions(), bound, paged, grouped, typed, through]
+    }
+
+    @Test func plansFromNamesResolvedOnceAreThePlansFromTheDescription() throws {
+        let names = DBBQueryNames(table: projectTable)
+        for _ in 0..<2 {
+            for options in Self.optionSets {
+                let fromTable = try DBBQueryPlan(options: options, table: projectTable, schema: ReferenceSchema())
+                let fromNames = try DBBQueryPlan(options: options, names: names, schema: ReferenceSchema())
+                #expect(fromNames.whereSQL == fromTable.whereSQL)
+                #expect(fromNames.orderSQL == fromTable.orderSQL)
+                #expect(fromNames.limitSQL == fromTable.limitSQL)
+                #expect(fromNames.arguments == fromTable.arguments)
+                #expect(fromNames.properties == fromTable.properties)
+                #expect(fromNames.joinProperties == fromTable.joinProperties)
+                #expect(fromNames.distinctColumns == fromTable.distinctColumns)
+                #expect(fromNames.groupColumns == fromTable.groupColumns)
+                #expect(fromNames.countSQL == fromTable.countSQL)
+                #expect(fromNames.groupedIDsSQL == fromTable.groupedIDsSQL)
+            }
+        }
+        // The plans above are real plans, not empty ones.
+        let bound = try DBBQueryPlan(options: Self.optionSets[1], names: names, schema: nil)
+        #expect(bound.whereSQL == " WHERE (score = ? AND itemName > ?)")
+        #expect(bound.orderSQL == " ORDER BY itemName ASC, id ASC")
+        #expect(bound.limitSQL == " LIMIT 1000")
+    }
+
+    @Test func aSchemaGivenForOnePlanIsNotKeptWithTheSharedNames() throws {
+        let names = DBBQueryNames(table: projectTable)
+        var typed = DBBQueryOptions()
+        typed.filter(\Target.score > 1)
+        let resolved = try DBBQueryPlan(options: typed, names: names, schema: ReferenceSchema())
+        #expect(resolved.whereSQL == " WHERE (score > ?)")
+        // Without a schema, typed conditions are refused, as for a plan built from the description.
+        #expect(throws: DBBError.self) { try DBBQueryPlan(options: typed, names: names, schema: nil) }
+        let dotted = try DBBQueryPlan(
+            options: .options(withConditions: ["owner.name = 'x'"]), names: names, schema: nil)
+        #expect(dotted.whereSQL == " WHERE (owner.name = 'x')")
+    }
+
+    @Test func misuseIsRefusedAlikeWithSharedNames() throws {
+        let names = DBBQueryNames(table: projectTable)
+        var wrongJoin = DBBQueryOptions()
+        wrongJoin.joinPropertiesToPopulate = ["name"]
+        for options in [
+            DBBQueryOptions.options(properties: ["missing"]), .options(sortColumns: ["tags"]),
+            .options(withConditions: ["tags = 'a' AND members = 3"]), wrongJoin,
+        ] {
+            #expect(throws: DBBError.self) { try DBBQueryPlan(options: options, table: projectTable) }
+            #expect(throws: DBBError.self) { try DBBQueryPlan(options: options, names: names, schema: nil) }
+        }
+    }
+}
