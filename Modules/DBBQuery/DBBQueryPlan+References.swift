@@ -48,8 +48,15 @@ extension DBBQueryNames {
     private var q: (String) -> String { DBBIdentifier.sql }
 
     private static func isWord(_ token: DBBConditionTokenizer.Token) -> Bool {
-        guard let first = token.text.first else { return false }
-        return first.isLetter || first == "_"
+        // Two ASCII bytes first (or one alone) make an ASCII first character (CR LF is no letter either): its
+        // bytes decide, without the Unicode look-ups of `Character`, which other first characters need.
+        var bytes = token.text.utf8.makeIterator()
+        guard let first = bytes.next() else { return false }
+        if first < 0x80 && (bytes.next() ?? 0) < 0x80 {
+            return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20) || first == UInt8(ascii: "_")
+        }
+        guard let character = token.text.first else { return false }
+        return character.isLetter || character == "_"
     }
 
     /// The indices of the first words of `a.b` paths (not preceded by a dot) in a token list.

@@ -62,7 +62,7 @@ public struct DBBQueryPlan: Sendable {
         var useOr = false
         var placeholders = 0
         for condition in options.conditions ?? [] {
-            let trimmed = condition.trimmedForQuery(.whitespacesAndNewlines)
+            let trimmed = condition.trimmedForQuery(newlines: true)
             if trimmed.uppercased() == "OR" {
                 useOr = true
                 continue
@@ -71,7 +71,7 @@ public struct DBBQueryPlan: Sendable {
             let translated = try names.translateCondition(trimmed)
             placeholders += translated.placeholders
             // A line comment would swallow the closing parenthesis: end the line first.
-            clauses.append(translated.sql.contains("--") ? "(\(translated.sql)\n)" : "(\(translated.sql))")
+            clauses.append(translated.sql.containsForQuery("--") ? "(\(translated.sql)\n)" : "(\(translated.sql))")
         }
         guard placeholders == arguments.count else {
             throw DBBError.misuse(
@@ -176,7 +176,7 @@ package struct DBBQueryNames {
     func orderBy(_ sorting: [String]?) throws -> String {
         let id = DBBIdentifier.sql(table.idColumn)
         guard let sorting, !sorting.isEmpty else { return " ORDER BY \(id)" }
-        let globalDescending = sorting.contains { $0.trimmedForQuery(.whitespaces).uppercased() == "DESC" }
+        let globalDescending = sorting.contains { $0.trimmedForQuery(newlines: false).uppercased() == "DESC" }
         var terms: [String] = []
         for item in sorting {
             let parts = item.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
@@ -190,7 +190,7 @@ package struct DBBQueryNames {
                     "sort item '\(item)' is not a property or column name with an optional ASC or DESC",
                     context: "reading sorting")
             }
-            if name.contains(".") {
+            if name.containsForQuery(".") {
                 terms.append("\(try referenceSortExpression(name)) \(direction)")
                 continue
             }
@@ -263,45 +263,39 @@ enum DBBConditionTokenizer {
         var isPlaceholder = false
     }
 
-    /// Splits on Unicode scalars, not `Character`s: a combining mark after a quote must not hide the quote
-    /// (it would turn text inside a literal into "identifiers" and have it rewritten).
+    /// Splits on UTF-8 bytes, not `Character`s: a combining mark after a quote must not hide the quote (it would
+    /// turn text inside a literal into "identifiers" and have it rewritten). Every character that delimits a
+    /// token is ASCII, and every byte of a non-ASCII scalar is 0x80 or more and continues an identifier, so the
+    /// bytes split where the scalars would, and each token's text is a copy of its bytes.
     static func tokens(_ sql: String) -> [Token] {
-        var tokens: [Token] = []
-        let scalars = Array(sql.unicodeScalars)
-        // Each scalar's offset in the UTF-8 bytes (and the end's), so a token's text is a copy of its bytes:
-        // appending scalars to a string one by one costs thousands of instructions per token.
         let bytes = Array(sql.utf8)
-        var offsets: [Int] = []
-        offsets.reserveCapacity(scalars.count + 1)
-        var offset = 0
-        for scalar in scalars {
-            offsets.append(offset)
-            offset += UTF8.width(scalar)
-        }
-        offsets.append(offset)
-        func text(_ range: Range<Int>) -> String {
-            String(decoding: bytes[offsets[range.lowerBound]..<offsets[range.upperBound]], as: UTF8.self)
-        }
+        var tokens: [Token] = []
+        // Growing the array token by token costs more than the tokens: a condition rarely has more tokens than
+        // a quarter of its bytes, and never more than its bytes.
+        tokens.reserveCapacity(bytes.count / 4 + 4)
+        func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
         // As SQLite's tokenizer: letters, `_` and every non-ASCII scalar start an identifier; digits and `$`
-        // continue one.
-        func startsIdentifier(_ scalar: Unicode.Scalar) -> Bool {
-            // The ASCII letters (the only ASCII scalars with the Alphabetic property), compared directly: a
-            // property look-up costs far more.
-            scalar.value >= 0x80 || scalar == "_" || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+        // continue one. ASCII letters differ in case by bit 0x20 alone.
+        func startsIdentifier(_ byte: UInt8) -> Bool {
+            byte >= 0x80 || byte == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
         }
-        func continuesIdentifier(_ scalar: Unicode.Scalar) -> Bool {
-            startsIdentifier(scalar) || ("0"..."9").contains(scalar) || scalar == "$"
+        func continuesIdentifier(_ byte: UInt8) -> Bool {
+            startsIdentifier(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "$")
         }
+        let dot = UInt8(ascii: ".")
         var index = 0
-        var previousSignificant: Unicode.Scalar?
-        while index < scalars.count {
-            let scalar = scalars[index]
-            if scalar == "'" || scalar == "\"" || scalar == "`" || scalar == "[" {
-                let close: Unicode.Scalar = scalar == "[" ? "]" : scalar
+        var previousSignificant: UInt8?
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "`")
+                || byte == UInt8(ascii: "[")
+            {
+                let close = byte == UInt8(ascii: "[") ? UInt8(ascii: "]") : byte
                 var end = index + 1
-                while end < scalars.count {
-                    if scalars[end] == close {
-                        if end + 1 < scalars.count && scalars[end + 1] == close && close != "]" {
+                while end < bytes.count {
+                    if bytes[end] == close {
+                        if end + 1 < bytes.count && bytes[end + 1] == close && close != UInt8(ascii: "]") {
                             end += 2
                             continue
                         }
@@ -309,50 +303,53 @@ enum DBBConditionTokenizer {
                     }
                     end += 1
                 }
-                let quoted = text(index..<min(end + 1, scalars.count))
-                if scalar == "'" {
+                let quoted = text(index..<min(end + 1, bytes.count))
+                if byte == UInt8(ascii: "'") {
                     tokens.append(Token(text: quoted))
                 } else {
                     // A quoted identifier may still name a property.
-                    var name = String.UnicodeScalarView()
+                    var name: [UInt8] = []
                     var inner = index + 1
-                    while inner < min(end, scalars.count) {
-                        name.append(scalars[inner])
+                    while inner < min(end, bytes.count) {
+                        name.append(bytes[inner])
                         // A doubled closing quote stands for one.
-                        inner += scalars[inner] == close && inner + 1 < end && scalars[inner + 1] == close ? 2 : 1
+                        inner += bytes[inner] == close && inner + 1 < end && bytes[inner + 1] == close ? 2 : 1
                     }
-                    tokens.append(Token(text: quoted, identifier: previousSignificant == "." ? nil : String(name)))
+                    let identifier = previousSignificant == dot ? nil : String(decoding: name, as: UTF8.self)
+                    tokens.append(Token(text: quoted, identifier: identifier))
                 }
                 index = end + 1
                 previousSignificant = close
-            } else if scalar == "-" && index + 1 < scalars.count && scalars[index + 1] == "-" {
+            } else if byte == UInt8(ascii: "-") && index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "-") {
                 // A line comment: kept as written, nothing in it translated or counted.
                 var end = index
-                while end < scalars.count && scalars[end] != "\n" { end += 1 }
+                while end < bytes.count && bytes[end] != UInt8(ascii: "\n") { end += 1 }
                 tokens.append(Token(text: text(index..<end)))
                 index = end
-            } else if scalar == "/" && index + 1 < scalars.count && scalars[index + 1] == "*" {
+            } else if byte == UInt8(ascii: "/") && index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "*") {
                 var end = index + 2
-                while end + 1 < scalars.count && !(scalars[end] == "*" && scalars[end + 1] == "/") { end += 1 }
-                end = min(end + 2, scalars.count)
+                while end + 1 < bytes.count && !(bytes[end] == UInt8(ascii: "*") && bytes[end + 1] == UInt8(ascii: "/"))
+                {
+                    end += 1
+                }
+                end = min(end + 2, bytes.count)
                 tokens.append(Token(text: text(index..<end)))
                 index = end
-            } else if startsIdentifier(scalar) {
+            } else if startsIdentifier(byte) {
                 var end = index
-                while end < scalars.count && continuesIdentifier(scalars[end]) { end += 1 }
+                while end < bytes.count && continuesIdentifier(bytes[end]) { end += 1 }
                 let name = text(index..<end)
                 // `table.column` names a column explicitly; leave it alone.
-                let qualified = previousSignificant == "." || (end < scalars.count && scalars[end] == ".")
+                let qualified = previousSignificant == dot || (end < bytes.count && bytes[end] == dot)
                 tokens.append(Token(text: name, identifier: qualified ? nil : name))
                 index = end
-                previousSignificant = scalars[end - 1]
+                previousSignificant = bytes[end - 1]
             } else {
-                tokens.append(Token(text: text(index..<index + 1), isPlaceholder: scalar == "?"))
-                // ASCII white space is tab to carriage return and space; other scalars are looked up.
-                let isWhitespace =
-                    scalar.isASCII
-                    ? (0x09...0x0D).contains(scalar.value) || scalar == " " : scalar.properties.isWhitespace
-                if !isWhitespace { previousSignificant = scalar }
+                // Only ASCII gets here (other scalars start identifiers).
+                tokens.append(Token(text: text(index..<index + 1), isPlaceholder: byte == UInt8(ascii: "?")))
+                // ASCII white space is tab to carriage return, and space.
+                let isWhitespace = (0x09...0x0D).contains(byte) || byte == UInt8(ascii: " ")
+                if !isWhitespace { previousSignificant = byte }
                 index += 1
             }
         }
@@ -361,19 +358,43 @@ enum DBBConditionTokenizer {
 }
 
 extension String {
-    /// The string trimmed of the characters in `set`, as `trimmingCharacters(in:)` trims it; a string that starts
-    /// and ends with a visible ASCII character, as conditions and sort items usually do, is returned as it is
-    /// without asking Foundation (whose trimming costs thousands of instructions per call). Neither set holds a
-    /// visible ASCII character.
+    /// The string trimmed of white space (and of newlines with `newlines`), as `trimmingCharacters(in:)` trims it;
+    /// a string that starts and ends with a visible ASCII character, as conditions and sort items usually do, is
+    /// returned as it is without asking Foundation (whose trimming, and even its character sets, cost thousands of
+    /// instructions per call). Neither set holds a visible ASCII character.
     ///
-    /// - Parameter set: `.whitespaces` or `.whitespacesAndNewlines`.
+    /// - Parameter newlines: whether to trim `.whitespacesAndNewlines` rather than `.whitespaces`.
     /// - Returns: the trimmed string.
-    fileprivate func trimmedForQuery(_ set: CharacterSet) -> String {
-        if let first = unicodeScalars.first, let last = unicodeScalars.last, (0x21...0x7E).contains(first.value),
-            (0x21...0x7E).contains(last.value)
-        {
+    fileprivate func trimmedForQuery(newlines: Bool) -> String {
+        if let first = utf8.first, let last = utf8.last, (0x21...0x7E).contains(first), (0x21...0x7E).contains(last) {
             return self
         }
-        return trimmingCharacters(in: set)
+        return trimmingCharacters(in: newlines ? .whitespacesAndNewlines : .whitespaces)
+    }
+
+    /// Whether the string contains `other`, as Foundation's `contains(_:)` answers; an ASCII string, as property
+    /// names usually are, is searched byte by byte (Foundation's search costs thousands of instructions).
+    ///
+    /// - Parameter other: an ASCII string.
+    /// - Returns: whether the string contains it.
+    func containsForQuery(_ other: String) -> Bool {
+        let found = utf8.withContiguousStorageIfAvailable { bytes in
+            other.utf8.withContiguousStorageIfAvailable { pattern in Self.asciiSearch(pattern, in: bytes) } ?? nil
+        }
+        // Foundation's `contains(_:)`, which the callers used before: a search for the first range.
+        return (found ?? nil) ?? (range(of: other) != nil)
+    }
+
+    /// Whether ASCII `bytes` hold `pattern`; `nil` when the bytes are not all ASCII or the pattern is empty: with a
+    /// non-ASCII scalar, Foundation compares whole characters (`.` followed by a combining mark is no `.`).
+    private static func asciiSearch(_ pattern: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>)
+        -> Bool?
+    {
+        guard let head = pattern.first, bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        guard bytes.count >= pattern.count else { return false }
+        for start in 0...(bytes.count - pattern.count) where bytes[start] == head {
+            if (1..<pattern.count).allSatisfy({ bytes[start + $0] == pattern[$0] }) { return true }
+        }
+        return false
     }
 }

@@ -75,3 +75,47 @@ import Testing
         }
     }
 }
+
+/// Conditions are split into tokens on their UTF-8 bytes; other scripts, combining marks, quotes, brackets and
+/// comments split where their scalars would.
+@Suite struct DBBConditionTokenizingTests {
+    static let cases: [(condition: String, translated: String)] = [
+        ("name = 'é' || name", "itemName = 'é' || itemName"),
+        ("\"name\" = 1", "itemName = 1"),
+        ("[name] = score", "itemName = score"),
+        ("naïvename = 1 AND name > 2", "naïvename = 1 AND itemName > 2"),
+        ("name\u{301} = name", "name\u{301} = itemName"),
+        ("é.name = 1", "é.name = 1"),
+        ("\"na\"\"me\" = name", "\"na\"\"me\" = itemName"),
+        ("`name`\u{301} = 1", "itemName\u{301} = 1"),
+        ("'\u{301}name' = name", "'\u{301}name' = itemName"),
+        ("name$1 = score2", "name$1 = score2"),
+        ("score /* name é */ > 1", "score /* name é */ > 1"),
+        ("名前 = name", "名前 = itemName"),
+        ("\"name", "itemName"),
+        ("name = 'abc", "itemName = 'abc"),
+    ]
+
+    @Test func identifiersAreFoundOnBytesWhereScalarsWouldFindThem() throws {
+        for (condition, translated) in Self.cases {
+            let plan = try DBBQueryPlan(options: .options(withConditions: [condition]), table: projectTable)
+            #expect(plan.whereSQL.unicodeScalars.elementsEqual(" WHERE (\(translated))".unicodeScalars), "\(condition)")
+        }
+    }
+
+    @Test func commentsAndJoinConditionsInOtherScripts() throws {
+        let comment = try DBBQueryPlan(
+            options: .options(withConditions: ["score -- é name\n > 1"]), table: projectTable)
+        #expect(comment.whereSQL == " WHERE (score -- é name\n > 1\n)")
+        let join = try DBBQueryPlan(options: .options(withConditions: ["tags = 'ü' -- ü"]), table: projectTable)
+        #expect(join.whereSQL == " WHERE (id IN (SELECT Project_ID FROM Project_tags WHERE tags = 'ü' -- ü)\n)")
+        // A dot followed by a combining mark is no path separator: the sort item is no property.
+        #expect(throws: DBBError.self) {
+            try DBBQueryPlan(
+                options: .options(sortColumns: ["owner.\u{301}name"]), table: projectTable, schema: ReferenceSchema())
+        }
+        let sorted = try DBBQueryPlan(
+            options: .options(sortColumns: ["owner.name"]), table: projectTable, schema: ReferenceSchema())
+        #expect(sorted.orderSQL.hasPrefix(" ORDER BY (SELECT r0.lastName FROM Person AS r0"))
+    }
+}
