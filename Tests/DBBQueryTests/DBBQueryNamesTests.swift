@@ -103,6 +103,28 @@ import Testing
         }
     }
 
+    @Test func pathsThroughReferencesStartWithWordsInAnyScript() throws {
+        let schema = ReferenceSchema()
+        let ascii = try DBBQueryPlan(
+            options: .options(withConditions: ["owner.name = 'x'"]), table: projectTable, schema: schema)
+        #expect(
+            ascii.whereSQL
+                == " WHERE (id IN (SELECT Project_ID FROM Project_owner WHERE owner IN "
+                + "(SELECT id FROM Person WHERE lastName = 'x')))")
+        // `_x` and `été` are words, so the condition reaches through `owner`, where neither is a property.
+        for condition in ["owner._x = 1", "owner.été = 1", "owner.\u{C9}t\u{E9} = 1"] {
+            #expect(throws: DBBError.self, "\(condition)") {
+                try DBBQueryPlan(options: .options(withConditions: [condition]), table: projectTable, schema: schema)
+            }
+        }
+        // A digit or a combining mark starts no word: the dotted name stays as written.
+        for condition in ["owner.1x = 1", "owner.\u{301}name = 1"] {
+            let plan = try DBBQueryPlan(
+                options: .options(withConditions: [condition]), table: projectTable, schema: schema)
+            #expect(plan.whereSQL.unicodeScalars.elementsEqual(" WHERE (\(condition))".unicodeScalars))
+        }
+    }
+
     @Test func commentsAndJoinConditionsInOtherScripts() throws {
         let comment = try DBBQueryPlan(
             options: .options(withConditions: ["score -- é name\n > 1"]), table: projectTable)
