@@ -4,10 +4,7 @@ internal import Foundation
 
 /// A registered class's mapping, compiled once: its layout, its accessors in column order, and the SQL
 /// of every statement the object API runs for it.
-final class DBBTableMap: @unchecked Sendable {
-    // @unchecked: immutable after init; its accessor closures (not Sendable, see DBBPropertyPersistence) touch
-    // only the objects handed to them, each used by one thread at a time.
-
+final class DBBTableMap: Sendable {
     struct Scalar {
         let name: String
         let column: String
@@ -64,7 +61,7 @@ final class DBBTableMap: @unchecked Sendable {
     let hasReferences: Bool
     /// The key paths of the mapped properties that have one (closure-only entries have none), by name, for
     /// typed conditions.
-    let keyPaths: [String: AnyKeyPath]
+    let keyPaths: [String: AnyKeyPath & Sendable]
 
     /// `SELECT id, createdTime, modifiedTime, <scalars>, <foreign keys> FROM <table>`.
     let selectSQL: String

@@ -6,7 +6,7 @@ public import Foundation
 ///
 /// Values are read through `DBBColumnReadable` and written through `DBBBindable`;
 /// the manager's connection stores dates as seconds since 2001-01-01, as DBBBuilder always has.
-public protocol DBBPersistableValue: DBBBindable, DBBColumnReadable {
+public protocol DBBPersistableValue: DBBBindable, DBBColumnReadable, SendableMetatype {
     /// The storage type of a property of this type.
     static var dbbStorageType: DBBStorageType { get }
     /// The storage type of an array of this type.
