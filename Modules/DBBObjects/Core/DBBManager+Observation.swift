@@ -79,12 +79,8 @@ extension DBBManager {
         while let map = stack.popLast() {
             guard visited.insert(ObjectIdentifier(map.type)).inserted else { continue }
             tables.insert(map.tableName.lowercased())
-            var targets = map.foreignKeys.map(\.target)
-            for join in map.joins {
-                tables.insert(join.table.tableName.lowercased())
-                if let target = join.values.target { targets.append(target) }
-            }
-            stack += targets.compactMap(mapIfRegistered)
+            for table in map.joins.compactMap(\.joinTable) { tables.insert(table.description.tableName.lowercased()) }
+            stack += (map.foreignKeys + map.joins).compactMap(\.target).compactMap(mapIfRegistered)
         }
         return tables
     }

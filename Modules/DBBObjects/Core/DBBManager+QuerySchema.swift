@@ -13,19 +13,8 @@ struct DBBManagerQuerySchema: DBBQuerySchema {
 
     /// The map of the class a reference property points to, and whether the property is an array.
     private func target(of property: String, in map: DBBTableMap) throws -> (map: DBBTableMap, isArray: Bool)? {
-        let target: ObjectIdentifier
-        let isArray: Bool
-        if let foreignKey = map.foreignKeys.first(where: { $0.name == property }) {
-            (target, isArray) = (foreignKey.target, false)
-        } else if let join = map.joins.first(where: { $0.name == property }) {
-            switch join.values {
-            case .object(_, let type): (target, isArray) = (type, false)
-            case .objects(_, let type): (target, isArray) = (type, true)
-            default: return nil
-            }
-        } else {
-            return nil
-        }
+        guard let mapped = map.propertiesByName[property], let target = mapped.target else { return nil }
+        let isArray = if case .objects = mapped.accessor { true } else { false }
         guard let targetMap = manager.mapIfRegistered(target) else {
             throw DBBError.misuse(
                 "\(map.tableName).\(property) refers to a class that is not registered with this manager",

@@ -29,7 +29,7 @@ extension DBBTableObject {
 
 extension DBBTableMap {
     func setAny(_ property: String, _ value: Any, on object: DBBTableObject) throws {
-        switch accessorsByName[property] {
+        switch propertiesByName[property]?.accessor {
         case .scalar(let accessor): try accessor.setAny(object, value)
         case .values(let accessor): try accessor.setAny(object, value)
         case .object(let accessor): try accessor.set(object, value is NSNull ? nil : value as AnyObject)

@@ -93,7 +93,7 @@ extension DBBTableObject {
             // Distinct combinations of the chosen properties: the objects carry those properties only.
             if distinct.distinctColumns != nil {
                 request.properties =
-                    request.properties ?? Set(map.scalars.map(\.name) + map.foreignKeys.map(\.name))
+                    request.properties ?? Set((map.columns + map.foreignKeys).map(\.name))
             }
         }
         return try DBBObjectLoader(manager: manager, db: db).fetch(map, request)

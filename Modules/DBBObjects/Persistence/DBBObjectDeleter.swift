@@ -22,22 +22,25 @@ struct DBBObjectDeleter {
         let list = DBBTableMap.idList(newIDs)
 
         for join in map.joins where join.cascades {
-            guard let target = join.values.target, let targetMap = manager.mapIfRegistered(target) else { continue }
-            let children = try db.fetchValues(Int64.self, join.selectOwnerIDsSQL, list)
+            guard let table = join.joinTable, let target = join.target, let targetMap = manager.mapIfRegistered(target)
+            else { continue }
+            let children = try db.fetchValues(Int64.self, table.selectOwnerValuesSQL, list)
             try delete(ids: children, of: targetMap)
         }
-        for join in map.joins {
-            try db.execute(join.deleteOwnersSQL, list)
+        for table in map.joins.compactMap(\.joinTable) {
+            try db.execute(table.deleteOwnersSQL, list)
         }
         for other in manager.allMaps {
-            for join in other.joins where join.values.target == key {
-                try db.execute(join.deleteValuesSQL, list)
+            for join in other.joins where join.target == key {
+                guard let table = join.joinTable else { continue }
+                try db.execute(table.deleteValuesSQL, list)
             }
             // A foreign key column elsewhere that points at a deleted row is cleared, so a row inserted later
             // with a reused id is not mistaken for the old one. A NOT NULL column refuses, and the delete fails
             // with the constraint error and changes nothing.
             for foreignKey in other.foreignKeys where foreignKey.target == key {
-                try db.execute(other.description.clearReferencesSQL(column: foreignKey.column), list)
+                guard let column = foreignKey.column else { continue }
+                try db.execute(other.description.clearReferencesSQL(column: column), list)
             }
         }
         try db.execute(map.deleteSQL, list)

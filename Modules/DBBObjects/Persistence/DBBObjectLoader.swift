@@ -119,15 +119,20 @@ final class DBBObjectLoader {
         // Per row, only what is needed: one setter closure and its column per loaded scalar.
         let scalarBase = map.leadingColumns
         let scalarReaders = ContiguousArray(
-            map.scalars.enumerated().compactMap { index, scalar in
-                request.properties?.contains(scalar.name) ?? true
-                    ? ColumnReader(read: scalar.accessor.read, column: Int32(scalarBase + index)) : nil
+            map.columns.indices.compactMap { index in
+                request.properties?.contains(map.columns[index].name) ?? true
+                    ? ColumnReader(read: map.columnAccessors[index].read, column: Int32(scalarBase + index)) : nil
             })
-        let loadedKeys = map.foreignKeys.enumerated().filter { request.properties?.contains($0.element.name) ?? true }
+        let loadedKeys = map.foreignKeys.indices.compactMap { index in
+            request.properties?.contains(map.foreignKeys[index].name) ?? true
+                ? (index, map.foreignKeyAccessors[index], map.foreignKeys[index].target!) : nil
+        }
         // A request for every row reads every foreign key: the referenced rows are those the column names.
-        let keySources = map.foreignKeys.map { request.isAll ? map.description.selectColumnSQL($0.column) : nil }
+        let keySources = map.foreignKeys.map { key in
+            request.isAll ? key.column.map(map.description.selectColumnSQL) : nil
+        }
         let cursor = try db.fetchCursor(map.selectSQL + request.tail, arguments: DBBArguments(request.arguments))
-        let keyBase = scalarBase + map.scalars.count
+        let keyBase = scalarBase + map.columns.count
         // What a partial fetch loads: exactly what the join loop below reads, so a save writes nothing else.
         let loadedSet = Self.loadedProperties(of: map, for: request)
         let unloadedNames = loadedSet.map { map.propertyNames.subtracting($0) } ?? []
@@ -152,14 +157,14 @@ final class DBBObjectLoader {
                 for index in scalarReaders.indices {
                     try scalarReaders[index].read(object, row, scalarReaders[index].column)
                 }
-                for (index, key) in loadedKeys {
-                    if let target: Int64 = try row[keyBase + index] {
+                for (index, accessor, target) in loadedKeys {
+                    if let id: Int64 = try row[keyBase + index] {
                         pending.append(
                             PendingReference(
-                                object: object, assign: .one(key.accessor), target: key.target, ids: [target],
+                                object: object, assign: .one(accessor), target: target, ids: [id],
                                 source: keySources[index]))
                     } else {
-                        try key.accessor.set(object, nil)
+                        try accessor.set(object, nil)
                     }
                 }
             }
@@ -193,13 +198,14 @@ final class DBBObjectLoader {
         var values: [DBBValue] = []
         var ids: [Int64] = []
         for join in map.joins {
+            guard let table = join.joinTable else { continue }
             if let properties = request.properties, !properties.contains(join.name) { continue }
             if let joins = request.joinProperties, !joins.contains(join.name) { continue }
-            let readsIDs = join.values.target != nil
+            let readsIDs = join.target != nil
             // Read whole (no owner list), the join table names exactly the objects its references need.
-            let source = owners == nil ? join.table.selectValuesSQL : nil
+            let source = owners == nil ? table.selectValuesSQL : nil
             let cursor =
-                try owners.map { try db.fetchCursor(join.selectOwnersSQL, $0) } ?? db.fetchCursor(join.selectAllSQL)
+                try owners.map { try db.fetchCursor(table.selectOwnersSQL, $0) } ?? db.fetchCursor(table.selectAllSQL)
             var position = 0
             while let row = try cursor.next() {
                 guard let owner = try Int64.readIfPresent(from: row, at: 0) else { continue }
@@ -229,22 +235,23 @@ final class DBBObjectLoader {
 
     /// Sets a join property from the values of its join rows, or collects the references (`ids`) to resolve.
     private func assign(
-        _ values: [DBBValue], _ ids: [Int64], of join: DBBTableMap.Join, source: String?, to object: DBBTableObject,
-        pending: inout [PendingReference]
+        _ values: [DBBValue], _ ids: [Int64], of join: DBBTableMap.Property, source: String?,
+        to object: DBBTableObject, pending: inout [PendingReference]
     ) throws {
-        switch join.values {
+        switch join.accessor {
         case .scalar(let accessor):
             try accessor.setStored(object, values.first ?? .null)
         case .values(let accessor):
             try accessor.set(object, values)
-        case .object(let accessor, let target):
-            if ids.isEmpty {
+        case .object(let accessor):
+            guard let target = join.target, !ids.isEmpty else {
                 try accessor.set(object, nil)
-            } else {
-                pending.append(
-                    PendingReference(object: object, assign: .one(accessor), target: target, ids: ids, source: source))
+                return
             }
-        case .objects(let accessor, let target):
+            pending.append(
+                PendingReference(object: object, assign: .one(accessor), target: target, ids: ids, source: source))
+        case .objects(let accessor):
+            guard let target = join.target else { return }
             pending.append(
                 PendingReference(object: object, assign: .many(accessor), target: target, ids: ids, source: source))
         }

@@ -29,7 +29,7 @@ struct DBBSavePlan: Sendable {
         /// The foreign keys to write, in the order of `keyColumns` (`nil`: every foreign key of the map).
         let keyReferences: [Reference?]
         let keyColumns: [String]?
-        let joins: [(join: DBBTableMap.Join, values: [JoinValue])]
+        let joins: [(join: DBBTableMap.JoinTable, values: [JoinValue])]
     }
 
     var rows: [Row] = []
@@ -98,7 +98,7 @@ struct DBBObjectWriter {
                 let (object, map) = graph[node]
                 if nextKey < map.foreignKeys.count {
                     stack[stack.count - 1].nextKey += 1
-                    if let target = map.foreignKeys[nextKey].accessor.get(object),
+                    if let target = map.foreignKeyAccessors[nextKey].get(object),
                         let targetNode = position[ObjectIdentifier(target)], !visited[targetNode]
                     {
                         visited[targetNode] = true
@@ -139,34 +139,38 @@ struct DBBObjectWriter {
             var keyColumns: [String]?
             if let written {
                 // A partly loaded object: only what was loaded or set since.
-                let scalars = map.scalars.filter { written.contains($0.name) }
-                scalarValues = try scalars.map { try $0.accessor.get(object, coding) }
-                scalarColumns = scalars.map(\.column)
-                let keys = map.foreignKeys.filter { written.contains($0.name) }
-                keyReferences = keys.map { reference($0.accessor.get(object)) }
-                keyColumns = keys.map(\.column)
+                let scalars = map.columns.indices.filter { written.contains(map.columns[$0].name) }
+                scalarValues = try scalars.map { try map.columnAccessors[$0].get(object, coding) }
+                scalarColumns = scalars.compactMap { map.columns[$0].column }
+                let keys = map.foreignKeys.indices.filter { written.contains(map.foreignKeys[$0].name) }
+                keyReferences = keys.map { reference(map.foreignKeyAccessors[$0].get(object)) }
+                keyColumns = keys.compactMap { map.foreignKeys[$0].column }
             } else {
-                scalarValues.reserveCapacity(map.scalars.count)
-                for scalar in map.scalars { scalarValues.append(try scalar.accessor.get(object, coding)) }
-                if !map.foreignKeys.isEmpty {
-                    keyReferences = map.foreignKeys.map { reference($0.accessor.get(object)) }
+                scalarValues.reserveCapacity(map.columnAccessors.count)
+                // Indexed, so that each accessor is borrowed from the array rather than copied (and retained).
+                for index in map.columnAccessors.indices {
+                    scalarValues.append(try map.columnAccessors[index].get(object, coding))
+                }
+                if !map.foreignKeyAccessors.isEmpty {
+                    keyReferences = map.foreignKeyAccessors.map { reference($0.get(object)) }
                 }
             }
-            var joins: [(DBBTableMap.Join, [DBBSavePlan.JoinValue])] = []
+            var joins: [(DBBTableMap.JoinTable, [DBBSavePlan.JoinValue])] = []
             for join in map.joins where written?.contains(join.name) ?? true {
+                guard let table = join.joinTable else { continue }
                 let values: [DBBSavePlan.JoinValue]
-                switch join.values {
+                switch join.accessor {
                 case .scalar(let accessor):
                     let value = try accessor.get(object, coding)
                     values = value.isNull ? [] : [.value(value)]
                 case .values(let accessor):
                     values = try accessor.get(object, coding).map { .value($0) }
-                case .object(let accessor, _):
+                case .object(let accessor):
                     values = reference(accessor.get(object)).map { [.reference($0)] } ?? []
-                case .objects(let accessor, _):
+                case .objects(let accessor):
                     values = accessor.get(object).compactMap { reference($0) }.map { .reference($0) }
                 }
-                joins.append((join, values))
+                joins.append((table, values))
             }
             plan.rows.append(
                 DBBSavePlan.Row(
@@ -253,7 +257,7 @@ struct DBBObjectWriter {
 
         for index in Set(fixups) {
             let row = plan.rows[index]
-            let columns = row.keyColumns ?? row.map.foreignKeys.map(\.column)
+            let columns = row.keyColumns ?? row.map.foreignKeys.compactMap(\.column)
             for (column, reference) in zip(columns, row.keyReferences) {
                 guard let id = resolve(reference) else { continue }
                 guard let update = row.map.description.updateSQL(columns: [column], touchesModifiedTime: false) else {
@@ -348,14 +352,14 @@ extension DBBTableMap {
     func referencedObjects(of object: DBBTableObject) -> [DBBTableObject] {
         var result: [DBBTableObject] = []
         let written = object.idNum == 0 ? nil : propertiesToWrite(object)
-        for key in foreignKeys where written?.contains(key.name) ?? true {
-            if let target = key.accessor.get(object) as? DBBTableObject { result.append(target) }
+        for (key, accessor) in zip(foreignKeys, foreignKeyAccessors) where written?.contains(key.name) ?? true {
+            if let target = accessor.get(object) as? DBBTableObject { result.append(target) }
         }
         for join in joins where written?.contains(join.name) ?? true {
-            switch join.values {
-            case .object(let accessor, _):
+            switch join.accessor {
+            case .object(let accessor):
                 if let target = accessor.get(object) as? DBBTableObject { result.append(target) }
-            case .objects(let accessor, _):
+            case .objects(let accessor):
                 result += accessor.get(object).compactMap { $0 as? DBBTableObject }
             default:
                 break
@@ -378,7 +382,7 @@ extension DBBTableMap {
     /// A property's current value, for comparing with what a partial fetch left in it.
     func snapshot(of property: String, in object: DBBTableObject) -> DBBPropertySnapshot? {
         let coding = DBBCodingOptions.objectLayout
-        switch accessorsByName[property] {
+        switch propertiesByName[property]?.accessor {
         case .scalar(let accessor): return (try? accessor.get(object, coding)).map { .values([$0]) }
         case .values(let accessor): return (try? accessor.get(object, coding)).map { .values($0) }
         case .object(let accessor): return .objects(accessor.get(object).map { [ObjectIdentifier($0)] } ?? [])

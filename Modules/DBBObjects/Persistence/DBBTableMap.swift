@@ -5,45 +5,61 @@ internal import Foundation
 /// A registered class's mapping, compiled once: its layout, its accessors in column order, and the SQL
 /// of every statement the object API runs for it.
 final class DBBTableMap: Sendable {
-    struct Scalar {
+    /// One mapped property, the single description the object layer saves, loads, deletes and queries it by:
+    /// its name, where its values are kept (with the statements of a join table), its accessors, and the class
+    /// it references. Built once per class from the mapping entry, with its accessors resolved for the class.
+    struct Property {
+        /// Where a property's values are kept.
+        enum Place {
+            /// A column of the class's table: the value, or the id of the referenced object (a foreign key).
+            case column(String)
+            /// A join table of owner and value rows, in element order.
+            case joinTable(JoinTable)
+        }
+
         let name: String
-        let column: String
-        let accessor: DBBScalarAccessor
-    }
+        let place: Place
+        /// Reads and writes the property of an object.
+        let accessor: DBBPropertyAccessor
+        /// The class of the objects the property references; `nil` for values.
+        let target: ObjectIdentifier?
+        /// Whether deleting an owner deletes the objects the property references.
+        let cascades: Bool
 
-    struct ForeignKey {
-        let name: String
-        let column: String
-        let accessor: DBBObjectAccessor
-        let target: ObjectIdentifier
-        let targetName: String
-    }
+        /// The column of the class's table, or `nil` for a join table.
+        var column: String? {
+            if case .column(let column) = place { column } else { nil }
+        }
 
-    enum JoinValues {
-        case scalar(DBBScalarAccessor)
-        case values(DBBValuesAccessor)
-        case object(DBBObjectAccessor, target: ObjectIdentifier)
-        case objects(DBBObjectsAccessor, target: ObjectIdentifier)
-
-        var target: ObjectIdentifier? {
-            switch self {
-            case .object(_, let target), .objects(_, let target): target
-            default: nil
-            }
+        /// The join table, or `nil` for a column.
+        var joinTable: JoinTable? {
+            if case .joinTable(let table) = place { table } else { nil }
         }
     }
 
-    struct Join {
-        let name: String
-        let table: DBBTableDescription.JoinTable
-        let values: JoinValues
-        let cascades: Bool
+    /// A join table with the text of its statements, written once per class rather than per use.
+    struct JoinTable {
+        let description: DBBTableDescription.JoinTable
         let insertSQL: String
         let deleteOwnersSQL: String
         let selectAllSQL: String
         let selectOwnersSQL: String
-        let selectOwnerIDsSQL: String
+        /// The distinct values of given owners: the ids a cascading delete follows.
+        let selectOwnerValuesSQL: String
         let deleteValuesSQL: String
+        /// Every value of the table: the ids its references need when it is read whole.
+        let selectValuesSQL: String
+
+        init(_ table: DBBTableDescription.JoinTable) {
+            description = table
+            insertSQL = table.insertSQL
+            deleteOwnersSQL = table.deleteOwnersSQL
+            selectAllSQL = table.selectAllSQL
+            selectOwnersSQL = table.selectOwnersSQL
+            selectOwnerValuesSQL = table.selectOwnerValuesSQL
+            deleteValuesSQL = table.deleteValuesSQL
+            selectValuesSQL = table.selectValuesSQL
+        }
     }
 
     let type: DBBTableObject.Type
@@ -51,19 +67,26 @@ final class DBBTableMap: Sendable {
     let tableName: String
     let idColumn: String
     let hasTimestamps: Bool
-    let scalars: [Scalar]
-    let foreignKeys: [ForeignKey]
-    let joins: [Join]
+    /// The properties kept in scalar columns, in the order of `selectSQL`'s columns.
+    let columns: [Property]
+    /// The references kept as ids in columns of the class's table, after the scalar columns.
+    let foreignKeys: [Property]
+    /// The properties kept in join tables.
+    let joins: [Property]
+    /// Every mapped property by name, for the by-name paths (dictionaries, partial saves, query schemas).
+    let propertiesByName: [String: Property]
+    /// The accessors of `columns` and `foreignKeys`, in the same order, unwrapped once so that the row loops
+    /// of saves and loads take them from an array without a switch per value.
+    let columnAccessors: ContiguousArray<DBBScalarAccessor>
+    let foreignKeyAccessors: ContiguousArray<DBBObjectAccessor>
     let propertyNames: Set<String>
-    /// Every mapped property's accessor by name, for the by-name paths (dictionaries, partial-save snapshots).
-    let accessorsByName: [String: DBBPropertyAccessor]
     /// Whether objects of the class reference other objects (foreign keys, or reference join tables).
     let hasReferences: Bool
     /// The key paths of the mapped properties that have one (closure-only entries have none), by name, for
     /// typed conditions.
     let keyPaths: [String: AnyKeyPath & Sendable]
 
-    /// `SELECT id, createdTime, modifiedTime, <scalars>, <foreign keys> FROM <table>`.
+    /// `SELECT id, createdTime, modifiedTime, <scalar columns>, <foreign keys> FROM <table>`.
     let selectSQL: String
     /// The number of leading columns before the scalars (id, and the two timestamps when present).
     let leadingColumns: Int
@@ -85,7 +108,8 @@ final class DBBTableMap: Sendable {
         indexers: [DBBIndexer], prototype: DBBTableObject
     ) throws {
         self.type = type
-        tableName = type.tableName
+        let tableName = type.tableName
+        self.tableName = tableName
         idColumn = type.idColumnName
         hasTimestamps = type.hasTimestampColumns
         // One indexer makes one index; several (from a class chain) are kept in order of registration.
@@ -94,59 +118,49 @@ final class DBBTableMap: Sendable {
             attributes: attributes, indexers: indexers)
         self.description = description
         propertyNames = Set(properties.keys)
-        let accessors = properties.mapValues { $0.accessor(resolvedIn: prototype) }
-        accessorsByName = accessors
         keyPaths = properties.compactMapValues(\.keyPath)
 
-        var scalars: [Scalar] = []
-        var foreignKeys: [ForeignKey] = []
-        for column in description.columns {
-            guard let property = properties[column.propertyName], let accessor = accessors[column.propertyName] else {
-                continue
+        func property(_ name: String, place: Property.Place) throws -> Property {
+            guard let entry = properties[name] else {
+                throw DBBError(.internal, message: "lost property \(name)", context: "registering \(tableName)")
             }
-            switch accessor {
+            return Property(
+                name: name, place: place, accessor: entry.accessor(resolvedIn: prototype),
+                target: entry.storageType.objectType.map(ObjectIdentifier.init),
+                cascades: attributes[name] == ColumnAttribute.cascadingDeletion)
+        }
+        var columns: [Property] = []
+        var columnAccessors: ContiguousArray<DBBScalarAccessor> = []
+        var foreignKeys: [Property] = []
+        var foreignKeyAccessors: ContiguousArray<DBBObjectAccessor> = []
+        for column in description.columns {
+            let mapped = try property(column.propertyName, place: .column(column.name))
+            switch mapped.accessor {
             case .scalar(let accessor):
-                scalars.append(Scalar(name: column.propertyName, column: column.name, accessor: accessor))
-            case .object(let accessor):
-                guard let target = property.storageType.objectType else { continue }
-                foreignKeys.append(
-                    ForeignKey(
-                        name: column.propertyName, column: column.name, accessor: accessor,
-                        target: ObjectIdentifier(target), targetName: String(describing: target)))
+                columns.append(mapped)
+                columnAccessors.append(accessor)
+            case .object(let accessor) where mapped.target != nil:
+                foreignKeys.append(mapped)
+                foreignKeyAccessors.append(accessor)
             default:
                 throw DBBError.misuse(
                     "property \(column.propertyName) cannot be stored as a column",
                     context: "registering \(tableName)")
             }
         }
-        self.scalars = scalars
+        self.columns = columns
+        self.columnAccessors = columnAccessors
         self.foreignKeys = foreignKeys
-
-        joins = try description.joinTables.map { table in
-            guard let property = properties[table.propertyName] else {
-                throw DBBError(.internal, message: "lost property \(table.propertyName)", context: "registering")
-            }
-            let values: JoinValues
-            switch accessors[table.propertyName] ?? property.accessor {
-            case .scalar(let accessor): values = .scalar(accessor)
-            case .values(let accessor): values = .values(accessor)
-            case .object(let accessor):
-                values = .object(accessor, target: ObjectIdentifier(property.storageType.objectType!))
-            case .objects(let accessor):
-                values = .objects(accessor, target: ObjectIdentifier(property.storageType.objectType!))
-            }
-            return Join(
-                name: table.propertyName, table: table, values: values,
-                cascades: attributes[table.propertyName] == ColumnAttribute.cascadingDeletion,
-                insertSQL: table.insertSQL, deleteOwnersSQL: table.deleteOwnersSQL, selectAllSQL: table.selectAllSQL,
-                selectOwnersSQL: table.selectOwnersSQL, selectOwnerIDsSQL: table.selectOwnerValuesSQL,
-                deleteValuesSQL: table.deleteValuesSQL)
+        self.foreignKeyAccessors = foreignKeyAccessors
+        joins = try description.joinTables.map {
+            try property($0.propertyName, place: .joinTable(JoinTable($0)))
         }
-
-        hasReferences = !foreignKeys.isEmpty || joins.contains { $0.values.target != nil }
+        propertiesByName = Dictionary(
+            (columns + foreignKeys + joins).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        hasReferences = !foreignKeys.isEmpty || joins.contains { $0.target != nil }
 
         // The statements' text comes from the table's description; the map keeps it to prepare and cache.
-        let writeColumns = scalars.map(\.column) + foreignKeys.map(\.column)
+        let writeColumns = (columns + foreignKeys).compactMap(\.column)
         leadingColumns = description.leadingColumnCount
         selectSQL = description.selectSQL(columns: writeColumns)
         insertSQL = description.insertSQL(columns: writeColumns)
