@@ -14,6 +14,9 @@ public import DBBSchema
 /// error naming it). A key path through a reference (`\Project.lead?.lastName`) matches objects whose
 /// referenced object matches; an object with no referenced object does not match. Combine conditions
 /// with `&&`, `||` and `!`.
+///
+/// A condition is `Sendable`, so it takes `Sendable` key paths: a key-path literal written in the expression is
+/// one; a key path kept in a variable needs a type declared `KeyPath<Root, Value> & Sendable`.
 public struct DBBCondition<Root>: Sendable {
     /// The condition, with its root type erased.
     package let expression: DBBConditionExpression

@@ -16,6 +16,10 @@ internal import Foundation
 /// The initializers exist only for supported value types, so a property of any other type does not
 /// compile. Passing `type:` is allowed; a type that differs from the inferred one is reported as an
 /// error when the class is registered.
+///
+/// An entry is `Sendable`, so its key path is a `Sendable` one and its `get:`/`set:` closures are `@Sendable`.
+/// A key-path literal written in the call is `Sendable`; a key path kept in a variable needs a type declared
+/// `ReferenceWritableKeyPath<Root, Value> & Sendable`.
 public struct DBBPropertyPersistence: Sendable {
     // The members an entry's inlinable initializers use are usable from inlinable code, so that its accessors
     // are specialized for the property's class and type where the entry is written.
