@@ -55,6 +55,9 @@ private func requireSendable<T: Sendable>(_ type: T.Type) -> String { String(des
         let surname: ReferenceWritableKeyPath<Person, String> & Sendable = \Person.lastName
         let age: KeyPath<Person, Int> & Sendable = \Person.age
         #expect(DBBPropertyPersistence(surname).keyPathPropertyName == "lastName")
+        // A `let` whose type is inferred from a literal keeps the literal's Sendable type.
+        let inferred = \Person.firstName
+        #expect(DBBPropertyPersistence(inferred, columnName: "given").columnName == "given")
         let test = try TestManager(.memory, classes: [Person.self])
         for (first, years) in [("Ada", 36), ("Alan", 41)] {
             let person = Person(dbManager: test.manager)
