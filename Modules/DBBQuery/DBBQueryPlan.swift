@@ -49,7 +49,7 @@ public struct DBBQueryPlan: Sendable {
         var useOr = false
         var placeholders = 0
         for condition in options.conditions ?? [] {
-            let trimmed = condition.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = condition.trimmedForQuery(.whitespacesAndNewlines)
             if trimmed.uppercased() == "OR" {
                 useOr = true
                 continue
@@ -159,7 +159,7 @@ struct DBBQueryNames {
     func orderBy(_ sorting: [String]?) throws -> String {
         let id = DBBIdentifier.sql(table.idColumn)
         guard let sorting, !sorting.isEmpty else { return " ORDER BY \(id)" }
-        let globalDescending = sorting.contains { $0.trimmingCharacters(in: .whitespaces).uppercased() == "DESC" }
+        let globalDescending = sorting.contains { $0.trimmedForQuery(.whitespaces).uppercased() == "DESC" }
         var terms: [String] = []
         for item in sorting {
             let parts = item.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
@@ -251,15 +251,26 @@ enum DBBConditionTokenizer {
     static func tokens(_ sql: String) -> [Token] {
         var tokens: [Token] = []
         let scalars = Array(sql.unicodeScalars)
+        // Each scalar's offset in the UTF-8 bytes (and the end's), so a token's text is a copy of its bytes:
+        // appending scalars to a string one by one costs thousands of instructions per token.
+        let bytes = Array(sql.utf8)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(scalars.count + 1)
+        var offset = 0
+        for scalar in scalars {
+            offsets.append(offset)
+            offset += UTF8.width(scalar)
+        }
+        offsets.append(offset)
         func text(_ range: Range<Int>) -> String {
-            var view = String.UnicodeScalarView()
-            view.append(contentsOf: scalars[range])
-            return String(view)
+            String(decoding: bytes[offsets[range.lowerBound]..<offsets[range.upperBound]], as: UTF8.self)
         }
         // As SQLite's tokenizer: letters, `_` and every non-ASCII scalar start an identifier; digits and `$`
         // continue one.
         func startsIdentifier(_ scalar: Unicode.Scalar) -> Bool {
-            scalar.value >= 0x80 || scalar == "_" || (scalar.isASCII && scalar.properties.isAlphabetic)
+            // The ASCII letters (the only ASCII scalars with the Alphabetic property), compared directly: a
+            // property look-up costs far more.
+            scalar.value >= 0x80 || scalar == "_" || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
         }
         func continuesIdentifier(_ scalar: Unicode.Scalar) -> Bool {
             startsIdentifier(scalar) || ("0"..."9").contains(scalar) || scalar == "$"
@@ -320,10 +331,32 @@ enum DBBConditionTokenizer {
                 previousSignificant = scalars[end - 1]
             } else {
                 tokens.append(Token(text: text(index..<index + 1), isPlaceholder: scalar == "?"))
-                if !scalar.properties.isWhitespace { previousSignificant = scalar }
+                // ASCII white space is tab to carriage return and space; other scalars are looked up.
+                let isWhitespace =
+                    scalar.isASCII
+                    ? (0x09...0x0D).contains(scalar.value) || scalar == " " : scalar.properties.isWhitespace
+                if !isWhitespace { previousSignificant = scalar }
                 index += 1
             }
         }
         return tokens
+    }
+}
+
+extension String {
+    /// The string trimmed of the characters in `set`, as `trimmingCharacters(in:)` trims it; a string that starts
+    /// and ends with a visible ASCII character, as conditions and sort items usually do, is returned as it is
+    /// without asking Foundation (whose trimming costs thousands of instructions per call). Neither set holds a
+    /// visible ASCII character.
+    ///
+    /// - Parameter set: `.whitespaces` or `.whitespacesAndNewlines`.
+    /// - Returns: the trimmed string.
+    fileprivate func trimmedForQuery(_ set: CharacterSet) -> String {
+        if let first = unicodeScalars.first, let last = unicodeScalars.last, (0x21...0x7E).contains(first.value),
+            (0x21...0x7E).contains(last.value)
+        {
+            return self
+        }
+        return trimmingCharacters(in: set)
     }
 }

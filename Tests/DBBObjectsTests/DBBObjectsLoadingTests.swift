@@ -68,12 +68,18 @@ import Testing
     }
 
     @Test func theMappingIsBuiltOncePerClassNotPerFetchedObject() throws {
-        let test = try TestManager(.memory)
-        _ = try Self.makeProjects(20, manager: test.manager)
-        let before = Person.mappingBuilds.value
-        let people = Person.allInstances(manager: test.manager)
-        #expect(people.count == 40)
-        #expect(Person.mappingBuilds.value == before)
+        // A class of this test alone: other tests register the shared models meanwhile, each building its mapping.
+        let test = try TestManager(.memory, classes: [CountedNote.self])
+        #expect(CountedNote.mappingBuilds.value == 1)
+        let notes = (0..<40).map { index in
+            let note = CountedNote(dbManager: test.manager)
+            note.text = "note \(index)"
+            return note
+        }
+        #expect(CountedNote.saveObjects(notes, dbManager: test.manager))
+        let loaded = try CountedNote.fetchAll(manager: test.manager)
+        #expect(loaded.map(\.text) == notes.map(\.text))
+        #expect(CountedNote.mappingBuilds.value == 1)
     }
 
     @Test func unregisteredClassesGiveAClearError() throws {
@@ -147,5 +153,21 @@ import Testing
         try person.save()
         #expect(Project.deleteMultipleInstances([person], manager: test.manager) == false)
         #expect(test.manager.countForTable("Person") == 1)
+    }
+}
+
+/// A class only `theMappingIsBuiltOncePerClassNotPerFetchedObject` registers, counting its mapping's builds.
+private final class CountedNote: DBBTableObject {
+    static let mappingBuilds = Counter()
+    var text = ""
+
+    required init(dbManager: DBBManager) {
+        super.init(dbManager: dbManager)
+        dbManager.addPersistenceMapping(Self.mapping(), for: self)
+    }
+
+    static func mapping() -> [String: DBBPropertyPersistence] {
+        mappingBuilds.increment()
+        return ["text": .init(\CountedNote.text)]
     }
 }

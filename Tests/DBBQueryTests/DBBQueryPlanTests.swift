@@ -291,6 +291,21 @@ struct ReferenceSchema: DBBQuerySchema {
         #expect("Bud's".dbb_SQLEscaped() == "'Bud''s'")
     }
 
+    @Test("white space around conditions and sort items is trimmed, ASCII or not; names in other scripts stay")
+    func whiteSpaceAroundConditionsAndSortItems() throws {
+        var options = DBBQueryOptions.options(
+            withConditions: ["\tname = 'a'\n", "\u{A0}OR\u{2003}", "score > 1\u{A0}", " \n ", "été = 'x'"])
+        options.sorting = [" score ", " DESC"]
+        let plan = try DBBQueryPlan(options: options, table: projectTable)
+        // A line comment is ended before the closing parenthesis, as always.
+        #expect(plan.whereSQL == " WHERE (itemName = 'a') OR (score > 1) OR (été = 'x')")
+        #expect(plan.orderSQL == " ORDER BY score DESC, id DESC")
+        // Identifiers after white space other than a space, and a tab before a qualified name.
+        let names = try DBBQueryPlan(
+            options: .options(withConditions: ["score\t>\u{A0}1 AND\tProject.name = name"]), table: projectTable)
+        #expect(names.whereSQL == " WHERE (score\t>\u{A0}1 AND\tProject.name = itemName)")
+    }
+
     @Test("a combining mark at the start of a literal leaves the literal's text alone")
     func combiningMarkInLiteral() throws {
         let condition = "name = '\u{301}name score'"

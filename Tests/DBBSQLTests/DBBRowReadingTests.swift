@@ -142,6 +142,55 @@ struct DBBRowReadingTests {
         }
     }
 
+    @Test("typed reads of a UTF-16 database convert its text, keep NUL characters, and read numbers from text")
+    func utf16Reads() throws {
+        let db = try DBBDatabase.inMemory()
+        try db.execute("PRAGMA encoding = 'UTF-16le'")
+        try db.executeStatements(
+            """
+            CREATE TABLE t (name TEXT, amount TEXT, stamp TEXT, bytes BLOB);
+            INSERT INTO t VALUES ('Zoë 東京', '12.5', '2024-03-01 12:00:00', x'00ff');
+            INSERT INTO t VALUES ('a' || char(0) || 'b', 'twelve', NULL, NULL);
+            """)
+        #expect(try db.fetchValue(String.self, "PRAGMA encoding") == "UTF-16le")
+        let rows = try db.fetchCursor("SELECT name, amount, stamp, bytes FROM t ORDER BY rowid")
+        let first = try #require(try rows.next())
+        #expect(try first["name"] as String == "Zoë 東京")
+        #expect(try first["name"] as Data == Data("Zoë 東京".utf8))
+        #expect(first.value(at: 0) == .text("Zoë 東京"))
+        #expect(try first["amount"] as Double == 12.5)
+        #expect(try first["stamp"] as Date == Date(timeIntervalSince1970: 1_709_294_400))
+        #expect(try first["bytes"] as Data == Data([0, 0xff]))
+        let second = try #require(try rows.next())
+        #expect(try second["name"] as String == "a\u{0}b")
+        #expect(
+            expectDBBError { _ = try second["amount"] as Double }?.message == "column amount holds text, not a number")
+        #expect(try second["stamp"] as Date? == nil)
+        #expect(try second["bytes"] as Data? == nil)
+    }
+
+    @Test("forEachRow and map read each row, also after SQLite re-prepared the statement for a new column")
+    func forEachAndMapReadEveryRow() throws {
+        let db = try DBBDatabase.inMemory()
+        try db.executeStatements("CREATE TABLE n (x INTEGER); INSERT INTO n VALUES (1), (2), (3);")
+        let sql = "SELECT * FROM n ORDER BY x"
+        #expect(try db.fetchCursor(sql).map { try $0[0] as Int } == [1, 2, 3])
+        // The cached statement now has one column; the new column makes SQLite re-prepare it at its first step.
+        try db.execute("ALTER TABLE n ADD COLUMN label TEXT")
+        try db.execute("UPDATE n SET label = 'item ' || x WHERE x > 1")
+        var seen: [String] = []
+        try db.forEachRow(sql) { row in
+            #expect(row.count == 2)
+            seen.append("\(try row[0] as Int):\(try row[1] as String? ?? "-")")
+        }
+        #expect(seen == ["1:-", "2:item 2", "3:item 3"])
+        #expect(try db.fetchCursor(sql).map { try $0["label"] as String? } == [nil, "item 2", "item 3"])
+        #expect(try db.fetchCursor("SELECT x FROM n WHERE x > 9").map { try $0[0] as Int } == [])
+        var none = 0
+        try db.forEachRow("SELECT x FROM n WHERE x > 9") { _ in none += 1 }
+        #expect(none == 0)
+    }
+
     @Test("nested queries over the same SQL each get their own statement")
     func nestedSameSQL() throws {
         let db = try DBBDatabase.inMemory()

@@ -86,6 +86,30 @@ final class DBBObjectLoader {
         let column: Int32
     }
 
+    /// Sets the loaded scalar properties of an object from their columns of a row.
+    private typealias RowReader = (AnyObject, DBBRow) throws -> Void
+
+    /// One closure that calls each property's reader with its column, in order. A row then costs one call from
+    /// the loop, and each reader is called from the closure that captured it: a reader called from an array is
+    /// retained and released around each call, and so is the object handed to it.
+    ///
+    /// - Parameter readers: each property's reader and its column.
+    /// - Returns: the closure (one that reads nothing when there is nothing to read).
+    private static func chained(_ readers: [ColumnReader]) -> RowReader {
+        // Closures only, never an optional one: `??` would hand back a closure reabstracted behind a thunk.
+        guard let last = readers.last else { return { _, _ in } }
+        let (lastRead, lastColumn) = (last.read, last.column)
+        var chain: RowReader = { object, row in try lastRead(object, row, lastColumn) }
+        for reader in readers.dropLast().reversed() {
+            let (read, column, next) = (reader.read, reader.column, chain)
+            chain = { object, row in
+                try read(object, row, column)
+                try next(object, row)
+            }
+        }
+        return chain
+    }
+
     private enum Assignment {
         case one(DBBObjectAccessor)
         case many(DBBObjectsAccessor)
@@ -118,7 +142,7 @@ final class DBBObjectLoader {
         var fresh: [DBBTableObject] = []
         // Per row, only what is needed: one setter closure and its column per loaded scalar.
         let scalarBase = map.leadingColumns
-        let scalarReaders = ContiguousArray(
+        let readScalars = Self.chained(
             map.columns.indices.compactMap { index in
                 request.properties?.contains(map.columns[index].name) ?? true
                     ? ColumnReader(read: map.columnAccessors[index].read, column: Int32(scalarBase + index)) : nil
@@ -139,11 +163,14 @@ final class DBBObjectLoader {
         // One statement meets each row once, so a class's first load needs no look-up, and its objects are
         // indexed only when a later look-up needs them.
         let mayKnowRows = !known.isEmpty
-        while let row = try cursor.next() {
+        // A closure, not a local function: one passed as a value makes its captured variables checked for
+        // exclusivity at run time. (The cursor is no sequence: its forEach reads every row through one row value.)
+        // swift-format-ignore: ReplaceForEachWithForLoop
+        try cursor.forEach { row in
             let id = try Int64.read(from: row, at: 0)
             if mayKnowRows, let existing = known[id] {
                 result.append(existing)
-                continue
+                return
             }
             let object = map.type.init(dbManager: manager)
             object.idNum = id
@@ -153,10 +180,7 @@ final class DBBObjectLoader {
                 object.modifiedTime = try Date.readIfPresent(from: row, at: 2)
             }
             if !request.sparse {
-                // Indexed, so that each reader is borrowed from the array rather than copied (and retained).
-                for index in scalarReaders.indices {
-                    try scalarReaders[index].read(object, row, scalarReaders[index].column)
-                }
+                try readScalars(object, row)
                 for (index, accessor, target) in loadedKeys {
                     if let id: Int64 = try row[keyBase + index] {
                         pending.append(
@@ -187,7 +211,8 @@ final class DBBObjectLoader {
             fresh = result
             unindexed[typeKey] = fresh
         }
-        guard !fresh.isEmpty, !request.sparse else { return result }
+        // What follows loads join tables: a class without any needs no list of its objects.
+        guard !fresh.isEmpty, !request.sparse, !map.joins.isEmpty else { return result }
 
         let owners = fresh.count == result.count && request.isAll ? nil : DBBTableMap.idList(fresh.map(\.idNum))
         // Join rows come ordered by owner: walked alongside the objects in id order, each object's values are
@@ -207,8 +232,9 @@ final class DBBObjectLoader {
             let cursor =
                 try owners.map { try db.fetchCursor(table.selectOwnersSQL, $0) } ?? db.fetchCursor(table.selectAllSQL)
             var position = 0
-            while let row = try cursor.next() {
-                guard let owner = try Int64.readIfPresent(from: row, at: 0) else { continue }
+            // swift-format-ignore: ReplaceForEachWithForLoop
+            try cursor.forEach { row in
+                guard let owner = try Int64.readIfPresent(from: row, at: 0) else { return }
                 while position < byID.count && byID[position].idNum < owner {
                     try assign(values, ids, of: join, source: source, to: byID[position], pending: &pending)
                     values.removeAll(keepingCapacity: true)
@@ -216,7 +242,7 @@ final class DBBObjectLoader {
                     position += 1
                 }
                 // Rows of owners loaded before (or not at all) are not this fetch's.
-                guard position < byID.count, byID[position].idNum == owner else { continue }
+                guard position < byID.count, byID[position].idNum == owner else { return }
                 if readsIDs {
                     if let id = row.value(at: 1).int64Value { ids.append(id) }
                 } else {
@@ -290,7 +316,8 @@ final class DBBObjectLoader {
         var pending = initial
         var assignments: [PendingReference] = []
         while !pending.isEmpty {
-            assignments += pending
+            // The first round's references are taken as they are, not copied one by one.
+            if assignments.isEmpty { assignments = pending } else { assignments += pending }
             var wanted: [ObjectIdentifier: WantedRows] = [:]
             do {
                 // References come grouped by class: each class's index and wanted rows are looked up once per

@@ -61,11 +61,12 @@ extension Int64: DBBColumnReadable {
     /// Reads INTEGER, or REAL holding a whole number.
     @inlinable @inline(__always)
     public static func read(from row: DBBRow, at column: Int32) throws -> Int64 {
-        switch row.columnType(column) {
+        let value = row.columnValue(column)
+        switch sqlite3_value_type(value) {
         case SQLITE_INTEGER:
-            return row.int64(at: column)
+            return sqlite3_value_int64(value)
         case SQLITE_FLOAT:
-            if let value = Int64(exactly: row.double(at: column)) { return value }
+            if let integer = Int64(exactly: sqlite3_value_double(value)) { return integer }
             throw row.mismatch(column, expected: "a whole number")
         default:
             throw row.mismatch(column, expected: "an integer")
@@ -74,8 +75,9 @@ extension Int64: DBBColumnReadable {
 
     @inlinable @inline(__always)
     public static func readIfPresent(from row: DBBRow, at column: Int32) throws -> Int64? {
-        let type = row.columnType(column)
-        if type == SQLITE_INTEGER { return row.int64(at: column) }
+        let value = row.columnValue(column)
+        let type = sqlite3_value_type(value)
+        if type == SQLITE_INTEGER { return sqlite3_value_int64(value) }
         return type == SQLITE_NULL ? nil : try read(from: row, at: column)
     }
 }
@@ -155,9 +157,10 @@ extension Double: DBBColumnReadable {
     @inline(__always)
     @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Double {
-        switch row.columnType(column) {
+        let value = row.columnValue(column)
+        switch sqlite3_value_type(value) {
         case SQLITE_FLOAT, SQLITE_INTEGER:
-            return row.double(at: column)
+            return sqlite3_value_double(value)
         default:
             return try row.doubleFromText(at: column)
         }
@@ -165,8 +168,9 @@ extension Double: DBBColumnReadable {
 
     @inlinable @inline(__always)
     public static func readIfPresent(from row: DBBRow, at column: Int32) throws -> Double? {
-        switch row.columnType(column) {
-        case SQLITE_FLOAT, SQLITE_INTEGER: return row.double(at: column)
+        let value = row.columnValue(column)
+        switch sqlite3_value_type(value) {
+        case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_value_double(value)
         case SQLITE_NULL: return nil
         default: return try row.doubleFromText(at: column)
         }
@@ -189,17 +193,19 @@ extension Bool: DBBColumnReadable {
     /// Reads INTEGER or REAL: zero is `false`, anything else `true`.
     @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Bool {
-        switch row.columnType(column) {
-        case SQLITE_INTEGER: return row.int64(at: column) != 0
-        case SQLITE_FLOAT: return row.double(at: column) != 0
+        let value = row.columnValue(column)
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return sqlite3_value_int64(value) != 0
+        case SQLITE_FLOAT: return sqlite3_value_double(value) != 0
         default: throw row.mismatch(column, expected: "a boolean")
         }
     }
 
     @inlinable
     public static func readIfPresent(from row: DBBRow, at column: Int32) throws -> Bool? {
-        switch row.columnType(column) {
-        case SQLITE_INTEGER: return row.int64(at: column) != 0
+        let value = row.columnValue(column)
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return sqlite3_value_int64(value) != 0
         case SQLITE_NULL: return nil
         default: return try read(from: row, at: column)
         }
@@ -210,9 +216,10 @@ extension Data: DBBColumnReadable {
     /// Reads BLOB (a zero-length BLOB is empty data), or TEXT as its UTF-8 bytes.
     @inlinable
     public static func read(from row: DBBRow, at column: Int32) throws -> Data {
-        switch row.columnType(column) {
-        case SQLITE_BLOB: return row.blob(at: column)
-        case SQLITE_TEXT: return Data(row.text(at: column).utf8)
+        let value = row.columnValue(column)
+        switch sqlite3_value_type(value) {
+        case SQLITE_BLOB: return DBBRow.blob(of: value)
+        case SQLITE_TEXT: return Data((DBBRow.text(of: value) ?? "").utf8)
         default: throw row.mismatch(column, expected: "a blob")
         }
     }
@@ -238,19 +245,18 @@ extension Date: DBBColumnReadable {
         return date
     }
 
+    @inlinable
     public static func readIfPresent(from row: DBBRow, at column: Int32) throws -> Date? {
-        switch row.columnType(column) {
+        let value = row.columnValue(column)
+        switch sqlite3_value_type(value) {
         case SQLITE_FLOAT, SQLITE_INTEGER:
-            let seconds = row.double(at: column)
-            return row.codingOptions.dateStrategy == .secondsSinceReferenceDate
+            let seconds = sqlite3_value_double(value)
+            return row.readsSecondsSinceReferenceDate
                 ? Date(timeIntervalSinceReferenceDate: seconds) : Date(timeIntervalSince1970: seconds)
-        case SQLITE_TEXT:
-            if let date = DBBDateFormatting.date(from: row.text(at: column)) { return date }
-            throw row.mismatch(column, expected: "a date")
         case SQLITE_NULL:
             return nil
         default:
-            throw row.mismatch(column, expected: "a date")
+            return try row.dateFromText(at: column)
         }
     }
 }
@@ -294,5 +300,19 @@ extension DBBRow {
     func doubleFromText(at column: Int32) throws -> Double {
         if columnType(column) == SQLITE_TEXT, let value = Double(text(at: column)) { return value }
         throw mismatch(column, expected: "a number")
+    }
+
+    /// The rare case of ``Date/readIfPresent(from:at:)``, out of line for the same reason: ISO 8601 or SQLite
+    /// date text reads as that date; anything else (a BLOB, other text) is a mismatch.
+    @usableFromInline
+    func dateFromText(at column: Int32) throws -> Date {
+        if columnType(column) == SQLITE_TEXT, let date = DBBDateFormatting.date(from: text(at: column)) { return date }
+        throw mismatch(column, expected: "a date")
+    }
+
+    /// Whether numbers in date columns are seconds since 2001 (``DBBDateStrategy/secondsSinceReferenceDate``)
+    /// rather than since 1970.
+    @inlinable var readsSecondsSinceReferenceDate: Bool {
+        cursor.database.codingOptions.dateStrategy == .secondsSinceReferenceDate
     }
 }

@@ -12,7 +12,7 @@
 public final class DBBCursor {
     let statement: DBBStatement
     // Held strongly so that a cursor (and the rows that keep it alive) never outlives its connection.
-    let database: DBBDatabase
+    @usableFromInline let database: DBBDatabase
     // A cursor is used by one thread at a time: its state needs no exclusivity checks.
     @exclusivity(unchecked) private var finished = false
     @exclusivity(unchecked) private var started = false
@@ -35,29 +35,40 @@ public final class DBBCursor {
     /// - Throws: ``DBBError`` when SQLite fails while stepping.
     @inline(__always)
     public func next() throws -> DBBRow? {
-        if finished { return nil }
+        try advance() ? DBBRow(cursor: self, statement: statement) : nil
+    }
+
+    /// Steps to the next row without making a row value: a row is a view onto the statement's current row, so
+    /// one value made after the first step reads every later row (the columns can change only at the first
+    /// step, where SQLite re-prepares a statement whose schema changed). Each row made retains the cursor.
+    ///
+    /// - Returns: whether there is a row.
+    /// - Throws: ``DBBError`` when SQLite fails while stepping.
+    @inline(__always)
+    private func advance() throws -> Bool {
+        if finished { return false }
         do {
             if try statement.step() {
                 if !started {
-                    // The first step is where SQLite re-prepares a statement whose schema changed.
                     started = true
                     statement.refreshColumnsIfReprepared()
                 }
-                return DBBRow(cursor: self, statement: statement)
+                return true
             }
         } catch {
             finish()
             throw error
         }
         finish()
-        return nil
+        return false
     }
 
     /// Calls a closure with each remaining row.
     ///
     /// - Throws: what stepping or the closure throws.
     public func forEach(_ body: (DBBRow) throws -> Void) throws {
-        while let row = try next() { try body(row) }
+        guard let row = try next() else { return }
+        repeat { try body(row) } while try advance()
     }
 
     /// Transforms each remaining row into a value.
@@ -65,7 +76,8 @@ public final class DBBCursor {
     /// - Throws: what stepping or the transform throws.
     public func map<T>(_ transform: (DBBRow) throws -> T) throws -> [T] {
         var result: [T] = []
-        while let row = try next() { result.append(try transform(row)) }
+        guard let row = try next() else { return result }
+        repeat { result.append(try transform(row)) } while try advance()
         return result
     }
 

@@ -57,12 +57,12 @@ public struct DBBRow {
 
     /// A column's value, in its storage class.
     public func value(at index: Int) -> DBBValue {
-        let column = Int32(index)
-        switch sqlite3_column_type(handle, column) {
-        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
-        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
-        case SQLITE_TEXT: return .text(text(at: column))
-        case SQLITE_BLOB: return .blob(blob(at: column))
+        let value = columnValue(Int32(index))
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
+        case SQLITE_TEXT: return .text(Self.text(of: value) ?? "")
+        case SQLITE_BLOB: return .blob(Self.blob(of: value))
         default: return .null
         }
     }
@@ -133,28 +133,49 @@ public struct DBBRow {
         blob(at: Int32(index))
     }
 
+    // The typed reads take a column's value once (`sqlite3_column_value`) and read it with the `sqlite3_value_*`
+    // functions: each `sqlite3_column_*` call enters and leaves the connection's mutex and checks for a failed
+    // allocation again, about 50 instructions, where a value function is a few. SQLite calls the value
+    // "unprotected" (no mutex is held while it is read), which only matters for a connection with a mutex: the
+    // library opens every connection with SQLITE_OPEN_NOMUTEX and uses it from one thread at a time, where
+    // protected and unprotected values are the same. The value is valid until the cursor steps or another read
+    // converts the column.
+
+    /// A column's value in the current row, for the `sqlite3_value_*` readers.
+    @inlinable @inline(__always) func columnValue(_ column: Int32) -> OpaquePointer {
+        sqlite3_column_value(handle, column)
+    }
+
     @inlinable @inline(__always) func text(at column: Int32) -> String {
         textIfPresent(at: column) ?? ""
     }
 
     @inlinable @inline(__always) func textIfPresent(at column: Int32) -> String? {
-        guard let pointer = sqlite3_column_text(handle, column) else { return nil }
-        let length = Int(sqlite3_column_bytes(handle, column))
+        Self.text(of: columnValue(column))
+    }
+
+    /// A value's text (a number as SQLite writes it, a BLOB's bytes as UTF-8), or `nil` for NULL (or when SQLite
+    /// cannot allocate the converted text).
+    @inlinable @inline(__always) static func text(of value: OpaquePointer) -> String? {
+        guard let pointer = sqlite3_value_text(value) else { return nil }
+        let length = Int(sqlite3_value_bytes(value))
         // Decoding with an explicit length keeps NUL characters inside the text.
         return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF8.self)
     }
 
     @inlinable @inline(__always) func blob(at column: Int32) -> Data {
+        Self.blob(of: columnValue(column))
+    }
+
+    @inlinable @inline(__always) static func blob(of value: OpaquePointer) -> Data {
         // SQLite's advice: ask for the pointer first, then the length.
-        let pointer = sqlite3_column_blob(handle, column)
-        let length = Int(sqlite3_column_bytes(handle, column))
+        let pointer = sqlite3_value_blob(value)
+        let length = Int(sqlite3_value_bytes(value))
         guard length > 0, let pointer else { return Data() }
         return Data(bytes: pointer, count: length)
     }
 
     @inlinable @inline(__always) func columnType(_ column: Int32) -> Int32 { sqlite3_column_type(handle, column) }
-    @inlinable @inline(__always) func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
-    @inlinable @inline(__always) func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
 
     func requireIndex(_ name: String) throws -> Int {
         guard let index = statement.columnIndex(named: name) else {

@@ -6,8 +6,6 @@ enum Models {
 }
 
 final class Person: DBBTableObject {
-    static let mappingBuilds = Counter()
-
     var firstName = ""
     var lastName = ""
     var age = 0
@@ -24,8 +22,7 @@ final class Person: DBBTableObject {
     }
 
     static func mapping() -> [String: DBBPropertyPersistence] {
-        mappingBuilds.increment()
-        return [
+        [
             "firstName": .init(\Person.firstName),
             "lastName": .init(\Person.lastName),
             "age": .init(\Person.age),
