@@ -14,6 +14,9 @@ public import DBBSchema
 /// error naming it). A key path through a reference (`\Project.lead?.lastName`) matches objects whose
 /// referenced object matches; an object with no referenced object does not match. Combine conditions
 /// with `&&`, `||` and `!`.
+///
+/// A condition is `Sendable`, so it takes `Sendable` key paths: a key-path literal written in the expression is
+/// one; a key path kept in a variable needs a type declared `KeyPath<Root, Value> & Sendable`.
 public struct DBBCondition<Root>: Sendable {
     /// The condition, with its root type erased.
     package let expression: DBBConditionExpression
@@ -32,7 +35,7 @@ public struct DBBCondition<Root>: Sendable {
     ///   - keyPath: a mapped property.
     ///   - values: the values; an empty list matches nothing.
     /// - Returns: the condition.
-    public static func `in`<Value: DBBPersistableValue>(_ keyPath: KeyPath<Root, Value>, _ values: [Value])
+    public static func `in`<Value: DBBPersistableValue>(_ keyPath: KeyPath<Root, Value> & Sendable, _ values: [Value])
         -> DBBCondition
     {
         DBBCondition(.inList(keyPath, values))
@@ -44,7 +47,7 @@ public struct DBBCondition<Root>: Sendable {
     ///   - keyPath: a mapped optional property; NULL never matches.
     ///   - values: the values.
     /// - Returns: the condition.
-    public static func `in`<Value: DBBPersistableValue>(_ keyPath: KeyPath<Root, Value?>, _ values: [Value])
+    public static func `in`<Value: DBBPersistableValue>(_ keyPath: KeyPath<Root, Value?> & Sendable, _ values: [Value])
         -> DBBCondition
     {
         DBBCondition(.inList(keyPath, values))
@@ -61,7 +64,7 @@ public struct DBBCondition<Root>: Sendable {
     ///   - keyPath: a mapped `String` property.
     ///   - pattern: the pattern, bound as a value.
     /// - Returns: the condition.
-    public static func like(_ keyPath: KeyPath<Root, String>, _ pattern: String) -> DBBCondition {
+    public static func like(_ keyPath: KeyPath<Root, String> & Sendable, _ pattern: String) -> DBBCondition {
         DBBCondition(.compare(keyPath, "LIKE", pattern))
     }
 
@@ -71,7 +74,7 @@ public struct DBBCondition<Root>: Sendable {
     ///   - keyPath: a mapped optional property; NULL never matches.
     ///   - pattern: the pattern, bound as a value.
     /// - Returns: the condition.
-    public static func like(_ keyPath: KeyPath<Root, String?>, _ pattern: String) -> DBBCondition {
+    public static func like(_ keyPath: KeyPath<Root, String?> & Sendable, _ pattern: String) -> DBBCondition {
         DBBCondition(.compare(keyPath, "LIKE", pattern))
     }
 
@@ -84,7 +87,7 @@ public struct DBBCondition<Root>: Sendable {
     ///
     /// - Parameter keyPath: a mapped optional property.
     /// - Returns: the condition.
-    public static func isNil<Value>(_ keyPath: KeyPath<Root, Value?>) -> DBBCondition {
+    public static func isNil<Value>(_ keyPath: KeyPath<Root, Value?> & Sendable) -> DBBCondition {
         DBBCondition(.isNil(keyPath))
     }
 
@@ -101,7 +104,7 @@ public struct DBBCondition<Root>: Sendable {
     ///   - condition: the condition on the referenced class.
     /// - Returns: the condition.
     public static func any<Element: DBBTableRepresentable>(
-        _ keyPath: KeyPath<Root, [Element]>, where condition: DBBCondition<Element>
+        _ keyPath: KeyPath<Root, [Element]> & Sendable, where condition: DBBCondition<Element>
     ) -> DBBCondition {
         DBBCondition(.any(keyPath, condition.expression))
     }
@@ -113,7 +116,7 @@ public struct DBBCondition<Root>: Sendable {
     ///   - condition: the condition on the referenced class.
     /// - Returns: the condition.
     public static func any<Element: DBBTableRepresentable>(
-        _ keyPath: KeyPath<Root, [Element]?>, where condition: DBBCondition<Element>
+        _ keyPath: KeyPath<Root, [Element]?> & Sendable, where condition: DBBCondition<Element>
     ) -> DBBCondition {
         DBBCondition(.any(keyPath, condition.expression))
     }
@@ -130,7 +133,7 @@ public struct DBBCondition<Root>: Sendable {
     ///   - condition: the condition on the referenced class.
     /// - Returns: the condition.
     public static func any<Element: DBBTableRepresentable>(
-        _ keyPath: KeyPath<Root, Element?>, where condition: DBBCondition<Element>
+        _ keyPath: KeyPath<Root, Element?> & Sendable, where condition: DBBCondition<Element>
     ) -> DBBCondition {
         DBBCondition(.any(keyPath, condition.expression))
     }
@@ -176,31 +179,29 @@ package indirect enum DBBConditionExpression: Sendable {
     case not(DBBConditionExpression)
 
     /// A comparison of a property with a value.
-    static func compare(_ keyPath: AnyKeyPath, _ comparison: String, _ value: (any DBBBindable)?) -> Self {
+    static func compare(_ keyPath: AnyKeyPath & Sendable, _ comparison: String, _ value: (any DBBBindable)?) -> Self {
         .comparison(DBBConditionKeyPath(keyPath), comparison, DBBQueryOptions.storedArgument(value))
     }
 
     /// A property that is one of some values.
-    static func inList(_ keyPath: AnyKeyPath, _ values: [any DBBBindable]) -> Self {
+    static func inList(_ keyPath: AnyKeyPath & Sendable, _ values: [any DBBBindable]) -> Self {
         .list(DBBConditionKeyPath(keyPath), values.map(DBBQueryOptions.storedArgument))
     }
 
     /// A property that is NULL (or an object reference that leads nowhere).
-    static func isNil(_ keyPath: AnyKeyPath) -> Self { .null(DBBConditionKeyPath(keyPath)) }
+    static func isNil(_ keyPath: AnyKeyPath & Sendable) -> Self { .null(DBBConditionKeyPath(keyPath)) }
 
     /// A condition on the objects a reference (or any element of an array of references) leads to.
-    static func any(_ keyPath: AnyKeyPath, _ inner: DBBConditionExpression) -> Self {
+    static func any(_ keyPath: AnyKeyPath & Sendable, _ inner: DBBConditionExpression) -> Self {
         .through(DBBConditionKeyPath(keyPath), inner)
     }
 }
 
-/// The key path of a typed condition.
-///
-/// @unchecked: a key path is an immutable value; a plan only compares it with the mappings' key paths and
-/// reads its description, and typed conditions take key paths to mapped properties, which capture nothing.
-package struct DBBConditionKeyPath: @unchecked Sendable {
-    package let keyPath: AnyKeyPath
-    init(_ keyPath: AnyKeyPath) { self.keyPath = keyPath }
+/// The key path of a typed condition: a `Sendable` one (a key-path literal that captures nothing), so that a
+/// condition can be built on one task and fetched with on another.
+package struct DBBConditionKeyPath: Sendable {
+    package let keyPath: AnyKeyPath & Sendable
+    init(_ keyPath: AnyKeyPath & Sendable) { self.keyPath = keyPath }
 }
 
 // The comparison operators take a key path on the left and a value of the key path's type on the right,
@@ -212,7 +213,7 @@ package struct DBBConditionKeyPath: @unchecked Sendable {
 ///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
 ///   - rhs: the value, bound.
 /// - Returns: the condition.
-public func == <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root, Value>, rhs: Value)
+public func == <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value)
     -> DBBCondition<Root>
 {
     DBBCondition(.compare(lhs, "=", rhs))
@@ -224,7 +225,7 @@ public func == <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root,
 ///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
 ///   - rhs: the value, bound.
 /// - Returns: the condition.
-public func == <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root, Value?>, rhs: Value?)
+public func == <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value?)
     -> DBBCondition<Root>
 {
     DBBCondition(rhs.map { .compare(lhs, "=", $0) } ?? .isNil(lhs))
@@ -236,7 +237,7 @@ public func == <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root,
 ///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
 ///   - rhs: the value, bound.
 /// - Returns: the condition.
-public func != <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root, Value>, rhs: Value)
+public func != <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value)
     -> DBBCondition<Root>
 {
     DBBCondition(.compare(lhs, "<>", rhs))
@@ -249,7 +250,7 @@ public func != <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root,
 ///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
 ///   - rhs: the value, bound.
 /// - Returns: the condition.
-public func != <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root, Value?>, rhs: Value?)
+public func != <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value?)
     -> DBBCondition<Root>
 {
     DBBCondition(rhs.map { .compare(lhs, "<>", $0) } ?? .not(.isNil(lhs)))
@@ -261,7 +262,7 @@ public func != <Root, Value: DBBPersistableValue & Equatable>(lhs: KeyPath<Root,
 ///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
 ///   - rhs: the value, bound.
 /// - Returns: the condition.
-public func < <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value)
+public func < <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value)
     -> DBBCondition<Root>
 {
     DBBCondition(.compare(lhs, "<", rhs))
@@ -273,7 +274,7 @@ public func < <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root,
 ///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
 ///   - rhs: the value, bound.
 /// - Returns: the condition.
-public func < <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value?>, rhs: Value)
+public func < <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value)
     -> DBBCondition<Root>
 {
     DBBCondition(.compare(lhs, "<", rhs))
@@ -285,7 +286,7 @@ public func < <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root,
 ///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
 ///   - rhs: the value, bound.
 /// - Returns: the condition.
-public func <= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value)
+public func <= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value)
     -> DBBCondition<Root>
 {
     DBBCondition(.compare(lhs, "<=", rhs))
@@ -297,7 +298,7 @@ public func <= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root
 ///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
 ///   - rhs: the value, bound.
 /// - Returns: the condition.
-public func <= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value?>, rhs: Value)
+public func <= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value)
     -> DBBCondition<Root>
 {
     DBBCondition(.compare(lhs, "<=", rhs))
@@ -309,7 +310,7 @@ public func <= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root
 ///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
 ///   - rhs: the value, bound.
 /// - Returns: the condition.
-public func > <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value)
+public func > <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value)
     -> DBBCondition<Root>
 {
     DBBCondition(.compare(lhs, ">", rhs))
@@ -321,7 +322,7 @@ public func > <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root,
 ///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
 ///   - rhs: the value, bound.
 /// - Returns: the condition.
-public func > <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value?>, rhs: Value)
+public func > <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value)
     -> DBBCondition<Root>
 {
     DBBCondition(.compare(lhs, ">", rhs))
@@ -333,7 +334,7 @@ public func > <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root,
 ///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
 ///   - rhs: the value, bound.
 /// - Returns: the condition.
-public func >= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value)
+public func >= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value> & Sendable, rhs: Value)
     -> DBBCondition<Root>
 {
     DBBCondition(.compare(lhs, ">=", rhs))
@@ -345,7 +346,7 @@ public func >= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root
 ///   - lhs: a mapped property of the fetched class, or of an object its references lead to.
 ///   - rhs: the value, bound.
 /// - Returns: the condition.
-public func >= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value?>, rhs: Value)
+public func >= <Root, Value: DBBPersistableValue & Comparable>(lhs: KeyPath<Root, Value?> & Sendable, rhs: Value)
     -> DBBCondition<Root>
 {
     DBBCondition(.compare(lhs, ">=", rhs))

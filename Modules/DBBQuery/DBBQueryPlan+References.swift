@@ -131,8 +131,7 @@ extension DBBQueryNames {
     }
 
     init(table: DBBTableDescription, schema: (any DBBQuerySchema)?) {
-        self.init(table: table)
-        self.schema = schema
+        self.init(DBBQueryTableNames(table: table), schema: schema)
     }
 
     /// `<fk> IN (<ids>)`, or `<id> IN (SELECT <owner> FROM <join table> WHERE <value> IN (<ids>))`.

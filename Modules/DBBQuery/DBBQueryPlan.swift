@@ -39,7 +39,7 @@ public struct DBBQueryPlan: Sendable {
     ///   naming two array or reference properties, or an argument count that does not match the
     ///   placeholders; (mismatch) for a value that cannot be bound.
     public init(options: DBBQueryOptions, table: DBBTableDescription, schema: (any DBBQuerySchema)? = nil) throws {
-        try self.init(options: options, names: DBBQueryNames(table: table), schema: schema)
+        try self.init(options: options, names: DBBQueryTableNames(table: table), schema: schema)
     }
 
     /// Translates options for a table whose names were resolved once (the object layer keeps them with each
@@ -47,15 +47,14 @@ public struct DBBQueryPlan: Sendable {
     ///
     /// - Parameters:
     ///   - options: the query options.
-    ///   - names: the table's property names, from ``DBBQueryNames/init(table:)``.
+    ///   - tableNames: the table's property names, from ``DBBQueryTableNames/init(table:)``.
     ///   - schema: resolves references and key paths; see ``init(options:table:schema:)``.
     /// - Throws: `DBBError` as ``init(options:table:schema:)``.
-    package init(options: DBBQueryOptions, names: DBBQueryNames, schema: (any DBBQuerySchema)?) throws {
-        let table = names.table
+    package init(options: DBBQueryOptions, names tableNames: DBBQueryTableNames, schema: (any DBBQuerySchema)?) throws {
+        let table = tableNames.table
         tableName = table.tableName
         idColumn = table.idColumn
-        var names = names
-        names.schema = schema
+        let names = DBBQueryNames(tableNames, schema: schema)
         arguments = try options.storedArguments.map { try $0.get() }
 
         var clauses: [String] = []
@@ -128,16 +127,15 @@ public struct DBBQueryPlan: Sendable {
     }
 }
 
-/// Property-name resolution for one table. Building it hashes every property name, so a caller that plans many
-/// queries for one table builds it once and passes it to ``DBBQueryPlan/init(options:names:schema:)``.
-package struct DBBQueryNames {
+/// A table's property names as query plans resolve them. Building them hashes every property name, so a caller
+/// that plans many queries for one table builds them once and passes them to
+/// ``DBBQueryPlan/init(options:names:schema:)``.
+package struct DBBQueryTableNames: Sendable {
     let table: DBBTableDescription
     /// Scalar and foreign-key properties → their column.
     var columns: [String: String] = [:]
     var columnOrder: [(property: String, column: String)] = []
     var joins: [String: DBBTableDescription.JoinTable] = [:]
-    /// Resolves references and key paths (see ``DBBQuerySchema``).
-    var schema: (any DBBQuerySchema)?
 
     /// Resolves a table's property names.
     ///
@@ -154,6 +152,24 @@ package struct DBBQueryNames {
             columns["createdTime"] = "createdTime"
             columns["modifiedTime"] = "modifiedTime"
         }
+    }
+}
+
+/// Property-name resolution for one table, with the schema that resolves references for one plan.
+struct DBBQueryNames {
+    let names: DBBQueryTableNames
+    /// Resolves references and key paths (see ``DBBQuerySchema``).
+    var schema: (any DBBQuerySchema)?
+
+    var table: DBBTableDescription { names.table }
+    /// Scalar and foreign-key properties → their column.
+    var columns: [String: String] { names.columns }
+    var columnOrder: [(property: String, column: String)] { names.columnOrder }
+    var joins: [String: DBBTableDescription.JoinTable] { names.joins }
+
+    init(_ names: DBBQueryTableNames, schema: (any DBBQuerySchema)?) {
+        self.names = names
+        self.schema = schema
     }
 
     /// The column a sort or group item names: a property's column, the id, or a column by its own name.

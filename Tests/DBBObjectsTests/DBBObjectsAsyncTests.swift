@@ -1,4 +1,5 @@
 import DBBObjects
+import DBBQuery
 import Foundation
 import Testing
 
@@ -39,6 +40,29 @@ import Testing
         await #expect(throws: DBBError.self) {
             _ = try await Person.fetch(options: .options(withConditions: ["age >"]), manager: manager)
         }
+    }
+
+    @Test(arguments: Storage.allCases) func asyncCountsOfObjectsAndRows(storage: Storage) async throws {
+        let test = try TestManager(storage)
+        let manager = test.manager
+        let people = (0..<5).map { index -> Person in
+            let person = Person(dbManager: manager)
+            person.firstName = "P\(index)"
+            person.age = 20 + index
+            person.nicknames = Array(repeating: "n", count: index)
+            return person
+        }
+        try await Person.save(people, manager: manager)
+
+        #expect(try await Person.fetchCount(manager: manager) == 5)
+        var older = DBBQueryOptions()
+        older.filter(\Person.age >= 22)
+        #expect(try await Person.fetchCount(options: older, manager: manager) == 3)
+        #expect(try await manager.rowCount(inTable: Person.tableName) == 5)
+        #expect(try await manager.rowCount(inTable: "Person_nicknames") == 10)
+        let missing = await #expect(throws: DBBError.self) { try await manager.rowCount(inTable: "Nope") }
+        #expect(missing?.message.contains("no such table: Nope") == true)
+        #expect(manager.errorMessage().contains("no such table: Nope"))
     }
 
     @Test func completionHandlerForms() async throws {

@@ -188,6 +188,14 @@ enum MappingGuide {
                 == 1)
     }
 
+    @Test func aSendableKeyPathKeptInAVariable() throws {
+        let name: ReferenceWritableKeyPath<Project, String> & Sendable = \Project.name
+        let entry: DBBPropertyPersistence = .init(name, columnName: "itemName")
+        #expect(entry.columnName == "itemName")
+        #expect(entry.storageType == .string)
+        #expect(entry.keyPathPropertyName == "name")
+    }
+
     @Test func existingDatabasesGuide() throws {
         let folder = try TemporaryFolder()
         let chinookCopy = try copyOfFixture("chinook.sqlite", into: folder)

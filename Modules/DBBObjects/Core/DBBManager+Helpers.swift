@@ -18,6 +18,20 @@ extension DBBManager {
         try runRead { db in try db.rowCount(inTable: tableName) }
     }
 
+    /// The number of rows in a table, counted on the manager's queue (or a reader) without blocking the calling
+    /// task.
+    ///
+    /// ```swift
+    /// let people = try await manager.rowCount(inTable: Person.tableName)
+    /// ```
+    ///
+    /// - Parameter tableName: the table, for example `Person.tableName`.
+    /// - Returns: the number of rows.
+    /// - Throws: `DBBError` when the table does not exist (SQLite's "no such table") or SQLite fails.
+    public func rowCount(inTable tableName: String) async throws -> Int {
+        try await runRead { db in try db.rowCount(inTable: tableName) }
+    }
+
     /// Rebuilds the database file to reclaim free space.
     ///
     /// Related SQLite documentation: https://www.sqlite.org/lang_vacuum.html
@@ -75,11 +89,11 @@ extension DBBManager {
 // MARK: DBBBuilder-compatible forms
 
 extension DBBManager {
-    /// The number of rows in a table; the DBBBuilder-compatible form of ``rowCount(inTable:)``.
+    /// The number of rows in a table; the DBBBuilder-compatible form of ``rowCount(inTable:)-32lvj``.
     ///
     /// - Parameter tableName: the table, for example `Person.tableName`.
     /// - Returns: the count. A missing table is an error, which this form can only report as 0 with the
-    ///   reason in ``errorMessage()``; use ``rowCount(inTable:)`` to tell the two apart.
+    ///   reason in ``errorMessage()``; use ``rowCount(inTable:)-32lvj`` to tell the two apart.
     public func countForTable(_ tableName: String) -> Int {
         (try? rowCount(inTable: tableName)) ?? 0
     }

@@ -4,9 +4,7 @@ internal import Foundation
 
 /// A save prepared on the caller's side: every value already read from the objects, so the part that
 /// runs on the manager's queue touches no object — only this plan, which is plain data.
-struct DBBSavePlan: @unchecked Sendable {
-    // @unchecked: holds immutable table maps and values; the objects stay with the caller.
-
+struct DBBSavePlan: Sendable {
     enum Reference {
         case saved(Int64)
         case pending(Int)

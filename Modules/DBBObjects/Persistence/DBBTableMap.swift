@@ -5,10 +5,7 @@ internal import Foundation
 
 /// A registered class's mapping, compiled once: its layout, its accessors in column order, and the SQL
 /// of every statement the object API runs for it.
-final class DBBTableMap: @unchecked Sendable {
-    // @unchecked: immutable after init; its accessor closures (not Sendable, see DBBPropertyPersistence) touch
-    // only the objects handed to them, each used by one thread at a time.
-
+final class DBBTableMap: Sendable {
     /// One mapped property, the single description the object layer saves, loads, deletes and queries it by:
     /// its name, where its values are kept (with the statements of a join table), its accessors, and the class
     /// it references. Built once per class from the mapping entry, with its accessors resolved for the class.
@@ -69,7 +66,7 @@ final class DBBTableMap: @unchecked Sendable {
     let type: DBBTableObject.Type
     let description: DBBTableDescription
     /// The description's property names as query plans resolve them, built once rather than per query.
-    let queryNames: DBBQueryNames
+    let queryNames: DBBQueryTableNames
     let tableName: String
     let idColumn: String
     let hasTimestamps: Bool
@@ -90,7 +87,7 @@ final class DBBTableMap: @unchecked Sendable {
     let hasReferences: Bool
     /// The key paths of the mapped properties that have one (closure-only entries have none), by name, for
     /// typed conditions.
-    let keyPaths: [String: AnyKeyPath]
+    let keyPaths: [String: AnyKeyPath & Sendable]
 
     /// `SELECT id, createdTime, modifiedTime, <scalar columns>, <foreign keys> FROM <table>`.
     let selectSQL: String
@@ -123,7 +120,7 @@ final class DBBTableMap: @unchecked Sendable {
             tableName: tableName, idColumn: idColumn, includesTimestamps: hasTimestamps, properties: properties,
             attributes: attributes, indexers: indexers)
         self.description = description
-        queryNames = DBBQueryNames(table: description)
+        queryNames = DBBQueryTableNames(table: description)
         propertyNames = Set(properties.keys)
         keyPaths = properties.compactMapValues(\.keyPath)
 

@@ -5,8 +5,9 @@ public import Foundation
 /// type, `Float`, `Double`, `String`, `Date` and `Data`.
 ///
 /// Values are read through `DBBColumnReadable` and written through `DBBBindable`;
-/// the manager's connection stores dates as seconds since 2001-01-01, as DBBBuilder always has.
-public protocol DBBPersistableValue: DBBBindable, DBBColumnReadable {
+/// the manager's connection stores dates as seconds since 2001-01-01, as DBBBuilder always has. The type is a
+/// `SendableMetatype`, because the `@Sendable` accessors of a mapping entry use its conformance.
+public protocol DBBPersistableValue: DBBBindable, DBBColumnReadable, SendableMetatype {
     /// The storage type of a property of this type.
     static var dbbStorageType: DBBStorageType { get }
     /// The storage type of an array of this type.

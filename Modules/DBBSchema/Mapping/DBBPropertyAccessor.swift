@@ -12,7 +12,7 @@ public import Foundation
 /// Each closure is built once per mapping entry, specialised for the property's root and value types where
 /// the entry is written (the initializers are inlinable), so the per-row cost is one closure call, plus one key-path access for an entry made from a key path alone.
 @usableFromInline
-package enum DBBPropertyAccessor {
+package enum DBBPropertyAccessor: Sendable {
     case scalar(DBBScalarAccessor)
     case values(DBBValuesAccessor)
     case object(DBBObjectAccessor)
@@ -27,25 +27,27 @@ func wrongType(_ value: Any, _ expected: Any.Type) -> DBBError {
 }
 
 @usableFromInline
-package struct DBBScalarAccessor {
+package struct DBBScalarAccessor: Sendable {
     /// The property's value as stored.
-    @usableFromInline package let get: (AnyObject, DBBCodingOptions) throws -> DBBValue
+    @usableFromInline package let get: @Sendable (AnyObject, DBBCodingOptions) throws -> DBBValue
     /// Sets the property from a column of the current row. NULL leaves a non-optional property as it is
     /// (a column added after the row was written holds NULL).
-    @usableFromInline package let read: (AnyObject, DBBRow, Int32) throws -> Void
+    @usableFromInline package let read: @Sendable (AnyObject, DBBRow, Int32) throws -> Void
     /// Sets the property from a stored value (join-table rows).
-    @usableFromInline package let setStored: (AnyObject, DBBValue) throws -> Void
+    @usableFromInline package let setStored: @Sendable (AnyObject, DBBValue) throws -> Void
     /// Sets the property from a loosely typed value (`init(dictionary:manager:)`).
-    @usableFromInline package let setAny: (AnyObject, Any?) throws -> Void
+    @usableFromInline package let setAny: @Sendable (AnyObject, Any?) throws -> Void
     @inlinable
-    init<Root: AnyObject, Value: DBBPersistableValue>(_ keyPath: ReferenceWritableKeyPath<Root, Value>) {
+    init<Root: AnyObject, Value: DBBPersistableValue>(_ keyPath: ReferenceWritableKeyPath<Root, Value> & Sendable) {
         self.init(
             get: { (root: Root) in root[keyPath: keyPath] },
             set: { (root: Root, value: Value) in root[keyPath: keyPath] = value })
     }
 
     @inlinable
-    init<Root: AnyObject, Value: DBBPersistableValue>(optional keyPath: ReferenceWritableKeyPath<Root, Value?>) {
+    init<Root: AnyObject, Value: DBBPersistableValue>(
+        optional keyPath: ReferenceWritableKeyPath<Root, Value?> & Sendable
+    ) {
         self.init(
             optionalGet: { (root: Root) in root[keyPath: keyPath] },
             set: { (root: Root, value: Value?) in root[keyPath: keyPath] = value })
@@ -113,10 +115,13 @@ package func storage<Value>(of object: AnyObject, at offset: Int, as type: Value
 ///   - keyPath: the entry's key path.
 ///   - make: builds the accessors from a getter and a setter of the property.
 @inlinable
-func storageAccessors<Root: AnyObject, Value>(
-    _ keyPath: ReferenceWritableKeyPath<Root, Value>,
-    _ make: @escaping (_ get: @escaping (Root) -> Value, _ set: @escaping (Root, Value) -> Void) -> DBBPropertyAccessor
-) -> (AnyObject) -> DBBPropertyAccessor? {
+func storageAccessors<Root: AnyObject, Value: SendableMetatype>(
+    _ keyPath: ReferenceWritableKeyPath<Root, Value> & Sendable,
+    _ make:
+        @escaping @Sendable (
+            _ get: @escaping @Sendable (Root) -> Value, _ set: @escaping @Sendable (Root, Value) -> Void
+        ) -> DBBPropertyAccessor
+) -> @Sendable (AnyObject) -> DBBPropertyAccessor? {
     { prototype in
         storedPropertyOffset(of: keyPath, in: prototype).map { offset in
             make(
@@ -130,7 +135,7 @@ extension DBBScalarAccessor {
     /// Accessors through direct get/set closures: no key-path projection per row.
     @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(
-        get getValue: @escaping (Root) -> Value, set setValue: @escaping (Root, Value) -> Void
+        get getValue: @escaping @Sendable (Root) -> Value, set setValue: @escaping @Sendable (Root, Value) -> Void
     ) {
         get = { object, options in try getValue(unsafeDowncast(object, to: Root.self)).dbbValue(options: options) }
         read = { object, row, column in
@@ -150,7 +155,8 @@ extension DBBScalarAccessor {
     /// Accessors of an optional property through direct get/set closures.
     @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(
-        optionalGet getValue: @escaping (Root) -> Value?, set setValue: @escaping (Root, Value?) -> Void
+        optionalGet getValue: @escaping @Sendable (Root) -> Value?,
+        set setValue: @escaping @Sendable (Root, Value?) -> Void
     ) {
         get = { object, options in try getValue(unsafeDowncast(object, to: Root.self)).dbbValue(options: options) }
         read = { object, row, column in
@@ -184,20 +190,22 @@ func convert<Value: DBBPersistableValue>(_ any: Any, to type: Value.Type) throws
 }
 
 @usableFromInline
-package struct DBBValuesAccessor {
-    @usableFromInline package let get: (AnyObject, DBBCodingOptions) throws -> [DBBValue]
-    @usableFromInline package let set: (AnyObject, [DBBValue]) throws -> Void
-    @usableFromInline package let setAny: (AnyObject, Any?) throws -> Void
+package struct DBBValuesAccessor: Sendable {
+    @usableFromInline package let get: @Sendable (AnyObject, DBBCodingOptions) throws -> [DBBValue]
+    @usableFromInline package let set: @Sendable (AnyObject, [DBBValue]) throws -> Void
+    @usableFromInline package let setAny: @Sendable (AnyObject, Any?) throws -> Void
 
     @inlinable
-    init<Root: AnyObject, Value: DBBPersistableValue>(_ keyPath: ReferenceWritableKeyPath<Root, [Value]>) {
+    init<Root: AnyObject, Value: DBBPersistableValue>(_ keyPath: ReferenceWritableKeyPath<Root, [Value]> & Sendable) {
         self.init(
             get: { (root: Root) in root[keyPath: keyPath] },
             set: { (root: Root, values: [Value]) in root[keyPath: keyPath] = values })
     }
 
     @inlinable
-    init<Root: AnyObject, Value: DBBPersistableValue>(optional keyPath: ReferenceWritableKeyPath<Root, [Value]?>) {
+    init<Root: AnyObject, Value: DBBPersistableValue>(
+        optional keyPath: ReferenceWritableKeyPath<Root, [Value]?> & Sendable
+    ) {
         self.init(
             optionalGet: { (root: Root) in root[keyPath: keyPath] },
             set: { (root: Root, values: [Value]?) in root[keyPath: keyPath] = values })
@@ -206,7 +214,7 @@ package struct DBBValuesAccessor {
     /// Accessors through direct get/set closures.
     @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(
-        get getValues: @escaping (Root) -> [Value], set setValues: @escaping (Root, [Value]) -> Void
+        get getValues: @escaping @Sendable (Root) -> [Value], set setValues: @escaping @Sendable (Root, [Value]) -> Void
     ) {
         get = { object, options in
             try getValues(unsafeDowncast(object, to: Root.self)).map { try $0.dbbValue(options: options) }
@@ -227,7 +235,8 @@ package struct DBBValuesAccessor {
     /// Accessors of an optional array through direct get/set closures; `nil` reads as empty.
     @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(
-        optionalGet getValues: @escaping (Root) -> [Value]?, set setValues: @escaping (Root, [Value]?) -> Void
+        optionalGet getValues: @escaping @Sendable (Root) -> [Value]?,
+        set setValues: @escaping @Sendable (Root, [Value]?) -> Void
     ) {
         get = { object, options in
             try (getValues(unsafeDowncast(object, to: Root.self)) ?? []).map { try $0.dbbValue(options: options) }
@@ -247,20 +256,22 @@ package struct DBBValuesAccessor {
 }
 
 @usableFromInline
-package struct DBBObjectAccessor {
-    @usableFromInline package let get: (AnyObject) -> AnyObject?
+package struct DBBObjectAccessor: Sendable {
+    @usableFromInline package let get: @Sendable (AnyObject) -> AnyObject?
     /// Sets the reference; `nil` leaves a non-optional reference as it is.
-    @usableFromInline package let set: (AnyObject, AnyObject?) throws -> Void
+    @usableFromInline package let set: @Sendable (AnyObject, AnyObject?) throws -> Void
 
     @inlinable
-    init<Root: AnyObject, Object: DBBTableRepresentable>(_ keyPath: ReferenceWritableKeyPath<Root, Object>) {
+    init<Root: AnyObject, Object: DBBTableRepresentable>(_ keyPath: ReferenceWritableKeyPath<Root, Object> & Sendable) {
         self.init(
             get: { (root: Root) in root[keyPath: keyPath] },
             set: { (root: Root, value: Object) in root[keyPath: keyPath] = value })
     }
 
     @inlinable
-    init<Root: AnyObject, Object: DBBTableRepresentable>(optional keyPath: ReferenceWritableKeyPath<Root, Object?>) {
+    init<Root: AnyObject, Object: DBBTableRepresentable>(
+        optional keyPath: ReferenceWritableKeyPath<Root, Object?> & Sendable
+    ) {
         self.init(
             optionalGet: { (root: Root) in root[keyPath: keyPath] },
             set: { (root: Root, value: Object?) in root[keyPath: keyPath] = value })
@@ -269,7 +280,7 @@ package struct DBBObjectAccessor {
     /// Accessors through direct get/set closures.
     @inlinable
     init<Root: AnyObject, Object: DBBTableRepresentable>(
-        get getObject: @escaping (Root) -> Object, set setObject: @escaping (Root, Object) -> Void
+        get getObject: @escaping @Sendable (Root) -> Object, set setObject: @escaping @Sendable (Root, Object) -> Void
     ) {
         get = { getObject(unsafeDowncast($0, to: Root.self)) }
         set = { object, value in
@@ -282,7 +293,8 @@ package struct DBBObjectAccessor {
     /// Accessors of an optional reference through direct get/set closures.
     @inlinable
     init<Root: AnyObject, Object: DBBTableRepresentable>(
-        optionalGet getObject: @escaping (Root) -> Object?, set setObject: @escaping (Root, Object?) -> Void
+        optionalGet getObject: @escaping @Sendable (Root) -> Object?,
+        set setObject: @escaping @Sendable (Root, Object?) -> Void
     ) {
         get = { getObject(unsafeDowncast($0, to: Root.self)) }
         set = { object, value in
@@ -297,19 +309,22 @@ package struct DBBObjectAccessor {
 }
 
 @usableFromInline
-package struct DBBObjectsAccessor {
-    @usableFromInline package let get: (AnyObject) -> [AnyObject]
-    @usableFromInline package let set: (AnyObject, [AnyObject]) throws -> Void
+package struct DBBObjectsAccessor: Sendable {
+    @usableFromInline package let get: @Sendable (AnyObject) -> [AnyObject]
+    @usableFromInline package let set: @Sendable (AnyObject, [AnyObject]) throws -> Void
 
     @inlinable
-    init<Root: AnyObject, Object: DBBTableRepresentable>(_ keyPath: ReferenceWritableKeyPath<Root, [Object]>) {
+    init<Root: AnyObject, Object: DBBTableRepresentable>(_ keyPath: ReferenceWritableKeyPath<Root, [Object]> & Sendable)
+    {
         self.init(
             get: { (root: Root) in root[keyPath: keyPath] },
             set: { (root: Root, objects: [Object]) in root[keyPath: keyPath] = objects })
     }
 
     @inlinable
-    init<Root: AnyObject, Object: DBBTableRepresentable>(optional keyPath: ReferenceWritableKeyPath<Root, [Object]?>) {
+    init<Root: AnyObject, Object: DBBTableRepresentable>(
+        optional keyPath: ReferenceWritableKeyPath<Root, [Object]?> & Sendable
+    ) {
         self.init(
             optionalGet: { (root: Root) in root[keyPath: keyPath] },
             set: { (root: Root, objects: [Object]?) in root[keyPath: keyPath] = objects })
@@ -318,7 +333,8 @@ package struct DBBObjectsAccessor {
     /// Accessors through direct get/set closures.
     @inlinable
     init<Root: AnyObject, Object: DBBTableRepresentable>(
-        get getObjects: @escaping (Root) -> [Object], set setObjects: @escaping (Root, [Object]) -> Void
+        get getObjects: @escaping @Sendable (Root) -> [Object],
+        set setObjects: @escaping @Sendable (Root, [Object]) -> Void
     ) {
         get = { getObjects(unsafeDowncast($0, to: Root.self)) }
         set = { object, values in setObjects(unsafeDowncast(object, to: Root.self), try Self.typed(values)) }
@@ -327,7 +343,8 @@ package struct DBBObjectsAccessor {
     /// Accessors of an optional array through direct get/set closures; `nil` reads as empty.
     @inlinable
     init<Root: AnyObject, Object: DBBTableRepresentable>(
-        optionalGet getObjects: @escaping (Root) -> [Object]?, set setObjects: @escaping (Root, [Object]?) -> Void
+        optionalGet getObjects: @escaping @Sendable (Root) -> [Object]?,
+        set setObjects: @escaping @Sendable (Root, [Object]?) -> Void
     ) {
         get = { getObjects(unsafeDowncast($0, to: Root.self)) ?? [] }
         set = { object, values in setObjects(unsafeDowncast(object, to: Root.self), try Self.typed(values)) }

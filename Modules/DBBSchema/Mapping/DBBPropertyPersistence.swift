@@ -16,10 +16,11 @@ internal import Foundation
 /// The initializers exist only for supported value types, so a property of any other type does not
 /// compile. Passing `type:` is allowed; a type that differs from the inferred one is reported as an
 /// error when the class is registered.
-public struct DBBPropertyPersistence: @unchecked Sendable {
-    // @unchecked: key paths are not Sendable, so neither are closures capturing them; the accessors touch only
-    // the object handed to them, which one thread uses at a time (checked by the thread-sanitizer runs).
-
+///
+/// An entry is `Sendable`, so its key path is a `Sendable` one and its `get:`/`set:` closures are `@Sendable`.
+/// A key-path literal written in the call is `Sendable`; a key path kept in a variable needs a type declared
+/// `ReferenceWritableKeyPath<Root, Value> & Sendable`.
+public struct DBBPropertyPersistence: Sendable {
     // The members an entry's inlinable initializers use are usable from inlinable code, so that its accessors
     // are specialized for the property's class and type where the entry is written.
 
@@ -36,16 +37,16 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     @usableFromInline package let accessor: DBBPropertyAccessor
     /// The key path: registration checks that the mapping key names its property, and typed conditions
     /// find the property a key path names. `nil` for an entry made of closures alone, whose key is its name.
-    package let keyPath: AnyKeyPath?
+    package let keyPath: (AnyKeyPath & Sendable)?
     /// For an entry made from a key path alone: its accessors on the property's storage, found in an object of
     /// the class (see ``accessor(resolvedIn:)``).
-    @usableFromInline let storageAccessor: ((AnyObject) -> DBBPropertyAccessor?)?
+    @usableFromInline let storageAccessor: (@Sendable (AnyObject) -> DBBPropertyAccessor?)?
 
     @usableFromInline
     init(
-        keyPath: AnyKeyPath?, inferred: DBBStorageType, declared: DBBStorageType?, columnName: String?,
+        keyPath: (AnyKeyPath & Sendable)?, inferred: DBBStorageType, declared: DBBStorageType?, columnName: String?,
         foreignKey: Bool,
-        accessor: DBBPropertyAccessor, storage: ((AnyObject) -> DBBPropertyAccessor?)? = nil
+        accessor: DBBPropertyAccessor, storage: (@Sendable (AnyObject) -> DBBPropertyAccessor?)? = nil
     ) {
         self.keyPath = keyPath
         self.storageAccessor = storage
@@ -74,7 +75,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ///   - columnName: the column's name when it differs from the property's. Optional.
     @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue>(
-        _ keyPath: ReferenceWritableKeyPath<Root, Value>, type: DBBStorageType? = nil, columnName: String? = nil
+        _ keyPath: ReferenceWritableKeyPath<Root, Value> & Sendable, type: DBBStorageType? = nil,
+        columnName: String? = nil
     ) {
         self.init(
             keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
@@ -90,7 +92,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ///   - columnName: the column's name when it differs from the property's. Optional.
     @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue>(
-        _ keyPath: ReferenceWritableKeyPath<Root, Value?>, type: DBBStorageType? = nil, columnName: String? = nil
+        _ keyPath: ReferenceWritableKeyPath<Root, Value?> & Sendable, type: DBBStorageType? = nil,
+        columnName: String? = nil
     ) {
         self.init(
             keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
@@ -119,8 +122,9 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ///   - set: sets the property.
     @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue>(
-        _ keyPath: ReferenceWritableKeyPath<Root, Value>, type: DBBStorageType? = nil, columnName: String? = nil,
-        get: @escaping (Root) -> Value, set: @escaping (Root, Value) -> Void
+        _ keyPath: ReferenceWritableKeyPath<Root, Value> & Sendable, type: DBBStorageType? = nil,
+        columnName: String? = nil,
+        get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void
     ) {
         self.init(
             keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
@@ -138,8 +142,9 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ///   - set: sets the property.
     @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue>(
-        _ keyPath: ReferenceWritableKeyPath<Root, Value?>, type: DBBStorageType? = nil, columnName: String? = nil,
-        get: @escaping (Root) -> Value?, set: @escaping (Root, Value?) -> Void
+        _ keyPath: ReferenceWritableKeyPath<Root, Value?> & Sendable, type: DBBStorageType? = nil,
+        columnName: String? = nil,
+        get: @escaping @Sendable (Root) -> Value?, set: @escaping @Sendable (Root, Value?) -> Void
     ) {
         self.init(
             keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
@@ -154,7 +159,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ///   - columnName: the join table's value column when it differs from the property's name. Optional.
     @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue>(
-        _ keyPath: ReferenceWritableKeyPath<Root, [Value]>, type: DBBStorageType? = nil, columnName: String? = nil
+        _ keyPath: ReferenceWritableKeyPath<Root, [Value]> & Sendable, type: DBBStorageType? = nil,
+        columnName: String? = nil
     ) where Value: DBBArrayElement {
         self.init(
             keyPath: keyPath, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
@@ -166,7 +172,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     /// Maps an optional array of scalars; `nil` and an empty array both store no rows, and load as empty.
     @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue>(
-        _ keyPath: ReferenceWritableKeyPath<Root, [Value]?>, type: DBBStorageType? = nil, columnName: String? = nil
+        _ keyPath: ReferenceWritableKeyPath<Root, [Value]?> & Sendable, type: DBBStorageType? = nil,
+        columnName: String? = nil
     ) where Value: DBBArrayElement {
         self.init(
             keyPath: keyPath, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
@@ -185,7 +192,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     ///     databases are usually built) instead of a join table. Default: `false`.
     @inlinable
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
-        _ keyPath: ReferenceWritableKeyPath<Root, Object?>, type: DBBStorageType? = nil, columnName: String? = nil,
+        _ keyPath: ReferenceWritableKeyPath<Root, Object?> & Sendable, type: DBBStorageType? = nil,
+        columnName: String? = nil,
         foreignKey: Bool = false
     ) {
         self.init(
@@ -197,7 +205,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     /// Maps a non-optional reference to another persisted object.
     @inlinable
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
-        _ keyPath: ReferenceWritableKeyPath<Root, Object>, type: DBBStorageType? = nil, columnName: String? = nil,
+        _ keyPath: ReferenceWritableKeyPath<Root, Object> & Sendable, type: DBBStorageType? = nil,
+        columnName: String? = nil,
         foreignKey: Bool = false
     ) {
         self.init(
@@ -209,7 +218,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     /// Maps an array of references to other persisted objects, kept in a join table in array order.
     @inlinable
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
-        _ keyPath: ReferenceWritableKeyPath<Root, [Object]>, type: DBBStorageType? = nil, columnName: String? = nil
+        _ keyPath: ReferenceWritableKeyPath<Root, [Object]> & Sendable, type: DBBStorageType? = nil,
+        columnName: String? = nil
     ) {
         self.init(
             keyPath: keyPath, inferred: .dbbObjectArray(objectType: Object.self), declared: type,
@@ -221,7 +231,8 @@ public struct DBBPropertyPersistence: @unchecked Sendable {
     /// Maps an optional array of references; `nil` stores no rows and loads as an empty array.
     @inlinable
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
-        _ keyPath: ReferenceWritableKeyPath<Root, [Object]?>, type: DBBStorageType? = nil, columnName: String? = nil
+        _ keyPath: ReferenceWritableKeyPath<Root, [Object]?> & Sendable, type: DBBStorageType? = nil,
+        columnName: String? = nil
     ) {
         self.init(
             keyPath: keyPath, inferred: .dbbObjectArray(objectType: Object.self), declared: type,
@@ -248,8 +259,8 @@ extension DBBPropertyPersistence {
     ///   - set: sets the property.
     @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue>(
-        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> Value,
-        set: @escaping (Root, Value) -> Void
+        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping @Sendable (Root) -> Value,
+        set: @escaping @Sendable (Root, Value) -> Void
     ) {
         self.init(
             keyPath: nil, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
@@ -265,8 +276,8 @@ extension DBBPropertyPersistence {
     ///   - set: sets the property.
     @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue>(
-        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> Value?,
-        set: @escaping (Root, Value?) -> Void
+        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping @Sendable (Root) -> Value?,
+        set: @escaping @Sendable (Root, Value?) -> Void
     ) {
         self.init(
             keyPath: nil, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
@@ -282,8 +293,8 @@ extension DBBPropertyPersistence {
     ///   - set: sets the property.
     @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue & DBBArrayElement>(
-        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> [Value],
-        set: @escaping (Root, [Value]) -> Void
+        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping @Sendable (Root) -> [Value],
+        set: @escaping @Sendable (Root, [Value]) -> Void
     ) {
         self.init(
             keyPath: nil, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
@@ -301,8 +312,8 @@ extension DBBPropertyPersistence {
     ///   - set: sets the property.
     @inlinable
     public init<Root: AnyObject, Value: DBBPersistableValue & DBBArrayElement>(
-        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> [Value]?,
-        set: @escaping (Root, [Value]?) -> Void
+        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping @Sendable (Root) -> [Value]?,
+        set: @escaping @Sendable (Root, [Value]?) -> Void
     ) {
         self.init(
             keyPath: nil, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
@@ -322,7 +333,7 @@ extension DBBPropertyPersistence {
     @inlinable
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
         type: DBBStorageType? = nil, columnName: String? = nil, foreignKey: Bool = false,
-        get: @escaping (Root) -> Object?, set: @escaping (Root, Object?) -> Void
+        get: @escaping @Sendable (Root) -> Object?, set: @escaping @Sendable (Root, Object?) -> Void
     ) {
         self.init(
             keyPath: nil, inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
@@ -341,7 +352,7 @@ extension DBBPropertyPersistence {
     @inlinable
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
         type: DBBStorageType? = nil, columnName: String? = nil, foreignKey: Bool = false,
-        get: @escaping (Root) -> Object, set: @escaping (Root, Object) -> Void
+        get: @escaping @Sendable (Root) -> Object, set: @escaping @Sendable (Root, Object) -> Void
     ) {
         self.init(
             keyPath: nil, inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
@@ -358,8 +369,8 @@ extension DBBPropertyPersistence {
     ///   - set: sets the property.
     @inlinable
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
-        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> [Object],
-        set: @escaping (Root, [Object]) -> Void
+        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping @Sendable (Root) -> [Object],
+        set: @escaping @Sendable (Root, [Object]) -> Void
     ) {
         self.init(
             keyPath: nil, inferred: .dbbObjectArray(objectType: Object.self), declared: type, columnName: columnName,
@@ -376,8 +387,8 @@ extension DBBPropertyPersistence {
     ///   - set: sets the property.
     @inlinable
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
-        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping (Root) -> [Object]?,
-        set: @escaping (Root, [Object]?) -> Void
+        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping @Sendable (Root) -> [Object]?,
+        set: @escaping @Sendable (Root, [Object]?) -> Void
     ) {
         self.init(
             keyPath: nil, inferred: .dbbObjectArray(objectType: Object.self), declared: type, columnName: columnName,

@@ -5,7 +5,7 @@ import Testing
 
 /// Query plans built from a table's names resolved once (as the object layer keeps them per class) are the plans
 /// built from the table's description, whatever the options and however many plans share the names.
-@Suite struct DBBQueryNamesTests {
+@Suite struct DBBQueryTableNamesTests {
     /// Options touching every part of a plan: conditions (bound, OR, joins, through references, typed), sorting
     /// (by property, column, id, through a reference), loaded and join properties, distinct, groups, paging.
     static var optionSets: [DBBQueryOptions] {
@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func plansFromNamesResolvedOnceAreThePlansFromTheDescription() throws {
-        let names = DBBQueryNames(table: projectTable)
+        let names = DBBQueryTableNames(table: projectTable)
         for _ in 0..<2 {
             for options in Self.optionSets {
                 let fromTable = try DBBQueryPlan(options: options, table: projectTable, schema: ReferenceSchema())
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func aSchemaGivenForOnePlanIsNotKeptWithTheSharedNames() throws {
-        let names = DBBQueryNames(table: projectTable)
+        let names = DBBQueryTableNames(table: projectTable)
         var typed = DBBQueryOptions()
         typed.filter(\Target.score > 1)
         let resolved = try DBBQueryPlan(options: typed, names: names, schema: ReferenceSchema())
@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func misuseIsRefusedAlikeWithSharedNames() throws {
-        let names = DBBQueryNames(table: projectTable)
+        let names = DBBQueryTableNames(table: projectTable)
         var wrongJoin = DBBQueryOptions()
         wrongJoin.joinPropertiesToPopulate = ["name"]
         for options in [
