@@ -129,6 +129,18 @@ struct DBBDatabaseSchemaTests {
         #expect(try db.tableExists(#"a"b"#))
     }
 
+    @Test("a quote followed by a combining mark is doubled too")
+    func quoteBeforeACombiningMark() throws {
+        // The quote and the mark form one Character: only a search for the quote's byte finds it.
+        let name = "a\"\u{301}b"
+        #expect(DBBDatabase.quoteIdentifier(name) == "\"a\"\"\u{301}b\"")
+        let db = try DBBDatabase.inMemory()
+        try db.execute("CREATE TABLE \(DBBDatabase.quoteIdentifier(name)) (x)")
+        try db.execute("INSERT INTO \(DBBIdentifier.sql(name)) VALUES (1)")
+        #expect(try db.fetchValues(String.self, "SELECT name FROM sqlite_schema") == [name])
+        #expect(try db.fetchValue(Int.self, "SELECT count(*) FROM \(DBBDatabase.quoteIdentifier(name))") == 1)
+    }
+
     @Test("vacuum reclaims free pages and is refused inside a transaction")
     func vacuum() throws {
         let directory = try TemporaryFolder()

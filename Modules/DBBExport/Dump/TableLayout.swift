@@ -71,7 +71,7 @@ struct TableLayout {
 
     /// The condition that selects the entries of `sqlite_sequence` for some tables.
     static func sequenceCondition(tables: [String]) -> String {
-        let names = tables.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }
+        let names = tables.map { DBBDatabase.quoted($0, with: UInt8(ascii: "'")) }
         return "name IN (\(names.joined(separator: ", ")))"
     }
 

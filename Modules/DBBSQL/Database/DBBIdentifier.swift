@@ -47,9 +47,33 @@ extension DBBDatabase {
     /// - Parameter name: the name.
     /// - Returns: the name in double quotes, its own double quotes doubled.
     public static func quoteIdentifier(_ name: String) -> String {
-        // Most names hold no quote: they skip Foundation's search and replace.
-        let inner = name.utf8.contains(UInt8(ascii: "\"")) ? name.replacingOccurrences(of: "\"", with: "\"\"") : name
-        return "\"" + inner + "\""
+        quoted(name, with: UInt8(ascii: "\""))
+    }
+
+    /// Text between two quote characters, each of its own quotes doubled: an SQL identifier (`"`) or string
+    /// literal (`'`).
+    ///
+    /// Quotes are doubled byte by byte. A quote followed by a combining mark forms one `Character` with it, so a
+    /// search for the `Character` would pass it over and leave the quoted text unterminated; in UTF-8 an ASCII
+    /// quote is always its own byte.
+    ///
+    /// - Parameters:
+    ///   - text: the text.
+    ///   - quote: the ASCII quote character.
+    /// - Returns: the quoted text.
+    package static func quoted(_ text: String, with quote: UInt8) -> String {
+        let utf8 = text.utf8
+        let quoteText = String(decoding: [quote], as: UTF8.self)
+        // Most names hold no quote: they need no copy byte by byte.
+        guard utf8.contains(quote) else { return quoteText + text + quoteText }
+        var bytes: [UInt8] = [quote]
+        bytes.reserveCapacity(utf8.count + 8)
+        for byte in utf8 {
+            bytes.append(byte)
+            if byte == quote { bytes.append(quote) }
+        }
+        bytes.append(quote)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Whether a word is an SQL keyword of this SQLite build (such names must be quoted as identifiers).
