@@ -197,8 +197,8 @@ package indirect enum DBBConditionExpression: Sendable {
     }
 }
 
-/// The key path of a typed condition: a `Sendable` one (a key-path literal that captures nothing), so that a
-/// condition can be built on one task and fetched with on another.
+/// The key path of a typed condition: a `Sendable` one (a key-path literal capturing nothing, or only `Sendable`
+/// subscript arguments), so that a condition can be built on one task and fetched with on another.
 package struct DBBConditionKeyPath: Sendable {
     package let keyPath: AnyKeyPath & Sendable
     init(_ keyPath: AnyKeyPath & Sendable) { self.keyPath = keyPath }

@@ -70,7 +70,7 @@ public struct DBBQueryPlan: Sendable {
             let translated = try names.translateCondition(trimmed)
             placeholders += translated.placeholders
             // A line comment would swallow the closing parenthesis: end the line first.
-            clauses.append(translated.sql.containsForQuery("--") ? "(\(translated.sql)\n)" : "(\(translated.sql))")
+            clauses.append(Self.holdsLineComment(translated.sql) ? "(\(translated.sql)\n)" : "(\(translated.sql))")
         }
         guard placeholders == arguments.count else {
             throw DBBError.misuse(
@@ -410,6 +410,23 @@ extension String {
         guard bytes.count >= pattern.count else { return false }
         for start in 0...(bytes.count - pattern.count) where bytes[start] == head {
             if (1..<pattern.count).allSatisfy({ bytes[start + $0] == pattern[$0] }) { return true }
+        }
+        return false
+    }
+}
+
+extension DBBQueryPlan {
+    /// Whether SQL text holds `--`, searched on its bytes as SQLite reads it: a `-` that a combining mark follows is
+    /// one `Character` with it, but still starts a line comment for SQLite.
+    ///
+    /// - Parameter sql: the SQL text.
+    /// - Returns: whether a line comment may start in it (also inside a string literal, where ending the line
+    ///   first changes nothing).
+    static func holdsLineComment(_ sql: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in sql.utf8 {
+            if byte == UInt8(ascii: "-") && previous == byte { return true }
+            previous = byte
         }
         return false
     }

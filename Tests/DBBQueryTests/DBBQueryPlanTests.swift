@@ -214,6 +214,16 @@ struct Legacy: LegacyConstructors {
         #expect(plan.whereSQL == " WHERE (itemName = ? /* score ? */) AND (score > ? -- don't count this ?\n)")
         #expect(plan.arguments == [.text("x"), .integer(3)])
     }
+
+    @Test func aLineCommentEndingInACombiningMarkIsStillEndedBeforeTheParenthesis() throws {
+        // `-` and U+0301 form one Character; SQLite still reads `--` as a comment, which must not take the `)`.
+        let plan = try DBBQueryPlan(options: .options(withConditions: ["score > 1 --\u{301}"]), table: projectTable)
+        #expect(plan.whereSQL == " WHERE (score > 1 --\u{301}\n)")
+        let db = try DBBDatabase.inMemory()
+        try db.execute("CREATE TABLE Project (id INTEGER PRIMARY KEY, score INTEGER)")
+        try db.execute("INSERT INTO Project (score) VALUES (1), (2), (3)")
+        #expect(try db.fetchValues(Int.self, "SELECT score FROM Project" + plan.whereSQL + " ORDER BY id") == [2, 3])
+    }
 }
 
 /// The referenced class of `owner` and `members`: a `Person` table.

@@ -140,7 +140,7 @@ final class DBBObjectLoader {
         var known = takeIndex(of: typeKey)
         var result: [DBBTableObject] = []
         var fresh: [DBBTableObject] = []
-        // Per row, only what is needed: one setter closure and its column per loaded scalar.
+        // Per row, only what is needed: one chained closure that sets each loaded scalar from its column.
         let scalarBase = map.leadingColumns
         let readScalars = Self.chained(
             map.columns.indices.compactMap { index in
