@@ -69,8 +69,10 @@ public struct DBBQueryPlan: Sendable {
             if trimmed.uppercased() == "AND" || trimmed.isEmpty { continue }
             let translated = try names.translateCondition(trimmed)
             placeholders += translated.placeholders
-            // A line comment would swallow the closing parenthesis: end the line first.
-            clauses.append(Self.holdsLineComment(translated.sql) ? "(\(translated.sql)\n)" : "(\(translated.sql))")
+            // A line comment would swallow the closing parenthesis: end the line first. `--` is looked for on the
+            // bytes, as SQLite reads them: a `-` that a combining mark follows is one Character with it.
+            let hasLineComment = translated.sql.utf8.firstRange(of: "--".utf8) != nil
+            clauses.append(hasLineComment ? "(\(translated.sql)\n)" : "(\(translated.sql))")
         }
         guard placeholders == arguments.count else {
             throw DBBError.misuse(
@@ -206,7 +208,7 @@ struct DBBQueryNames {
                     "sort item '\(item)' is not a property or column name with an optional ASC or DESC",
                     context: "reading sorting")
             }
-            if name.containsForQuery(".") {
+            if name.containsDotForQuery() {
                 terms.append("\(try referenceSortExpression(name)) \(direction)")
                 continue
             }
@@ -388,46 +390,12 @@ extension String {
         return trimmingCharacters(in: newlines ? .whitespacesAndNewlines : .whitespaces)
     }
 
-    /// Whether the string contains `other`, as Foundation's `contains(_:)` answers; an ASCII string, as property
-    /// names usually are, is searched byte by byte (Foundation's search costs thousands of instructions).
+    /// Whether a name holds a `.`, as Foundation's `contains(".")` answers: ASCII text, as property names usually
+    /// are, is searched on its bytes (Foundation's search costs thousands of instructions); other text keeps
+    /// Foundation's answer, which compares whole characters (a `.` that a combining mark follows is no `.`).
     ///
-    /// - Parameter other: an ASCII string.
-    /// - Returns: whether the string contains it.
-    func containsForQuery(_ other: String) -> Bool {
-        let found = utf8.withContiguousStorageIfAvailable { bytes in
-            other.utf8.withContiguousStorageIfAvailable { pattern in Self.asciiSearch(pattern, in: bytes) } ?? nil
-        }
-        // Foundation's `contains(_:)`, which the callers used before: a search for the first range.
-        return (found ?? nil) ?? (range(of: other) != nil)
-    }
-
-    /// Whether ASCII `bytes` hold `pattern`; `nil` when the bytes are not all ASCII or the pattern is empty: with a
-    /// non-ASCII scalar, Foundation compares whole characters (`.` followed by a combining mark is no `.`).
-    private static func asciiSearch(_ pattern: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>)
-        -> Bool?
-    {
-        guard let head = pattern.first, bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-        guard bytes.count >= pattern.count else { return false }
-        for start in 0...(bytes.count - pattern.count) where bytes[start] == head {
-            if (1..<pattern.count).allSatisfy({ bytes[start + $0] == pattern[$0] }) { return true }
-        }
-        return false
-    }
-}
-
-extension DBBQueryPlan {
-    /// Whether SQL text holds `--`, searched on its bytes as SQLite reads it: a `-` that a combining mark follows is
-    /// one `Character` with it, but still starts a line comment for SQLite.
-    ///
-    /// - Parameter sql: the SQL text.
-    /// - Returns: whether a line comment may start in it (also inside a string literal, where ending the line
-    ///   first changes nothing).
-    static func holdsLineComment(_ sql: String) -> Bool {
-        var previous: UInt8 = 0
-        for byte in sql.utf8 {
-            if byte == UInt8(ascii: "-") && previous == byte { return true }
-            previous = byte
-        }
-        return false
+    /// - Returns: whether the name holds a dot.
+    func containsDotForQuery() -> Bool {
+        utf8.allSatisfy { $0 < 0x80 } ? utf8.contains(UInt8(ascii: ".")) : contains(".")
     }
 }
