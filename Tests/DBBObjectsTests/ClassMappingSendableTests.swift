@@ -71,7 +71,7 @@ private func requireSendable<T: Sendable>(_ type: T.Type) -> String { String(des
         #expect(try Person.fetch(options: options, manager: test.manager).map(\.firstName) == ["Alan"])
     }
 
-    @Test(arguments: ["keyPath", "storage", "closure"])
+    @Test(arguments: ["keyPath", "closure"])
     func anEntryCrossesIntoTasksAndReadsAndWritesTheirObjects(form: String) async throws {
         let manager = try TestManager(.memory, classes: [Person.self, Courier.self]).manager
         let keyPathEntry = DBBPropertyPersistence(\Person.lastName)
@@ -88,7 +88,7 @@ private func requireSendable<T: Sendable>(_ type: T.Type) -> String { String(des
                         accessor = closureEntry.accessor
                     default:
                         object = Person(dbManager: manager)
-                        accessor = form == "storage" ? keyPathEntry.accessor(resolvedIn: object) : keyPathEntry.accessor
+                        accessor = keyPathEntry.accessor
                     }
                     guard case .scalar(let scalar) = accessor else { throw DBBError.misuse("not a scalar entry") }
                     try scalar.setStored(object, .text("Name \(index)"))

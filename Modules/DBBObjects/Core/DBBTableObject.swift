@@ -22,7 +22,8 @@ public import Foundation
 /// Instances are not `Sendable`: keep each on one thread or task, and share objects between tasks by id.
 open class DBBTableObject: DBBTableRepresentable {
     // The bookkeeping properties skip run-time exclusivity checks: loading and saving set them on every
-    // object, and an object is used from one thread or task at a time.
+    // object, an object is used from one thread or task at a time, and they are stored values that no access
+    // holds across a call (none is passed `inout`), so no two accesses can overlap.
 
     /// The row id; 0 until the object is first saved.
     @exclusivity(unchecked) public var idNum: Int64 = 0

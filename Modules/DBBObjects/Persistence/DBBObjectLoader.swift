@@ -115,13 +115,17 @@ final class DBBObjectLoader {
         case many(DBBObjectsAccessor)
     }
 
-    /// The objects a fetch of class `T` returned, as `T`, without a cast of each object (a checked cast of the
-    /// array costs a dynamic cast per element): a fetch runs on the map registered for the class it is called on
-    /// (`T`, or a subclass when called through a `DBBTableObject.Type` value), whose initializer created every
-    /// object it returns, fresh or from its identity index.
+    /// The objects a fetch of class `T` returned, as `T`. A fetch runs on the map registered for the class it is
+    /// called on (`T`, or a subclass when called through a `DBBTableObject.Type` value), whose initializer created
+    /// every object it returns; each is still cast with a check, so a broken invariant stops with a message
+    /// instead of handing out an object of the wrong class.
     static func typed<T: DBBTableObject>(_ objects: [DBBTableObject], as type: T.Type = T.self) -> [T] {
-        assert(objects.allSatisfy { $0 is T }, "a fetch of \(type) returned objects of another class")
-        return unsafeBitCast(objects, to: [T].self)
+        objects.map { object in
+            guard let typed = object as? T else {
+                preconditionFailure("a fetch of \(type) returned an object of class \(Swift.type(of: object))")
+            }
+            return typed
+        }
     }
 
     /// Fetches the objects a request selects, with their join properties and referenced objects.

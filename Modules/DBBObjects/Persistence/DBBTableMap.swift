@@ -104,8 +104,8 @@ final class DBBTableMap: Sendable {
     /// The ids of every row, ascending.
     let allIDsSQL: String
 
-    /// - Parameter prototype: an object of the class, in which the stored properties of key-path entries are
-    ///   located once, so that rows are read and written without applying key paths.
+    /// - Parameter prototype: an object of the class, with which each entry's accessors are checked to be
+    ///   written for the class or one it inherits from.
     init(
         type: DBBTableObject.Type, properties: [String: DBBPropertyPersistence], attributes: [String: String],
         indexers: [DBBIndexer], prototype: DBBTableObject
@@ -128,8 +128,14 @@ final class DBBTableMap: Sendable {
             guard let entry = properties[name] else {
                 throw DBBError(.internal, message: "lost property \(name)", context: "registering \(tableName)")
             }
+            // The accessors downcast objects to the entry's root class unchecked; this check proves it once.
+            guard entry.accessor.accepts(prototype) else {
+                throw DBBError.misuse(
+                    "property \(name) is mapped with a key path or closures of a class that \(type) does not inherit from",
+                    context: "registering \(tableName)")
+            }
             return Property(
-                name: name, place: place, accessor: entry.accessor(resolvedIn: prototype),
+                name: name, place: place, accessor: entry.accessor,
                 target: entry.storageType.objectType.map(ObjectIdentifier.init),
                 cascades: attributes[name] == ColumnAttribute.cascadingDeletion)
         }

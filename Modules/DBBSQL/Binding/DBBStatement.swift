@@ -2,7 +2,8 @@ internal import CSQLite
 internal import Foundation
 
 // SQLite copies bound text and blobs before the bind call returns. A computed value, not a global, so
-// the hot path pays no lazy-initialization check.
+// the hot path pays no lazy-initialization check. The cast is SQLite's own SQLITE_TRANSIENT, the integer -1 as a
+// destructor pointer (sqlite3.h), which the C macro does and Swift cannot import: SQLite compares it, never calls it.
 @inline(__always) private var sqliteTransient: sqlite3_destructor_type {
     unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }
@@ -29,10 +30,12 @@ public final class DBBStatement {
     // at a time and no access to it overlaps another.
     /// The number of result columns. It can change when SQLite re-prepares the statement after a schema
     /// change (`SELECT *` after `ALTER TABLE … ADD COLUMN`).
+    // Unchecked: read for every row; a statement belongs to one connection, used by one thread at a time, and
+    // no access to it is held across a call.
     @exclusivity(unchecked) public private(set) var columnCount: Int
     /// The number of parameters (`?`, `?NNN`, `:name`, `@name`, `$name`).
     public let parameterCount: Int
-    @exclusivity(unchecked) var isInUse = false
+    var isInUse = false
     /// The tables the statement writes directly, known when a commit observer watched it being prepared.
     let writtenTables: Set<String>
 
@@ -43,9 +46,9 @@ public final class DBBStatement {
         var exactIndexes: [String: Int]
         var foldedIndexes: [String: Int]
     }
-    @exclusivity(unchecked) private var metadataStorage: ColumnMetadata?
+    private var metadataStorage: ColumnMetadata?
     /// SQLite's count of automatic re-preparations, last time the metadata was checked.
-    @exclusivity(unchecked) private var reprepareCount: Int32 = 0
+    private var reprepareCount: Int32 = 0
 
     private var metadata: ColumnMetadata {
         if let metadataStorage { return metadataStorage }
@@ -63,8 +66,10 @@ public final class DBBStatement {
     /// Column indexes of coding keys, in the order a `Decodable` type asks for them. Every row of a query
     /// asks in the same order, so a look-up is usually one comparison of the key with the remembered one
     /// (the same string literal) instead of hashing it.
+    // Unchecked, as `columnCount`: read for every decoded column.
     @exclusivity(unchecked) private var decodingKeys: [(name: String, index: Int?)] = []
     /// How many keys the row being decoded has asked for so far.
+    // Unchecked, as `columnCount`: written for every decoded column.
     @exclusivity(unchecked) var decodingPosition = 0
 
     /// The column index of a coding key, for ``DBBRowDecoder``.

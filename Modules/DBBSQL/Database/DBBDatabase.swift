@@ -30,6 +30,8 @@ public final class DBBDatabase {
     /// The mode the connection was opened with.
     public let mode: OpenMode
     /// The date strategy and JSON options used when binding and reading values.
+    // Unchecked: read for every date value of a row; a connection is used by one thread at a time and no access
+    // to it overlaps another (none is held across a call).
     @exclusivity(unchecked) public var codingOptions = DBBCodingOptions()
 
     private(set) var handle: OpaquePointer?
@@ -39,7 +41,7 @@ public final class DBBDatabase {
     var changeTracker: DBBChangeTracker?
     var savepointDepth = 0
     /// The number of cursors that are stepping a statement of this connection.
-    @exclusivity(unchecked) var activeCursorCount = 0
+    var activeCursorCount = 0
 
     /// Opens (and by default creates) a database file.
     ///

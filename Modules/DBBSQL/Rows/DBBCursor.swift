@@ -13,7 +13,8 @@ public final class DBBCursor {
     let statement: DBBStatement
     // Held strongly so that a cursor (and the rows that keep it alive) never outlives its connection.
     @usableFromInline let database: DBBDatabase
-    // A cursor is used by one thread at a time: its state needs no exclusivity checks.
+    // Unchecked: read for every step; a cursor is used by one thread at a time and no access to it is held across
+    // a call.
     @exclusivity(unchecked) private var finished = false
     @exclusivity(unchecked) private var started = false
 

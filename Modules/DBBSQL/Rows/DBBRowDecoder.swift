@@ -79,11 +79,11 @@ struct DBBRowDecoder: Decoder {
         func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(type, key) }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-            // The common column types first: comparing metatypes is much cheaper than a dynamic cast, and
-            // once T is known to be the type, reinterpreting the value is exact.
-            if T.self == Data.self { return unsafeBitCast(try read(Data.self, key), to: T.self) }
-            if T.self == Date.self { return unsafeBitCast(try read(Date.self, key), to: T.self) }
-            if T.self == URL.self { return unsafeBitCast(try read(URL.self, key), to: T.self) }
+            // The common column types first: comparing metatypes is cheaper than a dynamic cast of the type to
+            // a protocol; once T is known to be the type, the value's cast is a checked one that succeeds.
+            if T.self == Data.self, let value = try read(Data.self, key) as? T { return value }
+            if T.self == Date.self, let value = try read(Date.self, key) as? T { return value }
+            if T.self == URL.self, let value = try read(URL.self, key) as? T { return value }
             if let readable = type as? any DBBColumnReadable.Type {
                 // swift-format-ignore: NeverForceUnwrap
                 return try readable.read(from: row, at: column(key)) as! T

@@ -1,22 +1,35 @@
 public import DBBSQL
 public import Foundation
 
-#if canImport(Darwin)
-    internal import Darwin
-#else
-    internal import Glibc
-#endif
-
 /// Reads and writes one mapped property of an object whose class is known only at run time.
 ///
 /// Each closure is built once per mapping entry, specialised for the property's root and value types where
-/// the entry is written (the initializers are inlinable), so the per-row cost is one closure call, plus one key-path access for an entry made from a key path alone.
+/// the entry is written (the initializers are inlinable), so the per-row cost is one closure call, plus one
+/// key-path application for an entry made from a key path alone.
+///
+/// The closures take the object as `AnyObject` and downcast it to the entry's root class without a check
+/// (`unsafeDowncast`): registration proves the cast once per class instead of once per value. A map accepts an
+/// entry only when an object of its class is an instance of the entry's root (``accepts(_:)``), and the object
+/// layer calls a map's accessors only with objects of the class the map was built for.
 @usableFromInline
 package enum DBBPropertyAccessor: Sendable {
     case scalar(DBBScalarAccessor)
     case values(DBBValuesAccessor)
     case object(DBBObjectAccessor)
     case objects(DBBObjectsAccessor)
+
+    /// Whether `object` is an instance of the root class the accessors were written for, so that they may be
+    /// called with it. Checked once per class and entry when a class is registered.
+    ///
+    /// - Parameter object: an object of the class being registered.
+    package func accepts(_ object: AnyObject) -> Bool {
+        switch self {
+        case .scalar(let accessor): accessor.accepts(object)
+        case .values(let accessor): accessor.accepts(object)
+        case .object(let accessor): accessor.accepts(object)
+        case .objects(let accessor): accessor.accepts(object)
+        }
+    }
 }
 
 @usableFromInline
@@ -28,6 +41,8 @@ func wrongType(_ value: Any, _ expected: Any.Type) -> DBBError {
 
 @usableFromInline
 package struct DBBScalarAccessor: Sendable {
+    /// Whether an object is an instance of the accessors' root class (see ``DBBPropertyAccessor``).
+    @usableFromInline package let accepts: @Sendable (AnyObject) -> Bool
     /// The property's value as stored.
     @usableFromInline package let get: @Sendable (AnyObject, DBBCodingOptions) throws -> DBBValue
     /// Sets the property from a column of the current row. NULL leaves a non-optional property as it is
@@ -54,89 +69,13 @@ package struct DBBScalarAccessor: Sendable {
     }
 }
 
-/// The offset of the stored property a key path names inside an object of its class, or `nil` when the key
-/// path does not lead straight to a stored property of a final class (a computed property, an observed or
-/// overridable one, a path of several components).
-///
-/// Swift has no API for the offset of a class's property (`MemoryLayout.offset(of:)` answers only for
-/// structs). A key path whose description names its property is one stored component (computed, observed and
-/// overridable properties are described as `<computed …>`), and projecting it yields the property's own
-/// storage, whose distance from the object's start is the offset; a projection through accessors would yield
-/// a temporary far outside the object, which the bounds check refuses too. Each class is laid out once, so the
-/// offset holds for every object of the class.
-@usableFromInline
-package func storedPropertyOffset<Root: AnyObject, Value>(
-    of keyPath: ReferenceWritableKeyPath<Root, Value>, in prototype: AnyObject
-) -> Int? {
-    guard let root = prototype as? Root, type(of: root) == Root.self,
-        DBBPropertyPersistence.propertyName(of: keyPath) != nil
-    else { return nil }
-    let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(root).toOpaque())
-    let offset = withUnsafeMutablePointer(to: &root[keyPath: keyPath]) { UnsafeMutableRawPointer($0) - base }
-    // Past the object header (metadata and reference counts), aligned, and inside the object's own allocation:
-    // a temporary that a projection through accessors yields is another allocation, often a near one.
-    guard offset >= 2 * MemoryLayout<Int>.size, offset % MemoryLayout<Value>.alignment == 0,
-        offset + MemoryLayout<Value>.size <= allocationSize(of: base) ?? 1 << 16
-    else { return nil }
-    return offset
-}
-
-/// The usable size of the heap block at `pointer` (an object's start), or `nil` when the C library does not
-/// say; read once from `malloc_usable_size` (glibc) or `malloc_size` (Darwin).
-package func allocationSize(of pointer: UnsafeMutableRawPointer) -> Int? {
-    #if canImport(Darwin)
-        return malloc_size(pointer)
-    #else
-        return mallocUsableSize.map { Int($0(pointer)) }
-    #endif
-}
-
-#if !canImport(Darwin)
-    /// `malloc_usable_size`, looked up at run time because the C library's module map leaves out `malloc.h`.
-    private let mallocUsableSize: (@convention(c) (UnsafeMutableRawPointer?) -> Int)? = {
-        guard let symbol = dlsym(nil, "malloc_usable_size") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutableRawPointer?) -> Int).self)
-    }()
-#endif
-
-/// The storage of a property at `offset` in an object (see ``storedPropertyOffset(of:in:)``). Reads and
-/// writes through it skip the run-time exclusivity check, as the library's bookkeeping properties do: an
-/// object is used from one thread or task at a time.
-@inlinable @inline(__always)
-package func storage<Value>(of object: AnyObject, at offset: Int, as type: Value.Type) -> UnsafeMutablePointer<Value> {
-    (UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + offset).assumingMemoryBound(to: type)
-}
-
-/// For an entry made from a key path alone: given an object of the class, the entry's accessors built on
-/// closures that read and write the property's storage (`nil` when the key path names no stored property of a
-/// final class). Applying a key path allocates on every write; reading storage costs a load.
-///
-/// - Parameters:
-///   - keyPath: the entry's key path.
-///   - make: builds the accessors from a getter and a setter of the property.
-@inlinable
-func storageAccessors<Root: AnyObject, Value: SendableMetatype>(
-    _ keyPath: ReferenceWritableKeyPath<Root, Value> & Sendable,
-    _ make:
-        @escaping @Sendable (
-            _ get: @escaping @Sendable (Root) -> Value, _ set: @escaping @Sendable (Root, Value) -> Void
-        ) -> DBBPropertyAccessor
-) -> @Sendable (AnyObject) -> DBBPropertyAccessor? {
-    { prototype in
-        storedPropertyOffset(of: keyPath, in: prototype).map { offset in
-            make(
-                { root in storage(of: root, at: offset, as: Value.self).pointee },
-                { root, value in storage(of: root, at: offset, as: Value.self).pointee = value })
-        }
-    }
-}
-
 extension DBBScalarAccessor {
     /// Accessors through direct get/set closures: no key-path projection per row.
     @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(
         get getValue: @escaping @Sendable (Root) -> Value, set setValue: @escaping @Sendable (Root, Value) -> Void
     ) {
+        accepts = { $0 is Root }
         get = { object, options in try getValue(unsafeDowncast(object, to: Root.self)).dbbValue(options: options) }
         read = { object, row, column in
             guard let value = try Value.readIfPresent(from: row, at: column) else { return }
@@ -158,6 +97,7 @@ extension DBBScalarAccessor {
         optionalGet getValue: @escaping @Sendable (Root) -> Value?,
         set setValue: @escaping @Sendable (Root, Value?) -> Void
     ) {
+        accepts = { $0 is Root }
         get = { object, options in try getValue(unsafeDowncast(object, to: Root.self)).dbbValue(options: options) }
         read = { object, row, column in
             setValue(unsafeDowncast(object, to: Root.self), try Value.readIfPresent(from: row, at: column))
@@ -191,6 +131,8 @@ func convert<Value: DBBPersistableValue>(_ any: Any, to type: Value.Type) throws
 
 @usableFromInline
 package struct DBBValuesAccessor: Sendable {
+    /// Whether an object is an instance of the accessors' root class (see ``DBBPropertyAccessor``).
+    @usableFromInline package let accepts: @Sendable (AnyObject) -> Bool
     @usableFromInline package let get: @Sendable (AnyObject, DBBCodingOptions) throws -> [DBBValue]
     @usableFromInline package let set: @Sendable (AnyObject, [DBBValue]) throws -> Void
     @usableFromInline package let setAny: @Sendable (AnyObject, Any?) throws -> Void
@@ -216,6 +158,7 @@ package struct DBBValuesAccessor: Sendable {
     init<Root: AnyObject, Value: DBBPersistableValue>(
         get getValues: @escaping @Sendable (Root) -> [Value], set setValues: @escaping @Sendable (Root, [Value]) -> Void
     ) {
+        accepts = { $0 is Root }
         get = { object, options in
             try getValues(unsafeDowncast(object, to: Root.self)).map { try $0.dbbValue(options: options) }
         }
@@ -238,6 +181,7 @@ package struct DBBValuesAccessor: Sendable {
         optionalGet getValues: @escaping @Sendable (Root) -> [Value]?,
         set setValues: @escaping @Sendable (Root, [Value]?) -> Void
     ) {
+        accepts = { $0 is Root }
         get = { object, options in
             try (getValues(unsafeDowncast(object, to: Root.self)) ?? []).map { try $0.dbbValue(options: options) }
         }
@@ -257,6 +201,8 @@ package struct DBBValuesAccessor: Sendable {
 
 @usableFromInline
 package struct DBBObjectAccessor: Sendable {
+    /// Whether an object is an instance of the accessors' root class (see ``DBBPropertyAccessor``).
+    @usableFromInline package let accepts: @Sendable (AnyObject) -> Bool
     @usableFromInline package let get: @Sendable (AnyObject) -> AnyObject?
     /// Sets the reference; `nil` leaves a non-optional reference as it is.
     @usableFromInline package let set: @Sendable (AnyObject, AnyObject?) throws -> Void
@@ -282,6 +228,7 @@ package struct DBBObjectAccessor: Sendable {
     init<Root: AnyObject, Object: DBBTableRepresentable>(
         get getObject: @escaping @Sendable (Root) -> Object, set setObject: @escaping @Sendable (Root, Object) -> Void
     ) {
+        accepts = { $0 is Root }
         get = { getObject(unsafeDowncast($0, to: Root.self)) }
         set = { object, value in
             guard let value else { return }
@@ -296,6 +243,7 @@ package struct DBBObjectAccessor: Sendable {
         optionalGet getObject: @escaping @Sendable (Root) -> Object?,
         set setObject: @escaping @Sendable (Root, Object?) -> Void
     ) {
+        accepts = { $0 is Root }
         get = { getObject(unsafeDowncast($0, to: Root.self)) }
         set = { object, value in
             guard let value else {
@@ -310,6 +258,8 @@ package struct DBBObjectAccessor: Sendable {
 
 @usableFromInline
 package struct DBBObjectsAccessor: Sendable {
+    /// Whether an object is an instance of the accessors' root class (see ``DBBPropertyAccessor``).
+    @usableFromInline package let accepts: @Sendable (AnyObject) -> Bool
     @usableFromInline package let get: @Sendable (AnyObject) -> [AnyObject]
     @usableFromInline package let set: @Sendable (AnyObject, [AnyObject]) throws -> Void
 
@@ -336,6 +286,7 @@ package struct DBBObjectsAccessor: Sendable {
         get getObjects: @escaping @Sendable (Root) -> [Object],
         set setObjects: @escaping @Sendable (Root, [Object]) -> Void
     ) {
+        accepts = { $0 is Root }
         get = { getObjects(unsafeDowncast($0, to: Root.self)) }
         set = { object, values in setObjects(unsafeDowncast(object, to: Root.self), try Self.typed(values)) }
     }
@@ -346,6 +297,7 @@ package struct DBBObjectsAccessor: Sendable {
         optionalGet getObjects: @escaping @Sendable (Root) -> [Object]?,
         set setObjects: @escaping @Sendable (Root, [Object]?) -> Void
     ) {
+        accepts = { $0 is Root }
         get = { getObjects(unsafeDowncast($0, to: Root.self)) ?? [] }
         set = { object, values in setObjects(unsafeDowncast(object, to: Root.self), try Self.typed(values)) }
     }

@@ -38,33 +38,19 @@ public struct DBBPropertyPersistence: Sendable {
     /// The key path: registration checks that the mapping key names its property, and typed conditions
     /// find the property a key path names. `nil` for an entry made of closures alone, whose key is its name.
     package let keyPath: (AnyKeyPath & Sendable)?
-    /// For an entry made from a key path alone: its accessors on the property's storage, found in an object of
-    /// the class (see ``accessor(resolvedIn:)``).
-    @usableFromInline let storageAccessor: (@Sendable (AnyObject) -> DBBPropertyAccessor?)?
 
     @usableFromInline
     init(
         keyPath: (AnyKeyPath & Sendable)?, inferred: DBBStorageType, declared: DBBStorageType?, columnName: String?,
         foreignKey: Bool,
-        accessor: DBBPropertyAccessor, storage: (@Sendable (AnyObject) -> DBBPropertyAccessor?)? = nil
+        accessor: DBBPropertyAccessor
     ) {
         self.keyPath = keyPath
-        self.storageAccessor = storage
         self.storageType = inferred
         self.columnName = columnName
         self.isForeignKeyColumn = foreignKey
         self.declaredTypeMismatch = declared.flatMap { $0 == inferred ? nil : $0 }
         self.accessor = accessor
-    }
-
-    /// The accessors rows are read and written with: for an entry made from a key path alone to a stored
-    /// property of a final class, ones that read and write the property's storage, whose offset is found once in
-    /// `prototype` (an object of the class); otherwise the entry's own.
-    ///
-    /// - Parameter prototype: an object of the class the entry belongs to.
-    /// - Returns: the accessors.
-    package func accessor(resolvedIn prototype: AnyObject) -> DBBPropertyAccessor {
-        storageAccessor?(prototype) ?? accessor
     }
 
     /// Maps a scalar property (`Bool`, integers, `Float`, `Double`, `String`, `Date`, or `Data` as `.binary`).
@@ -80,8 +66,7 @@ public struct DBBPropertyPersistence: Sendable {
     ) {
         self.init(
             keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
-            accessor: .scalar(DBBScalarAccessor(keyPath)),
-            storage: storageAccessors(keyPath) { .scalar(DBBScalarAccessor(get: $0, set: $1)) })
+            accessor: .scalar(DBBScalarAccessor(keyPath)))
     }
 
     /// Maps an optional scalar property; `nil` is stored as NULL.
@@ -97,17 +82,14 @@ public struct DBBPropertyPersistence: Sendable {
     ) {
         self.init(
             keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
-            accessor: .scalar(DBBScalarAccessor(optional: keyPath)),
-            storage: storageAccessors(keyPath) { .scalar(DBBScalarAccessor(optionalGet: $0, set: $1)) })
+            accessor: .scalar(DBBScalarAccessor(optional: keyPath)))
     }
 
     /// Maps a scalar property, reading and writing it through direct closures instead of the key path.
     ///
     /// The result is the same mapping as the key-path-only initializer; only the speed differs. A key-path
-    /// entry for a stored property of a final class reads and writes the property's storage directly (found
-    /// once per class), but one for a property with observers, a computed property or a property of a
-    /// non-final class applies its key path on every row (about 250 ns per property in a release build); a
-    /// closure written for the property is compiled for its type, whatever the property. `dbb-codegen` can
+    /// entry applies its key path on every row (see "How fast each form is" in `Docs/Mapping.md` for the
+    /// measured cost); a closure written for the property is compiled for its type. `dbb-codegen` can
     /// write these.
     ///
     /// ```swift
@@ -165,8 +147,7 @@ public struct DBBPropertyPersistence: Sendable {
         self.init(
             keyPath: keyPath, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
             foreignKey: false,
-            accessor: .values(DBBValuesAccessor(keyPath)),
-            storage: storageAccessors(keyPath) { .values(DBBValuesAccessor(get: $0, set: $1)) })
+            accessor: .values(DBBValuesAccessor(keyPath)))
     }
 
     /// Maps an optional array of scalars; `nil` and an empty array both store no rows, and load as empty.
@@ -178,8 +159,7 @@ public struct DBBPropertyPersistence: Sendable {
         self.init(
             keyPath: keyPath, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
             foreignKey: false,
-            accessor: .values(DBBValuesAccessor(optional: keyPath)),
-            storage: storageAccessors(keyPath) { .values(DBBValuesAccessor(optionalGet: $0, set: $1)) })
+            accessor: .values(DBBValuesAccessor(optional: keyPath)))
     }
 
     /// Maps a reference to another persisted object.
@@ -198,8 +178,7 @@ public struct DBBPropertyPersistence: Sendable {
     ) {
         self.init(
             keyPath: keyPath, inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
-            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(optional: keyPath)),
-            storage: storageAccessors(keyPath) { .object(DBBObjectAccessor(optionalGet: $0, set: $1)) })
+            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(optional: keyPath)))
     }
 
     /// Maps a non-optional reference to another persisted object.
@@ -211,8 +190,7 @@ public struct DBBPropertyPersistence: Sendable {
     ) {
         self.init(
             keyPath: keyPath, inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
-            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(keyPath)),
-            storage: storageAccessors(keyPath) { .object(DBBObjectAccessor(get: $0, set: $1)) })
+            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(keyPath)))
     }
 
     /// Maps an array of references to other persisted objects, kept in a join table in array order.
@@ -224,8 +202,7 @@ public struct DBBPropertyPersistence: Sendable {
         self.init(
             keyPath: keyPath, inferred: .dbbObjectArray(objectType: Object.self), declared: type,
             columnName: columnName,
-            foreignKey: false, accessor: .objects(DBBObjectsAccessor(keyPath)),
-            storage: storageAccessors(keyPath) { .objects(DBBObjectsAccessor(get: $0, set: $1)) })
+            foreignKey: false, accessor: .objects(DBBObjectsAccessor(keyPath)))
     }
 
     /// Maps an optional array of references; `nil` stores no rows and loads as an empty array.
@@ -237,8 +214,7 @@ public struct DBBPropertyPersistence: Sendable {
         self.init(
             keyPath: keyPath, inferred: .dbbObjectArray(objectType: Object.self), declared: type,
             columnName: columnName,
-            foreignKey: false, accessor: .objects(DBBObjectsAccessor(optional: keyPath)),
-            storage: storageAccessors(keyPath) { .objects(DBBObjectsAccessor(optionalGet: $0, set: $1)) })
+            foreignKey: false, accessor: .objects(DBBObjectsAccessor(optional: keyPath)))
     }
 }
 
