@@ -37,6 +37,8 @@ public struct DBBTableDescription: Sendable {
         public var sqlType: String
         /// The index on the owner column: `<Table>_<property>_idx`.
         public var indexName: String
+        /// The SQL dialect its statements are written in.
+        public var dialect: DBBSQLDialect = .sqlite
     }
 
     /// The table's name.
@@ -52,6 +54,14 @@ public struct DBBTableDescription: Sendable {
     /// One index per indexer (a class chain may declare several): the indexed column names, in order, and
     /// whether the index is unique.
     public var indexes: [(columns: [String], unique: Bool)]
+
+    /// The SQL dialect the description's statements are written in: SQLite's unless the class is registered
+    /// with a manager on another engine.
+    public var dialect: DBBSQLDialect = .sqlite {
+        didSet {
+            for index in joinTables.indices { joinTables[index].dialect = dialect }
+        }
+    }
 
     /// The first indexer's index.
     public var index: (columns: [String], unique: Bool)? { indexes.first }
@@ -155,38 +165,45 @@ public struct DBBTableDescription: Sendable {
         }
     }
 
-    private static func identifier(_ name: String) -> String { DBBIdentifier.sql(name) }
+    private func identifier(_ name: String) -> String { dialect.identifier(name) }
 
     /// `CREATE TABLE IF NOT EXISTS …` for the class's table.
     public var createTableSQL: String {
-        var items = ["\(Self.identifier(idColumn)) Integer PRIMARY KEY AUTOINCREMENT"]
-        if includesTimestamps { items += ["createdTime Real", "modifiedTime Real"] }
-        items += columns.map(Self.columnDefinition)
-        return "CREATE TABLE IF NOT EXISTS \(Self.identifier(tableName)) (\(items.joined(separator: ", ")))"
+        var items = ["\(identifier(idColumn)) \(dialect.idColumnDefinition)"]
+        if includesTimestamps {
+            let real = dialect.columnType("Real")
+            items += ["\(identifier("createdTime")) \(real)", "\(identifier("modifiedTime")) \(real)"]
+        }
+        items += columns.map(columnDefinition)
+        return "CREATE TABLE IF NOT EXISTS \(identifier(tableName)) (\(items.joined(separator: ", ")))"
     }
 
-    private static func columnDefinition(_ column: Column) -> String {
-        ([identifier(column.name), column.sqlType] + column.attributes).joined(separator: " ")
+    private func columnDefinition(_ column: Column) -> String {
+        ([identifier(column.name), dialect.columnType(column.sqlType)] + column.attributes).joined(separator: " ")
     }
 
-    /// `CREATE TABLE IF NOT EXISTS …` for a join table.
+    /// `CREATE TABLE IF NOT EXISTS …` for a join table, in the join table's dialect.
     public static func createJoinTableSQL(_ join: JoinTable) -> String {
-        "CREATE TABLE IF NOT EXISTS \(identifier(join.tableName)) (id Integer PRIMARY KEY AUTOINCREMENT, "
-            + "\(identifier(join.ownerColumn)) Integer, \(identifier(join.columnName)) \(join.sqlType))"
+        let dialect = join.dialect
+        let q = dialect.identifier
+        return "CREATE TABLE IF NOT EXISTS \(q(join.tableName)) (\(q("id")) \(dialect.idColumnDefinition), "
+            + "\(q(join.ownerColumn)) \(dialect.columnType("Integer")), \(q(join.columnName)) "
+            + "\(dialect.columnType(join.sqlType)))"
     }
 
-    /// `CREATE INDEX IF NOT EXISTS <Table>_<property>_idx ON <join table> (<Table>_ID)`.
+    /// `CREATE INDEX IF NOT EXISTS <Table>_<property>_idx ON <join table> (<Table>_ID)`, in the join table's
+    /// dialect.
     public static func createJoinIndexSQL(_ join: JoinTable) -> String {
-        "CREATE INDEX IF NOT EXISTS \(identifier(join.indexName)) ON \(identifier(join.tableName)) "
-            + "(\(identifier(join.ownerColumn)))"
+        let q = join.dialect.identifier
+        return "CREATE INDEX IF NOT EXISTS \(q(join.indexName)) ON \(q(join.tableName)) (\(q(join.ownerColumn)))"
     }
 
     /// `CREATE [UNIQUE] INDEX IF NOT EXISTS …` for each indexer.
     public var createIndexStatements: [String] {
         zip(indexes, indexNames).map { index, name in
-            let columnList = index.columns.map(Self.identifier).joined(separator: ", ")
-            return "CREATE \(index.unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(Self.identifier(name)) "
-                + "ON \(Self.identifier(tableName)) (\(columnList))"
+            let columnList = index.columns.map(identifier).joined(separator: ", ")
+            return "CREATE \(index.unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(identifier(name)) "
+                + "ON \(identifier(tableName)) (\(columnList))"
         }
     }
 
@@ -239,8 +256,8 @@ public struct DBBTableDescription: Sendable {
             } else {
                 // ADD COLUMN cannot add UNIQUE or NOT NULL without a default; the type alone keeps old rows valid.
                 statements.append(
-                    "ALTER TABLE \(Self.identifier(tableName)) ADD COLUMN \(Self.identifier(column.name)) \(column.sqlType)"
-                )
+                    "ALTER TABLE \(identifier(tableName)) ADD COLUMN \(identifier(column.name)) "
+                        + dialect.columnType(column.sqlType))
             }
         }
         return statements
@@ -267,11 +284,13 @@ public struct DBBTableDescription: Sendable {
     ///
     /// - Throws: `DBBError` (mismatch) when the value column's type conflicts with the mapping.
     public static func alterJoinStatements(_ join: JoinTable, existing: [DBBColumnInfo]) throws -> [String] {
+        let q = join.dialect.identifier
         let names = Dictionary(existing.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         var statements: [String] = []
         if names[join.ownerColumn.lowercased()] == nil {
             statements.append(
-                "ALTER TABLE \(identifier(join.tableName)) ADD COLUMN \(identifier(join.ownerColumn)) Integer")
+                "ALTER TABLE \(q(join.tableName)) ADD COLUMN \(q(join.ownerColumn)) \(join.dialect.columnType("Integer"))"
+            )
         }
         if let current = names[join.columnName.lowercased()] {
             if DBBAffinity(declaredType: current.declaredType).conflicts(with: DBBAffinity(declaredType: join.sqlType))
@@ -285,7 +304,8 @@ public struct DBBTableDescription: Sendable {
             }
         } else {
             statements.append(
-                "ALTER TABLE \(identifier(join.tableName)) ADD COLUMN \(identifier(join.columnName)) \(join.sqlType)")
+                "ALTER TABLE \(q(join.tableName)) ADD COLUMN \(q(join.columnName)) \(join.dialect.columnType(join.sqlType))"
+            )
         }
         return statements
     }
