@@ -45,7 +45,7 @@ public struct DBBQueryReference: Sendable {
 }
 
 extension DBBQueryNames {
-    private var q: (String) -> String { DBBIdentifier.sql }
+    private var q: (String) -> String { table.dialect.identifier }
 
     private static func isWord(_ token: DBBConditionTokenizer.Token) -> Bool {
         // Two ASCII bytes first (or one alone) make an ASCII first character (CR LF is no letter either): its
@@ -185,7 +185,7 @@ extension DBBQueryNames {
             let j = "j\(depth)"
             referencedID =
                 "(SELECT \(j).\(q(join.columnName)) FROM \(q(join.tableName)) AS \(j) WHERE \(j).\(q(join.ownerColumn)) "
-                + "= \(outer).\(q(table.idColumn)) ORDER BY \(j).id LIMIT 1)"
+                + "= \(outer).\(q(table.idColumn)) ORDER BY \(j).\(q("id")) LIMIT 1)"
         } else {
             throw DBBError(.internal, message: "reference \(path[0]) has no column", context: "reading sorting")
         }

@@ -12,9 +12,9 @@ extension DBBQueryPlan {
     /// // plan.countSQL == "SELECT count(*) FROM Project WHERE (score > ?)", plan.arguments == [.integer(10)]
     /// ```
     public var countSQL: String {
-        let table = DBBIdentifier.sql(tableName)
+        let table = dialect.identifier(tableName)
         if let columns = groupColumns ?? distinctColumns {
-            let groups = columns.map(DBBIdentifier.sql).joined(separator: ", ")
+            let groups = columns.map(dialect.identifier).joined(separator: ", ")
             return "SELECT count(*) FROM (SELECT 1 FROM \(table)\(whereSQL) GROUP BY \(groups)\(limitSQL))"
         }
         if limitSQL.isEmpty { return "SELECT count(*) FROM \(table)\(whereSQL)" }
@@ -31,9 +31,9 @@ extension DBBQueryPlan {
     /// ```
     public var groupedIDsSQL: String? {
         guard let columns = groupColumns ?? distinctColumns else { return nil }
-        let id = DBBIdentifier.sql(idColumn)
-        let groups = columns.map(DBBIdentifier.sql).joined(separator: ", ")
-        return "SELECT MIN(\(id)) AS \(id) FROM \(DBBIdentifier.sql(tableName))\(whereSQL) "
+        let id = dialect.identifier(idColumn)
+        let groups = columns.map(dialect.identifier).joined(separator: ", ")
+        return "SELECT MIN(\(id)) AS \(id) FROM \(dialect.identifier(tableName))\(whereSQL) "
             + "GROUP BY \(groups)\(orderSQL)\(limitSQL)"
     }
 }

@@ -25,6 +25,8 @@ public struct DBBQueryPlan: Sendable {
     /// select from it.
     let tableName: String
     let idColumn: String
+    /// The SQL dialect of the table's engine, which the clauses are written in.
+    let dialect: DBBSQLDialect
 
     /// Translates options for a table.
     ///
@@ -54,6 +56,7 @@ public struct DBBQueryPlan: Sendable {
         let table = tableNames.table
         tableName = table.tableName
         idColumn = table.idColumn
+        dialect = table.dialect
         let names = DBBQueryNames(tableNames, schema: schema)
         arguments = try options.storedArguments.map { try $0.get() }
 
@@ -88,7 +91,7 @@ public struct DBBQueryPlan: Sendable {
             limitSQL = " LIMIT \(max(limit, 0))"
             if let offset = options.offset { limitSQL += " OFFSET \(max(offset, 0))" }
         } else if let offset = options.offset {
-            limitSQL = " LIMIT -1 OFFSET \(max(offset, 0))"
+            limitSQL = " LIMIT \(dialect.unlimited) OFFSET \(max(offset, 0))"
         }
 
         if let propertyNames = options.propertyNames {
@@ -192,7 +195,7 @@ struct DBBQueryNames {
     }
 
     func orderBy(_ sorting: [String]?) throws -> String {
-        let id = DBBIdentifier.sql(table.idColumn)
+        let id = table.dialect.identifier(table.idColumn)
         guard let sorting, !sorting.isEmpty else { return " ORDER BY \(id)" }
         let globalDescending = sorting.contains { $0.trimmedForQuery(newlines: false).uppercased() == "DESC" }
         var terms: [String] = []
@@ -222,7 +225,7 @@ struct DBBQueryNames {
                     "\(name) is not a mapped property of \(table.tableName)",
                     context: "reading sorting")
             }
-            terms.append("\(DBBIdentifier.sql(column)) \(direction)")
+            terms.append("\(table.dialect.identifier(column)) \(direction)")
         }
         // The id last keeps the order stable among equal sort keys.
         terms.append("\(id) \(globalDescending ? "DESC" : "ASC")")
@@ -255,16 +258,16 @@ struct DBBQueryNames {
                     context: "building a condition")
             }
             let inner = tokens.map { token -> String in
-                if token.identifier == joinName { return DBBIdentifier.sql(join.columnName) }
+                if token.identifier == joinName { return table.dialect.identifier(join.columnName) }
                 return token.text
             }.joined()
             let sql =
-                "\(DBBIdentifier.sql(table.idColumn)) IN (SELECT \(DBBIdentifier.sql(join.ownerColumn)) FROM "
-                + "\(DBBIdentifier.sql(join.tableName)) WHERE \(inner))"
+                "\(table.dialect.identifier(table.idColumn)) IN (SELECT \(table.dialect.identifier(join.ownerColumn)) FROM "
+                + "\(table.dialect.identifier(join.tableName)) WHERE \(inner))"
             return (sql, placeholders)
         }
         let sql = tokens.map { token -> String in
-            if let name = token.identifier, let column = columns[name] { return DBBIdentifier.sql(column) }
+            if let name = token.identifier, let column = columns[name] { return table.dialect.identifier(column) }
             return token.text
         }.joined()
         return (sql, placeholders)

@@ -63,6 +63,8 @@ import Testing
         #expect(DBBSQLDialect.postgres.idListArgument([3, 1, -2]) == .text("{3,1,-2}"))
         #expect(DBBSQLDialect.sqlite.idListArgument([3, 1, -2]) == .text("[3,1,-2]"))
         #expect(DBBSQLDialect.sqlite.idListArgument([]) == .text("[]"))
+        #expect(
+            DBBSQLDialect.sqlite.idListArgument([Int64.min, 0, Int64.max]) == .text("[\(Int64.min),0,\(Int64.max)]"))
     }
 
     @Test func addingAColumnOnPostgresUsesTheServerType() throws {

@@ -88,7 +88,7 @@ extension DBBTableObject {
         if let distinct, let idsSQL = distinct.groupedIDsSQL {
             let ids = try db.fetchValues(Int64.self, idsSQL, arguments: DBBArguments(distinct.arguments))
             request.tail = map.byIDsSQL + distinct.orderSQL
-            request.arguments = [.text(DBBTableMap.idList(ids))]
+            request.arguments = [map.idList(ids)]
             request.isAll = false
             // Distinct combinations of the chosen properties: the objects carry those properties only.
             if distinct.distinctColumns != nil {

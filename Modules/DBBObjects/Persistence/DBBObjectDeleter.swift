@@ -19,7 +19,7 @@ struct DBBObjectDeleter {
         let key = ObjectIdentifier(map.type)
         let newIDs = ids.filter { visited[key, default: []].insert($0).inserted }
         guard !newIDs.isEmpty else { return }
-        let list = DBBTableMap.idList(newIDs)
+        let list = map.idList(newIDs)
 
         for join in map.joins where join.cascades {
             guard let table = join.joinTable, let target = join.target, let targetMap = manager.mapIfRegistered(target)

@@ -218,7 +218,7 @@ final class DBBObjectLoader {
         // What follows loads join tables: a class without any needs no list of its objects.
         guard !fresh.isEmpty, !request.sparse, !map.joins.isEmpty else { return result }
 
-        let owners = fresh.count == result.count && request.isAll ? nil : DBBTableMap.idList(fresh.map(\.idNum))
+        let owners = fresh.count == result.count && request.isAll ? nil : map.idList(fresh.map(\.idNum))
         // Join rows come ordered by owner: walked alongside the objects in id order, each object's values are
         // collected in one buffer, with no dictionary of groups.
         let inIDOrder = zip(fresh, fresh.dropFirst()).allSatisfy { $0.idNum < $1.idNum }

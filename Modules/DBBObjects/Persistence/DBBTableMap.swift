@@ -216,7 +216,7 @@ final class DBBTableMap: Sendable {
     func rowsRequest<S: Sequence>(ids: S, sparse: Bool = false) -> DBBFetchRequest where S.Element == Int64 {
         var request = DBBFetchRequest()
         request.tail = byIDsSQL
-        request.arguments = [.text(Self.idList(ids))]
+        request.arguments = [idList(ids)]
         request.isAll = false
         request.sparse = sparse
         return request
@@ -244,31 +244,9 @@ final class DBBTableMap: Sendable {
         return ids.compactMap { byID[$0] }
     }
 
-    /// JSON text of an id list, bound to `json_each(?)` so one statement serves any number of ids.
-    static func idList<S: Sequence>(_ ids: S) -> String where S.Element == Int64 {
-        // Digits written straight into one buffer: a list of tens of thousands of ids is built in a few
-        // instructions per digit, with no string per id.
-        var bytes: [UInt8] = [UInt8(ascii: "[")]
-        bytes.reserveCapacity(ids.underestimatedCount * 8 + 2)
-        for id in ids {
-            if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
-            if id < 0 { bytes.append(UInt8(ascii: "-")) }
-            // The magnitude's digits, least significant first, then put in order.
-            let start = bytes.count
-            var rest = id.magnitude
-            repeat {
-                bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
-                rest /= 10
-            } while rest > 0
-            // Swapped in place: reversing a slice of the array would copy the whole buffer.
-            var (low, high) = (start, bytes.count - 1)
-            while low < high {
-                bytes.swapAt(low, high)
-                low += 1
-                high -= 1
-            }
-        }
-        bytes.append(UInt8(ascii: "]"))
-        return String(decoding: bytes, as: UTF8.self)
+    /// A list of ids bound as one argument in the table's dialect (`json_each(?)` on SQLite), so one statement
+    /// serves any number of ids.
+    func idList<S: Sequence>(_ ids: S) -> DBBValue where S.Element == Int64 {
+        description.dialect.idListArgument(ids)
     }
 }
