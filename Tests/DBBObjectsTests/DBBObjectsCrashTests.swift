@@ -27,7 +27,18 @@ import Testing
             #expect(reported.isEmpty, "batches reported saved but no file", sourceLocation: sourceLocation)
             return []
         }
-        let db = try DBBDatabase(path: url.path, mode: .readOnly, busyTimeout: 5)
+        // A child killed while its new file was still in rollback-journal mode (before WAL was switched on) leaves
+        // a hot journal, which only a connection that may write rolls back, as the next application would.
+        func open() throws -> DBBDatabase {
+            do {
+                let db = try DBBDatabase(path: url.path, mode: .readOnly, busyTimeout: 5)
+                _ = try db.fetchValues(String.self, "SELECT name FROM sqlite_master")
+                return db
+            } catch let error as DBBError where error.extendedCode == 776 {  // SQLITE_READONLY_ROLLBACK
+                return try DBBDatabase(path: url.path, mode: .readWrite, busyTimeout: 5)
+            }
+        }
+        let db = try open()
         defer { try? db.close() }
         #expect(try db.fetchValues(String.self, "PRAGMA integrity_check") == ["ok"], sourceLocation: sourceLocation)
         let tables = Set(try db.fetchValues(String.self, "SELECT name FROM sqlite_master WHERE type = 'table'"))

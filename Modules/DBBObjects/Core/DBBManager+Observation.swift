@@ -100,7 +100,7 @@ extension DBBManager {
             }
             let fetch: @Sendable (DBBDatabase) throws -> sending DBBHandOver<[Object]> = { db in
                 DBBHandOver(
-                    DBBObjectLoader.typed(
+                    DBBTableMap.typed(
                         try Object.run(request, distinct: distinct, map: map, manager: self, db: db), as: Object.self))
             }
             let handOver: DBBHandOver<[Object]>

@@ -25,7 +25,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
             let (request, distinct) = try build(map)
             let handOver = try await manager.runRead { db in
                 DBBHandOver(
-                    DBBObjectLoader.typed(
+                    DBBTableMap.typed(
                         try run(request, distinct: distinct, map: map, manager: manager, db: db), as: Self.self))
             }
             return handOver.take()

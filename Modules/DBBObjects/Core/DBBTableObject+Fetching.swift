@@ -28,7 +28,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     /// - Returns: the instances.
     /// - Throws: `DBBError` when the class is not registered or a row does not fit the mapping.
     public static func fetchAll(manager: DBBManager) throws -> [Self] {
-        DBBObjectLoader.typed(try fetch(try manager.map(for: self).allRowsRequest, manager: manager))
+        DBBTableMap.typed(try fetch(try manager.map(for: self).allRowsRequest, manager: manager))
     }
 
     /// The instance with an id, or `nil` when there is none.
@@ -49,7 +49,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     public static func fetch(ids: [Int64], manager: DBBManager, sparsePopulation: Bool = false) throws -> [Self] {
         let map = try manager.map(for: self)
         let objects = try fetch(map.rowsRequest(ids: ids, sparse: sparsePopulation), manager: manager)
-        return DBBTableMap.ordered(DBBObjectLoader.typed(objects) as [Self], by: ids)
+        return DBBTableMap.ordered(DBBTableMap.typed(objects) as [Self], by: ids)
     }
 }
 
@@ -131,7 +131,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
             let map = try manager.map(for: self)
             let (request, distinct) = try request(for: options, map: map, sparse: sparsePopulation, manager: manager)
             return try manager.runRead { db in
-                DBBObjectLoader.typed(try run(request, distinct: distinct, map: map, manager: manager, db: db))
+                DBBTableMap.typed(try run(request, distinct: distinct, map: map, manager: manager, db: db))
             }
         } catch {
             throw manager.record(error)

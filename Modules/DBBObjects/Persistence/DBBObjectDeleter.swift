@@ -4,12 +4,12 @@ internal import DBBSchema
 /// Deletes rows of a registered class with everything that belongs to them: their join rows, the join
 /// rows and foreign key columns of other classes that point at them, and, for arrays marked with
 /// `ColumnAttribute.cascadingDeletion`, the referenced objects themselves.
-struct DBBObjectDeleter {
+struct DBBObjectDeleter<Connection: DBBObjectConnection> {
     let manager: DBBManager
-    let db: DBBDatabase
+    let db: Connection
     private var visited: [ObjectIdentifier: Set<Int64>] = [:]
 
-    init(manager: DBBManager, db: DBBDatabase) {
+    init(manager: DBBManager, db: Connection) {
         self.manager = manager
         self.db = db
     }
@@ -24,25 +24,25 @@ struct DBBObjectDeleter {
         for join in map.joins where join.cascades {
             guard let table = join.joinTable, let target = join.target, let targetMap = manager.mapIfRegistered(target)
             else { continue }
-            let children = try db.fetchValues(Int64.self, table.selectOwnerValuesSQL, list)
+            let children = try db.selectIDs(table.selectOwnerValuesSQL, arguments: [list])
             try delete(ids: children, of: targetMap)
         }
         for table in map.joins.compactMap(\.joinTable) {
-            try db.execute(table.deleteOwnersSQL, list)
+            try db.executeUpdate(table.deleteOwnersSQL, arguments: [list])
         }
         for other in manager.allMaps {
             for join in other.joins where join.target == key {
                 guard let table = join.joinTable else { continue }
-                try db.execute(table.deleteValuesSQL, list)
+                try db.executeUpdate(table.deleteValuesSQL, arguments: [list])
             }
             // A foreign key column elsewhere that points at a deleted row is cleared, so a row inserted later
             // with a reused id is not mistaken for the old one. A NOT NULL column refuses, and the delete fails
             // with the constraint error and changes nothing.
             for foreignKey in other.foreignKeys where foreignKey.target == key {
                 guard let column = foreignKey.column else { continue }
-                try db.execute(other.description.clearReferencesSQL(column: column), list)
+                try db.executeUpdate(other.description.clearReferencesSQL(column: column), arguments: [list])
             }
         }
-        try db.execute(map.deleteSQL, list)
+        try db.executeUpdate(map.deleteSQL, arguments: [list])
     }
 }

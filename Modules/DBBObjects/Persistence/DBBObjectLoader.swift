@@ -20,15 +20,15 @@ struct DBBFetchRequest: Sendable {
 /// Loads objects of registered classes. One loader serves one fetch: it keeps the identity map that
 /// makes each row one object, and it runs a fixed number of statements per class and join table
 /// whatever the number of objects.
-final class DBBObjectLoader {
+final class DBBObjectLoader<Connection: DBBObjectConnection> {
     let manager: DBBManager
-    let db: DBBDatabase
+    let db: Connection
     private var identity: [ObjectIdentifier: [Int64: DBBTableObject]] = [:]
     /// Objects of a class's first load, indexed into `identity` only when a look-up needs them (a flat
     /// fetch never does).
     private var unindexed: [ObjectIdentifier: [DBBTableObject]] = [:]
 
-    init(manager: DBBManager, db: DBBDatabase) {
+    init(manager: DBBManager, db: Connection) {
         self.manager = manager
         self.db = db
     }
@@ -82,12 +82,12 @@ final class DBBObjectLoader {
 
     /// Sets one scalar property from its column.
     private struct ColumnReader {
-        let read: (AnyObject, DBBRow, Int32) throws -> Void
+        let read: (AnyObject, Connection.Row, Int32) throws -> Void
         let column: Int32
     }
 
     /// Sets the loaded scalar properties of an object from their columns of a row.
-    private typealias RowReader = (AnyObject, DBBRow) throws -> Void
+    private typealias RowReader = (AnyObject, Connection.Row) throws -> Void
 
     /// One closure that calls each property's reader with its column, in order. A row then costs one call from
     /// the loop, and each reader is called from the closure that captured it: a reader called from an array is
@@ -115,19 +115,6 @@ final class DBBObjectLoader {
         case many(DBBObjectsAccessor)
     }
 
-    /// The objects a fetch of class `T` returned, as `T`. A fetch runs on the map registered for the class it is
-    /// called on (`T`, or a subclass when called through a `DBBTableObject.Type` value), whose initializer created
-    /// every object it returns; each is still cast with a check, so a broken invariant stops with a message
-    /// instead of handing out an object of the wrong class.
-    static func typed<T: DBBTableObject>(_ objects: [DBBTableObject], as type: T.Type = T.self) -> [T] {
-        objects.map { object in
-            guard let typed = object as? T else {
-                preconditionFailure("a fetch of \(type) returned an object of class \(Swift.type(of: object))")
-            }
-            return typed
-        }
-    }
-
     /// Fetches the objects a request selects, with their join properties and referenced objects.
     func fetch(_ map: DBBTableMap, _ request: DBBFetchRequest) throws -> [DBBTableObject] {
         var pending: [PendingReference] = []
@@ -149,7 +136,9 @@ final class DBBObjectLoader {
         let readScalars = Self.chained(
             map.columns.indices.compactMap { index in
                 request.properties?.contains(map.columns[index].name) ?? true
-                    ? ColumnReader(read: map.columnAccessors[index].read, column: Int32(scalarBase + index)) : nil
+                    ? ColumnReader(
+                        read: Connection.columnReader(map.columnAccessors[index]), column: Int32(scalarBase + index))
+                    : nil
             })
         let loadedKeys = map.foreignKeys.indices.compactMap { index in
             request.properties?.contains(map.foreignKeys[index].name) ?? true
@@ -159,7 +148,6 @@ final class DBBObjectLoader {
         let keySources = map.foreignKeys.map { key in
             request.isAll ? key.column.map(map.description.selectColumnSQL) : nil
         }
-        let cursor = try db.fetchCursor(map.selectSQL + request.tail, arguments: DBBArguments(request.arguments))
         let keyBase = scalarBase + map.columns.count
         // What a partial fetch loads: exactly what the join loop below reads, so a save writes nothing else.
         let loadedSet = Self.loadedProperties(of: map, for: request)
@@ -168,10 +156,11 @@ final class DBBObjectLoader {
         // indexed only when a later look-up needs them.
         let mayKnowRows = !known.isEmpty
         // A closure, not a local function: one passed as a value makes its captured variables checked for
-        // exclusivity at run time. (The cursor is no sequence: its forEach reads every row through one row value.)
-        // swift-format-ignore: ReplaceForEachWithForLoop
-        try cursor.forEach { row in
-            let id = try Int64.read(from: row, at: 0)
+        // exclusivity at run time.
+        try db.forEachObjectRow(map.selectSQL + request.tail, arguments: request.arguments) { row in
+            guard let id = try Connection.integer(in: row, at: 0) else {
+                throw DBBError(.mismatch, message: "a row of \(map.tableName) has no id", context: "loading objects")
+            }
             if mayKnowRows, let existing = known[id] {
                 result.append(existing)
                 return
@@ -180,13 +169,13 @@ final class DBBObjectLoader {
             object.idNum = id
             object.hasStoredRow = true
             if map.hasTimestamps {
-                object.createdTime = try Date.readIfPresent(from: row, at: 1)
-                object.modifiedTime = try Date.readIfPresent(from: row, at: 2)
+                object.createdTime = try Connection.date(in: row, at: 1)
+                object.modifiedTime = try Connection.date(in: row, at: 2)
             }
             if !request.sparse {
                 try readScalars(object, row)
                 for (index, accessor, target) in loadedKeys {
-                    if let id: Int64 = try row[keyBase + index] {
+                    if let id = try Connection.integer(in: row, at: keyBase + index) {
                         pending.append(
                             PendingReference(
                                 object: object, assign: .one(accessor), target: target, ids: [id],
@@ -233,12 +222,10 @@ final class DBBObjectLoader {
             let readsIDs = join.target != nil
             // Read whole (no owner list), the join table names exactly the objects its references need.
             let source = owners == nil ? table.selectValuesSQL : nil
-            let cursor =
-                try owners.map { try db.fetchCursor(table.selectOwnersSQL, $0) } ?? db.fetchCursor(table.selectAllSQL)
             var position = 0
-            // swift-format-ignore: ReplaceForEachWithForLoop
-            try cursor.forEach { row in
-                guard let owner = try Int64.readIfPresent(from: row, at: 0) else { return }
+            let joinSQL = owners == nil ? table.selectAllSQL : table.selectOwnersSQL
+            try db.forEachObjectRow(joinSQL, arguments: owners.map { [$0] } ?? []) { row in
+                guard let owner = try Connection.integer(in: row, at: 0) else { return }
                 while position < byID.count && byID[position].idNum < owner {
                     try assign(values, ids, of: join, source: source, to: byID[position], pending: &pending)
                     values.removeAll(keepingCapacity: true)
@@ -248,9 +235,9 @@ final class DBBObjectLoader {
                 // Rows of owners loaded before (or not at all) are not this fetch's.
                 guard position < byID.count, byID[position].idNum == owner else { return }
                 if readsIDs {
-                    if let id = row.value(at: 1).int64Value { ids.append(id) }
+                    if let id = Connection.value(in: row, at: 1).int64Value { ids.append(id) }
                 } else {
-                    values.append(row.value(at: 1))
+                    values.append(Connection.value(in: row, at: 1))
                 }
             }
             while position < byID.count {

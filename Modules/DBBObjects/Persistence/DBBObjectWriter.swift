@@ -182,7 +182,7 @@ struct DBBObjectWriter {
     }
 
     /// Writes a plan; call inside a transaction.
-    static func execute(_ plan: DBBSavePlan, in db: DBBDatabase) throws -> Outcome {
+    static func execute<Connection: DBBObjectConnection>(_ plan: DBBSavePlan, in db: Connection) throws -> Outcome {
         var outcome = Outcome()
         let stamp = outcome.now.timeIntervalSinceReferenceDate
         var ids = plan.rows.map(\.existingID)
@@ -196,7 +196,7 @@ struct DBBObjectWriter {
 
         var fixups: [Int] = []
         // The statements of the class met last: a batch of one class looks its SQL up once, not per row.
-        var statementsOf: (map: DBBTableMap, insert: DBBStatement, update: DBBStatement?)?
+        var statementsOf: (map: DBBTableMap, insert: Connection.Statement, update: Connection.Statement?)?
         // One buffer for every row, bound value by value without boxing the values as `DBBBindable`s.
         var arguments: [DBBValue] = []
         for (index, row) in plan.rows.enumerated() {
@@ -215,41 +215,43 @@ struct DBBObjectWriter {
             }
             if statementsOf?.map !== map {
                 statementsOf = (
-                    map, try db.prepare(map.insertSQL), try map.updateSQL.map { try db.prepare($0) }
+                    map, try db.insertStatement(map.insertSQL, idColumn: map.idColumn),
+                    try map.updateSQL.map { try db.objectStatement($0) }
                 )
             }
             if isNew && row.presetID != 0 {
-                try db.prepare(map.insertWithIDSQL).execute(values: ([.integer(row.presetID)] + arguments)[...])
+                try db.objectStatement(map.insertWithIDSQL).run(([.integer(row.presetID)] + arguments)[...])
                 ids[index] = row.presetID
             } else if isNew {
-                try statementsOf?.insert.execute(values: arguments[...])
-                ids[index] = db.lastInsertRowID
+                guard let insert = statementsOf?.insert else { continue }
+                ids[index] = try insert.insert(arguments[...])
             } else if row.written == nil {
                 guard let update = statementsOf?.update else { continue }
                 arguments.append(.integer(row.existingID))
-                try update.execute(values: arguments[...])
-                try requireRowUpdated(row, in: db)
+                try requireRowUpdated(row, changes: try update.run(arguments[...]))
             } else {
                 guard
                     let update = map.description.updateSQL(
                         columns: (row.scalarColumns ?? []) + (row.keyColumns ?? []))
                 else { continue }
                 arguments.append(.integer(row.existingID))
-                try db.prepare(update).execute(values: arguments[...])
-                try requireRowUpdated(row, in: db)
+                try requireRowUpdated(row, changes: try db.objectStatement(update).run(arguments[...]))
             }
         }
 
         for (index, row) in plan.rows.enumerated() where !row.joins.isEmpty {
             let ownerID = ids[index]
             for (join, values) in row.joins {
-                if row.existingID != 0 { try db.execute(join.deleteOwnersSQL, "[\(ownerID)]") }
-                let insert = try db.prepare(join.insertSQL)
+                if row.existingID != 0 {
+                    try db.executeUpdate(
+                        join.deleteOwnersSQL, arguments: [db.dialect.idListArgument(CollectionOfOne(ownerID))])
+                }
+                let insert = try db.objectStatement(join.insertSQL)
                 for value in values {
                     switch value {
-                    case .value(let stored): try insert.execute(ownerID, stored)
+                    case .value(let stored): try insert.run([.integer(ownerID), stored])
                     case .reference(let reference):
-                        if let id = resolve(reference) { try insert.execute(ownerID, id) }
+                        if let id = resolve(reference) { try insert.run([.integer(ownerID), .integer(id)]) }
                     }
                 }
             }
@@ -263,7 +265,7 @@ struct DBBObjectWriter {
                 guard let update = row.map.description.updateSQL(columns: [column], touchesModifiedTime: false) else {
                     continue
                 }
-                try db.execute(update, id, ids[index])
+                try db.executeUpdate(update, arguments: [.integer(id), .integer(ids[index])])
             }
         }
         outcome.ids = ids
@@ -272,8 +274,8 @@ struct DBBObjectWriter {
 
     /// An update that matched no row means the object's row was deleted meanwhile: saving it would write
     /// join rows for an owner that does not exist, so the save fails (and its transaction rolls back).
-    private static func requireRowUpdated(_ row: DBBSavePlan.Row, in db: DBBDatabase) throws {
-        guard db.changes == 0 else { return }
+    private static func requireRowUpdated(_ row: DBBSavePlan.Row, changes: Int) throws {
+        guard changes == 0 else { return }
         throw DBBError.rowDeleted(
             "\(row.map.type) \(row.existingID) no longer exists in table \(row.map.tableName); "
                 + "it was deleted after it was loaded",

@@ -182,27 +182,27 @@ final class DBBTableMap: Sendable {
     }
 
     /// Creates what is missing of the class's layout; never drops anything.
-    func createOrUpdateSchema(in db: DBBDatabase) throws {
-        if try db.tableExists(tableName) {
-            for statement in try description.alterStatements(existing: try db.columns(in: tableName)) {
-                try db.execute(statement)
+    func createOrUpdateSchema(in db: some DBBObjectConnection) throws {
+        if try db.objectTableExists(tableName) {
+            for statement in try description.alterStatements(existing: try db.objectTableColumns(tableName)) {
+                try db.executeUpdate(statement, arguments: [])
             }
         } else {
-            try db.execute(description.createTableSQL)
+            try db.executeUpdate(description.createTableSQL, arguments: [])
         }
         for join in description.joinTables {
-            if try db.tableExists(join.tableName) {
+            if try db.objectTableExists(join.tableName) {
                 for statement in try DBBTableDescription.alterJoinStatements(
-                    join, existing: try db.columns(in: join.tableName))
+                    join, existing: try db.objectTableColumns(join.tableName))
                 {
-                    try db.execute(statement)
+                    try db.executeUpdate(statement, arguments: [])
                 }
             } else {
-                try db.execute(DBBTableDescription.createJoinTableSQL(join))
+                try db.executeUpdate(DBBTableDescription.createJoinTableSQL(join), arguments: [])
             }
-            try db.execute(DBBTableDescription.createJoinIndexSQL(join))
+            try db.executeUpdate(DBBTableDescription.createJoinIndexSQL(join), arguments: [])
         }
-        for indexSQL in description.createIndexStatements { try db.execute(indexSQL) }
+        for indexSQL in description.createIndexStatements { try db.executeUpdate(indexSQL, arguments: []) }
     }
 
     /// Every row, in id order.
@@ -235,6 +235,19 @@ final class DBBTableMap: Sendable {
         try db.inTransaction(.immediate) { db in
             var deleter = DBBObjectDeleter(manager: manager, db: db)
             try deleter.delete(ids: ids, of: self)
+        }
+    }
+
+    /// The objects a fetch of class `T` returned, as `T`. A fetch runs on the map registered for the class it is
+    /// called on (`T`, or a subclass when called through a `DBBTableObject.Type` value), whose initializer created
+    /// every object it returns; each is still cast with a check, so a broken invariant stops with a message
+    /// instead of handing out an object of the wrong class.
+    static func typed<T: DBBTableObject>(_ objects: [DBBTableObject], as type: T.Type = T.self) -> [T] {
+        objects.map { object in
+            guard let typed = object as? T else {
+                preconditionFailure("a fetch of \(type) returned an object of class \(Swift.type(of: object))")
+            }
+            return typed
         }
     }
 

@@ -23,7 +23,7 @@ internal import Foundation
 /// Related SQLite documentation: https://www.sqlite.org/c3ref/stmt.html
 public final class DBBStatement {
     let handle: OpaquePointer
-    unowned let database: DBBDatabase
+    package unowned let database: DBBDatabase
     /// The SQL text the statement was prepared from.
     public let sql: String
     // Exclusivity checks are skipped on the hot per-row state below: a statement is used by one thread
