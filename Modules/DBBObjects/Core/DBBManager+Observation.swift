@@ -92,6 +92,7 @@ extension DBBManager {
     ) async throws -> sending [Object] {
         do {
             let map = try self.map(for: type)
+            try requireLocalDatabase("observation")
             let (request, distinct) = try Object.request(for: options, map: map, sparse: false, manager: self)
             let registry = observers
             let onWriter: @Sendable (DBBDatabase) throws -> Void = { db in

@@ -66,6 +66,7 @@ extension DBBManager {
     }
 
     private func inScope<T>(isWrite: Bool, _ body: (DBBDatabase) throws -> T) throws -> T {
+        try requireLocalDatabase(isWrite ? "manager.write" : "manager.read")
         if queue.isOnQueue || pool?.currentReaderIndex != nil {
             throw record(
                 DBBError.misuse(
@@ -136,6 +137,7 @@ extension DBBManager {
     private func inScope<T>(isWrite: Bool, _ body: @escaping @Sendable (DBBDatabase) throws -> sending T)
         async throws -> sending T
     {
+        try requireLocalDatabase(isWrite ? "manager.write" : "manager.read")
         do {
             let work: @Sendable (DBBDatabase) throws -> sending DBBHandOver<T> = { db in
                 // The closure's result is its own (`sending`); nothing on the queue keeps it.

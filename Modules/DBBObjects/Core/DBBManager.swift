@@ -21,8 +21,11 @@ public final class DBBManager: @unchecked Sendable {
     /// The reader pool of a manager opened with readers (``init(databaseURL:mode:readers:)``), whose
     /// `writer` is ``queue``; `nil` for a serial manager.
     public let pool: DBBDatabasePool?
-    /// The database file, or `nil` for an in-memory manager.
+    /// The database file, or `nil` for an in-memory manager and a manager of a database server.
     public let databaseURL: URL?
+    /// The engine of a manager on a database server (`DBBManager(postgres:)` in `DBBPostgres`), where its object
+    /// calls run instead of ``queue``; `nil` on SQLite.
+    package let server: (any DBBServerStore)?
     /// Whether the manager writes to its file, or only reads it (``Mode/readOnly``). Set by the initializer.
     public private(set) var mode: Mode = .readWrite
 
@@ -110,6 +113,7 @@ public final class DBBManager: @unchecked Sendable {
             database.codingOptions = .objectLayout
         }
         queue = DBBDatabaseQueue(database: database)
+        server = nil
         if readers > 0 {
             // The readers open after the writer switched the file to WAL mode.
             pool = try DBBDatabasePool(writer: queue, readers: readers) {
@@ -128,6 +132,25 @@ public final class DBBManager: @unchecked Sendable {
         databaseURL = nil
         try Self.configure(database, isFile: false)
         queue = DBBDatabaseQueue(database: database)
+        server = nil
+        pool = nil
+        readerScopes = []
+        try addTableClasses([DBVersion.self])
+    }
+
+    /// A manager whose object calls run on a database server.
+    ///
+    /// Its ``queue`` is a closed SQLite connection, so SQL meant for the server never runs on another database
+    /// by mistake: it fails, saying the connection is closed.
+    ///
+    /// - Parameter server: the server's engine.
+    /// - Throws: `DBBError` when the `DBVersion` table cannot be created on the server.
+    package init(server: any DBBServerStore) throws {
+        databaseURL = nil
+        let placeholder = DBBDatabaseQueue(database: try DBBDatabase.inMemory())
+        try placeholder.close()
+        queue = placeholder
+        self.server = server
         pool = nil
         readerScopes = []
         try addTableClasses([DBVersion.self])
@@ -182,7 +205,7 @@ public final class DBBManager: @unchecked Sendable {
     public func close() throws {
         observers.finishAll()
         do {
-            if let pool { try pool.close() } else { try queue.close() }
+            if let server { try server.close() } else if let pool { try pool.close() } else { try queue.close() }
         } catch {
             throw record(error)
         }
@@ -307,8 +330,11 @@ public final class DBBManager: @unchecked Sendable {
                     type: tableClass, properties: properties,
                     attributes: (prototype.attributesDictionary ?? [:])
                         .merging(declared.attributes, uniquingKeysWith: { _, declared in declared }),
-                    indexers: seed.indexers + declared.indexers, prototype: prototype)
-                if mode == .readOnly {
+                    indexers: seed.indexers + declared.indexers, prototype: prototype,
+                    dialect: server?.dialect ?? .sqlite)
+                if let server {
+                    try server.perform(DBBSchemaWork(map: map), isWrite: true)
+                } else if mode == .readOnly {
                     try queue.inDatabase { db in try map.checkSchema(in: db) }
                 } else {
                     try queue.inTransaction(.immediate) { db in try map.createOrUpdateSchema(in: db) }
@@ -357,6 +383,7 @@ public final class DBBManager: @unchecked Sendable {
     }
 
     private func run<T>(onReader: Bool, _ body: (DBBDatabase) throws -> T) throws -> T {
+        try requireLocalDatabase("this call")
         do {
             if let scope = activeScope { return try body(scope.database) }
             try refuseInsideQueueClosure()
@@ -370,6 +397,7 @@ public final class DBBManager: @unchecked Sendable {
     /// ``runRead(_:)`` without blocking the calling task (outside any `write` or `read` closure, which are
     /// synchronous), recording a failure.
     func runRead<T>(_ body: @escaping @Sendable (DBBDatabase) throws -> sending T) async throws -> sending T {
+        try requireLocalDatabase("an async call")
         do {
             if let pool { return try await pool.unsafeRead(body) }
             return try await queue.inDatabase(body)

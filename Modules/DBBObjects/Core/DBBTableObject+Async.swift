@@ -118,6 +118,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
             try manager.requireWritable("deleting \(self) objects")
             let map = try manager.map(for: self)
             guard !ids.isEmpty else { return }
+            try manager.requireLocalDatabase("an async delete")
             try await manager.queue.inDatabase { db in try map.deleteRows(ids: ids, manager: manager, db: db) }
         } catch {
             throw manager.record(error)
@@ -157,6 +158,7 @@ extension DBBTableObject {
         try dbManager.requireWritable("deleting \(type(of: self)) objects")
         let map = try dbManager.map(for: type(of: self))
         let (manager, id) = (dbManager, idNum)
+        try manager.requireLocalDatabase("an async delete")
         do {
             try await manager.queue.inDatabase { db in try map.deleteRows(ids: [id], manager: manager, db: db) }
         } catch {

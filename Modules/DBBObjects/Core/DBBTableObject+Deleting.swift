@@ -17,7 +17,7 @@ extension DBBTableObject {
         try manager.requireWritable("deleting \(self) objects")
         let map = try manager.map(for: self)
         guard !ids.isEmpty else { return }
-        try manager.run { db in try map.deleteRows(ids: ids, manager: manager, db: db) }
+        try manager.perform(DBBDeleteWork(ids: ids, map: map, manager: manager), isWrite: true)
     }
 
     /// Deletes every instance of this class, as ``DBBTableObject/delete(_:manager:)-z169`` does.

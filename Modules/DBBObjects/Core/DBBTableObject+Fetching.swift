@@ -5,7 +5,8 @@ public import DBBSchema
 extension DBBTableObject {
     static func fetch(_ request: DBBFetchRequest, manager: DBBManager) throws -> [DBBTableObject] {
         let map = try manager.map(for: self)
-        return try manager.runRead { db in try run(request, distinct: nil, map: map, manager: manager, db: db) }
+        return try manager.perform(
+            DBBFetchWork(request: request, distinct: nil, map: map, manager: manager), isWrite: false)
     }
 
     /// The ids of every instance, ascending.
@@ -13,7 +14,7 @@ extension DBBTableObject {
     /// - Throws: `DBBError` when the class is not registered.
     public static func fetchAllIDs(manager: DBBManager) throws -> [Int64] {
         let map = try manager.map(for: self)
-        return try manager.runRead { db in try db.fetchValues(Int64.self, map.allIDsSQL) }
+        return try manager.perform(DBBIDsWork(sql: map.allIDsSQL, arguments: []), isWrite: false)
     }
 }
 
@@ -81,12 +82,12 @@ extension DBBTableObject {
         }
     }
 
-    private static func runInSnapshot(
-        _ request: DBBFetchRequest, distinct: DBBQueryPlan?, map: DBBTableMap, manager: DBBManager, db: DBBDatabase
+    static func runInSnapshot<Connection: DBBObjectConnection>(
+        _ request: DBBFetchRequest, distinct: DBBQueryPlan?, map: DBBTableMap, manager: DBBManager, db: Connection
     ) throws -> [DBBTableObject] {
         var request = request
         if let distinct, let idsSQL = distinct.groupedIDsSQL {
-            let ids = try db.fetchValues(Int64.self, idsSQL, arguments: DBBArguments(distinct.arguments))
+            let ids = try db.selectIDs(idsSQL, arguments: distinct.arguments)
             request.tail = map.byIDsSQL + distinct.orderSQL
             request.arguments = [map.idList(ids)]
             request.isAll = false
@@ -130,9 +131,9 @@ extension DBBTableRepresentable where Self: DBBTableObject {
         do {
             let map = try manager.map(for: self)
             let (request, distinct) = try request(for: options, map: map, sparse: sparsePopulation, manager: manager)
-            return try manager.runRead { db in
-                DBBTableMap.typed(try run(request, distinct: distinct, map: map, manager: manager, db: db))
-            }
+            return DBBTableMap.typed(
+                try manager.perform(
+                    DBBFetchWork(request: request, distinct: distinct, map: map, manager: manager), isWrite: false))
         } catch {
             throw manager.record(error)
         }
@@ -154,8 +155,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     public static func fetchCount(options: DBBQueryOptions = DBBQueryOptions(), manager: DBBManager) throws -> Int {
         do {
             let (sql, arguments) = try countQuery(options, manager: manager)
-            return try manager.runRead { db in try db.fetchValue(Int.self, sql, arguments: DBBArguments(arguments)) ?? 0
-            }
+            return try manager.perform(DBBCountWork(sql: sql, arguments: arguments), isWrite: false)
         } catch {
             throw manager.record(error)
         }

@@ -320,15 +320,14 @@ struct DBBObjectWriter {
     /// Saves objects and their unsaved references in one transaction; all or nothing.
     func save(_ objects: [DBBTableObject]) throws {
         let (graph, plan) = try prepare(objects)
-        let outcome = try manager.run { db in
-            try db.inTransaction(.immediate) { db in try Self.execute(plan, in: db) }
-        }
+        let outcome = try manager.perform(DBBSaveWork(plan: plan), isWrite: true)
         manager.rememberForRollback(graph.map(\.0))
         Self.apply(outcome, of: plan, to: graph)
     }
 
     /// Saves without blocking the calling task; the objects never leave the caller.
     func save(_ objects: [DBBTableObject]) async throws {
+        try manager.requireLocalDatabase("an async save")
         let (graph, plan) = try prepare(objects)
         let outcome: Outcome
         do {

@@ -104,11 +104,13 @@ final class DBBTableMap: Sendable {
     /// The ids of every row, ascending.
     let allIDsSQL: String
 
-    /// - Parameter prototype: an object of the class, with which each entry's accessors are checked to be
-    ///   written for the class or one it inherits from.
+    /// - Parameters:
+    ///   - prototype: an object of the class, with which each entry's accessors are checked to be written for
+    ///     the class or one it inherits from.
+    ///   - dialect: the SQL of the manager's engine, which every statement of the map is written in.
     init(
         type: DBBTableObject.Type, properties: [String: DBBPropertyPersistence], attributes: [String: String],
-        indexers: [DBBIndexer], prototype: DBBTableObject
+        indexers: [DBBIndexer], prototype: DBBTableObject, dialect: DBBSQLDialect = .sqlite
     ) throws {
         self.type = type
         let tableName = type.tableName
@@ -116,9 +118,10 @@ final class DBBTableMap: Sendable {
         idColumn = type.idColumnName
         hasTimestamps = type.hasTimestampColumns
         // One indexer makes one index; several (from a class chain) are kept in order of registration.
-        let description = try DBBTableDescription(
+        var description = try DBBTableDescription(
             tableName: tableName, idColumn: idColumn, includesTimestamps: hasTimestamps, properties: properties,
             attributes: attributes, indexers: indexers)
+        description.dialect = dialect
         self.description = description
         queryNames = DBBQueryTableNames(table: description)
         propertyNames = Set(properties.keys)

@@ -1,0 +1,150 @@
+internal import DBBQuery
+package import DBBSQL
+
+/// A unit of object work (a fetch, a save, a delete, a class's schema) that runs on any engine's connection.
+///
+/// The work is generic over the connection, so that on SQLite it runs specialised for `DBBDatabase` and on a
+/// server on that server's connection, through the same writer, loader and deleter.
+package protocol DBBObjectWork {
+    /// What the work returns.
+    associatedtype Result
+
+    /// Whether the work reads with several statements, which must see one state: a read of one statement
+    /// needs no transaction of its own on SQLite.
+    static var readsSeveralStatements: Bool { get }
+
+    /// Runs the work on a connection, inside the transaction or snapshot its engine opened for it.
+    ///
+    /// - Parameter db: the connection.
+    /// - Throws: `DBBError` when a statement fails.
+    func run<Connection: DBBObjectConnection>(on db: Connection) throws -> Result
+}
+
+/// The engine of a manager on a database server: where its object work runs, in which transactions.
+/// `DBBPostgres` provides PostgreSQL's; a manager without one runs on SQLite through ``DBBManager/queue``.
+package protocol DBBServerStore: AnyObject, Sendable {
+    /// The SQL the server takes; every class registered with the manager writes its statements in it.
+    var dialect: DBBSQLDialect { get }
+
+    /// A description of the server for error messages, with no password (`postgres://app@127.0.0.1:5432/app`).
+    var location: String { get }
+
+    /// Runs work in one write transaction on the writer connection, or in one read-only snapshot on a
+    /// reader; the caller waits for it.
+    ///
+    /// - Parameters:
+    ///   - work: the work.
+    ///   - isWrite: whether the work writes.
+    /// - Throws: `DBBError` when the work or the transaction fails; a failed write changes nothing.
+    func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) throws -> Work.Result
+
+    /// Closes the connections; later work fails with a clear error.
+    ///
+    /// - Throws: `DBBError` when a connection cannot be closed cleanly.
+    func close() throws
+}
+
+extension DBBObjectWork {
+    package static var readsSeveralStatements: Bool { true }
+}
+
+extension DBBManager {
+    /// Runs object work on the manager's engine: on its server's connections, or on SQLite's queue (a
+    /// reader for reads when the manager has readers) in an `IMMEDIATE` transaction for writes and a deferred
+    /// one for reads, joining the transaction of the `write` or `read` closure the caller is in. A failure is
+    /// recorded for ``errorMessage()``.
+    ///
+    /// - Parameters:
+    ///   - work: the work.
+    ///   - isWrite: whether it writes.
+    func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) throws -> Work.Result {
+        if let server {
+            do {
+                return try server.perform(work, isWrite: isWrite)
+            } catch {
+                throw record(error)
+            }
+        }
+        if isWrite {
+            return try run { db in try db.inTransaction(.immediate) { db in try work.run(on: db) } }
+        }
+        guard Work.readsSeveralStatements else { return try runRead { db in try work.run(on: db) } }
+        return try runRead { db in try db.inTransaction { db in try work.run(on: db) } }
+    }
+
+    /// Refuses what a manager on a server does not do yet, with an error that says so.
+    ///
+    /// - Parameter operation: what the caller was doing, for the message.
+    func requireLocalDatabase(_ operation: String) throws {
+        guard let server else { return }
+        throw record(
+            DBBError.misuse(
+                "\(operation) is not available yet on a manager of \(server.location)",
+                recovery: "use the synchronous form of the call",
+                context: operation))
+    }
+}
+
+/// Creates what is missing of a class's layout.
+struct DBBSchemaWork: DBBObjectWork {
+    let map: DBBTableMap
+
+    func run<Connection: DBBObjectConnection>(on db: Connection) throws {
+        try map.createOrUpdateSchema(in: db)
+    }
+}
+
+/// The first column of a query's rows, as ids.
+struct DBBIDsWork: DBBObjectWork {
+    static var readsSeveralStatements: Bool { false }
+    let sql: String
+    let arguments: [DBBValue]
+
+    func run<Connection: DBBObjectConnection>(on db: Connection) throws -> [Int64] {
+        try db.selectIDs(sql, arguments: arguments)
+    }
+}
+
+/// A `SELECT count(*)`.
+struct DBBCountWork: DBBObjectWork {
+    static var readsSeveralStatements: Bool { false }
+    let sql: String
+    let arguments: [DBBValue]
+
+    func run<Connection: DBBObjectConnection>(on db: Connection) throws -> Int {
+        Int(try db.selectIDs(sql, arguments: arguments).first ?? 0)
+    }
+}
+
+/// Writes a save plan.
+struct DBBSaveWork: DBBObjectWork {
+    let plan: DBBSavePlan
+
+    func run<Connection: DBBObjectConnection>(on db: Connection) throws -> DBBObjectWriter.Outcome {
+        try DBBObjectWriter.execute(plan, in: db)
+    }
+}
+
+/// Deletes rows of a class and everything that belongs to them.
+struct DBBDeleteWork: DBBObjectWork {
+    let ids: [Int64]
+    let map: DBBTableMap
+    let manager: DBBManager
+
+    func run<Connection: DBBObjectConnection>(on db: Connection) throws {
+        var deleter = DBBObjectDeleter(manager: manager, db: db)
+        try deleter.delete(ids: ids, of: map)
+    }
+}
+
+/// Loads the objects a fetch request selects.
+struct DBBFetchWork: DBBObjectWork {
+    let request: DBBFetchRequest
+    let distinct: DBBQueryPlan?
+    let map: DBBTableMap
+    let manager: DBBManager
+
+    func run<Connection: DBBObjectConnection>(on db: Connection) throws -> [DBBTableObject] {
+        try DBBTableObject.runInSnapshot(request, distinct: distinct, map: map, manager: manager, db: db)
+    }
+}
