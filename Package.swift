@@ -38,7 +38,9 @@ let package = Package(
         // The PostgreSQL plugin only (DBBPostgres). SwiftPM builds the targets of the products a client uses,
         // so a client of DBBBuilder, DBBSQL or the tools never compiles postgres-nio or SwiftNIO.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        // The logger DBBPostgres takes from the application (postgres-nio depends on it too).
+        // postgres-nio's own dependencies that DBBPostgres imports itself: its event loops, TLS and logger.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.25.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.5.3"),
     ],
     targets: [
@@ -95,7 +97,8 @@ let package = Package(
             name: "DBBPostgres",
             dependencies: [
                 "DBBSQL", .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/DBBPostgres", swiftSettings: libraryModuleSettings),
 

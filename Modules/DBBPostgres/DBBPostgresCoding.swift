@@ -68,7 +68,7 @@ enum DBBPostgresCoding {
 
     /// One column's value. Rows come in PostgreSQL's binary format.
     static func value(of cell: PostgresCell, sql: String, context: String) throws -> DBBValue {
-        guard var bytes = cell.bytes else { return .null }
+        guard var bytes = cell.bytes, cell.dataType != .void else { return .null }
         func malformed() -> DBBError {
             DBBError.server(
                 sqlState: nil, extendedCode: DBBError.ResultCode.mismatch.rawValue,

@@ -1,4 +1,4 @@
-public import DBBSQL
+internal import DBBSQL
 public import Foundation
 
 /// Where a PostgreSQL server is and how to log in to it.

@@ -1,4 +1,4 @@
-public import DBBSQL
+internal import DBBSQL
 
 extension DBBPostgresConnection {
     /// A transaction's isolation level.

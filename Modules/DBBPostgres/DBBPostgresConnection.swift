@@ -61,6 +61,14 @@ public final class DBBPostgresConnection: Sendable {
         self.logger = logger
     }
 
+    /// A connection that was not closed closes when it is released, without waiting.
+    deinit {
+        let connection = connection
+        guard !connection.isClosed else { return }
+        // The closure keeps the postgres-nio connection alive until its channel has closed.
+        connection.close().whenComplete { _ in _ = connection }
+    }
+
     // MARK: Connecting
 
     /// Connects and logs in, waiting on the calling thread.
@@ -270,6 +278,7 @@ public final class DBBPostgresConnection: Sendable {
     @discardableResult
     func run(_ sql: String, _ arguments: [Argument], context: String) throws -> DBBPostgresResult {
         try Self.requireBlockingAllowed(context: context, sql: sql)
+        try requireOpen(sql: sql, context: context)
         let query = try DBBPostgresCoding.query(sql, arguments, context: context)
         let result: PostgresQueryResult
         do {
@@ -283,6 +292,7 @@ public final class DBBPostgresConnection: Sendable {
     /// Runs a statement asynchronously.
     @discardableResult
     func run(_ sql: String, _ arguments: [Argument], context: String) async throws -> DBBPostgresResult {
+        try requireOpen(sql: sql, context: context)
         let query = try DBBPostgresCoding.query(sql, arguments, context: context)
         let result: PostgresQueryResult
         do {
@@ -291,6 +301,16 @@ public final class DBBPostgresConnection: Sendable {
             throw map(error, sql: sql, context: context)
         }
         return try DBBPostgresCoding.result(result, sql: sql, context: context)
+    }
+
+    /// A statement sent on a closed channel would wait forever: refuse it.
+    private func requireOpen(sql: String, context: String) throws {
+        if connection.isClosed {
+            throw DBBError.server(
+                sqlState: nil, extendedCode: DBBError.ResultCode.misuse.rawValue,
+                message: "the connection to \(configuration.host):\(configuration.port) is closed", sql: sql,
+                context: context)
+        }
     }
 
     func map(_ error: any Error, sql: String?, context: String) -> DBBError {

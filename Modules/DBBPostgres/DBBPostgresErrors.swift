@@ -39,9 +39,15 @@ enum DBBPostgresErrors {
         case .server:
             let info = error.serverInfo
             let sqlState = info?[.sqlState]
+            // The server's detail is left out: it often quotes the values involved ("Key (email)=(…) already
+            // exists"), which may be private. The constraint, table and column name where it failed.
             var message = info?[.message] ?? "the server reported an error"
-            if let detail = info?[.detail] { message += " (\(detail))" }
-            if let hint = info?[.hint] { message += " Hint: \(hint)" }
+            let names = [
+                ("constraint", info?[.constraintName]), ("table", info?[.tableName]), ("column", info?[.columnName]),
+            ]
+            .compactMap { name, value in value.map { "\(name) \($0)" } }
+            if !names.isEmpty { message += " (\(names.joined(separator: ", ")))" }
+            if let hint = info?[.hint] { message += ". Hint: \(hint)" }
             var mapped = DBBError.server(
                 sqlState: sqlState, extendedCode: extendedCode(forSQLState: sqlState), message: message, sql: sql,
                 context: context)

@@ -65,6 +65,13 @@ enum TestPostgres {
         return true
     }
 
+    /// Whether the server offers TLS with a certificate of a CA the tests make: a server they start, with
+    /// `openssl` installed.
+    static var offersTLS: Bool {
+        guard case .binaries = source else { return false }
+        return FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")
+    }
+
     /// Why the tests are skipped.
     static var skipReason: String {
         if case .missing(let reason) = source { return reason }
@@ -72,7 +79,9 @@ enum TestPostgres {
     }
 
     /// The server, started on first use.
-    private static let server: Result<Server, SetupError> = Result { try start() }
+    private static let server: Result<Server, SetupError> = Result(catching: { () throws(SetupError) -> Server in
+        try start()
+    })
 
     /// The shared server, started on first use (on a dispatch queue, not a task's thread).
     static func shared() async throws -> Server {
@@ -91,8 +100,7 @@ enum TestPostgres {
     // MARK: Starting and stopping
 
     private struct LocalServer: Sendable {
-        var pgCtl: URL
-        var dataFolder: URL
+        var postmaster: pid_t
         var baseFolder: URL
     }
 
@@ -167,7 +175,10 @@ enum TestPostgres {
             let log = (try? String(contentsOf: base.appendingPathComponent("server.log"), encoding: .utf8)) ?? ""
             throw SetupError(description: "pg_ctl could not start the server: \(lastError)\n\(log)")
         }
-        running.withLock { $0 = LocalServer(pgCtl: pgCtl, dataFolder: data, baseFolder: base) }
+        // The first line of postmaster.pid is the server's process id.
+        let pidFile = (try? String(contentsOf: data.appendingPathComponent("postmaster.pid"), encoding: .utf8)) ?? ""
+        let postmaster = pid_t(pidFile.split(separator: "\n").first.map(String.init) ?? "") ?? 0
+        running.withLock { $0 = LocalServer(postmaster: postmaster, baseFolder: base) }
         atexit { TestPostgres.stopAtExit() }
 
         let superuser = DBBPostgresConfiguration(
@@ -184,7 +195,9 @@ enum TestPostgres {
             trustRootFile: tls?.authority)
     }
 
-    /// Stops the server this process started, and removes its folder.
+    /// Stops the server this process started (a fast shutdown, as `pg_ctl stop -m fast` does: SIGINT to the
+    /// postmaster, SIGQUIT if it is still running 20 seconds later) and removes its folder. It runs no child
+    /// process: at exit, Foundation's Process can no longer be used.
     private static func stopAtExit() {
         guard
             let server = running.withLock({ state in
@@ -192,9 +205,14 @@ enum TestPostgres {
                 return state
             })
         else { return }
-        _ = try? run(
-            server.pgCtl, ["-D", server.dataFolder.path, "-m", "fast", "-w", "stop"], asPostgres: geteuid() == 0,
-            in: server.baseFolder)
+        if server.postmaster > 0, kill(server.postmaster, SIGINT) == 0 {
+            var waited = 0
+            while kill(server.postmaster, 0) == 0 && waited < 200 {
+                usleep(100_000)
+                waited += 1
+            }
+            if kill(server.postmaster, 0) == 0 { kill(server.postmaster, SIGQUIT) }
+        }
         try? FileManager.default.removeItem(at: server.baseFolder)
     }
 
@@ -258,14 +276,15 @@ enum TestPostgres {
     private static func run(_ executable: URL, _ arguments: [String], asPostgres: Bool, in folder: URL? = nil)
         throws -> String
     {
-        let result: ToolRun
-        if asPostgres {
-            result = try ToolProcess.run(
-                executable: URL(fileURLWithPath: "/usr/sbin/runuser"),
-                ["-u", "postgres", "--", executable.path] + arguments, in: folder, mergingStandardError: true)
-        } else {
-            result = try ToolProcess.run(executable: executable, arguments, in: folder, mergingStandardError: true)
-        }
+        // Foundation's Process learns that a child ended when the descriptors it hands the child close; a server
+        // that pg_ctl starts would inherit them and keep the call waiting until the server stops. The shell
+        // closes every descriptor above 2 before it runs the command.
+        let closeAndRun =
+            #"for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-" 2>/dev/null; done; exec "$@""#
+        let command = (asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [executable.path] + arguments
+        let result = try ToolProcess.run(
+            executable: URL(fileURLWithPath: "/bin/bash"), ["-c", closeAndRun, "bash"] + command, in: folder,
+            mergingStandardError: true)
         guard result.exitCode == 0 else {
             throw SetupError(
                 description: "\(executable.lastPathComponent) exited with \(result.exitCode): \(result.standardOutput)")
