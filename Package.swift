@@ -92,11 +92,12 @@ let package = Package(
             dependencies: ["DBBSQL", "DBBSchema", "DBBQuery", "DBBObjects", "DBBExport", "DBBMacros"],
             path: "Modules/DBBBuilder", swiftSettings: libraryModuleSettings
         ),
-        // The PostgreSQL plugin: DBBSQL ← DBBPostgres (postgres-nio). Not part of the umbrella.
+        // The PostgreSQL plugin: DBBSQL, DBBSchema, DBBObjects ← DBBPostgres (postgres-nio). Not part of the
+        // umbrella: the object layer runs on it through the engine seam DBBObjects declares.
         .target(
             name: "DBBPostgres",
             dependencies: [
-                "DBBSQL", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "DBBSQL", "DBBSchema", "DBBObjects", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
             ],
@@ -148,7 +149,7 @@ let package = Package(
             path: "Tests/DBBCodegenSakilaTests"),
         // Against a throwaway server the tests start (initdb, pg_ctl), or the one `DBB_POSTGRES_URL` names.
         .testTarget(
-            name: "DBBPostgresTests", dependencies: ["DBBPostgres", "DBBSQL", "DBBTestSupport"],
+            name: "DBBPostgresTests", dependencies: ["DBBPostgres", "DBBBuilder", "DBBSQL", "DBBTestSupport"],
             path: "Tests/DBBPostgresTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -186,7 +186,7 @@ enum TestPostgres {
             tls: .disable)
         let admin = try DBBPostgresConnection.connect(superuser)
         defer { try? admin.close() }
-        try admin.execute("CREATE ROLE dbb_app LOGIN PASSWORD '\(appPassword)'")
+        try admin.execute("CREATE ROLE dbb_app LOGIN CREATEDB PASSWORD '\(appPassword)'")
         try admin.execute("CREATE DATABASE dbb_app OWNER dbb_app")
         return Server(
             configuration: DBBPostgresConfiguration(

@@ -5,7 +5,7 @@ package import DBBSQL
 ///
 /// The work is generic over the connection, so that on SQLite it runs specialised for `DBBDatabase` and on a
 /// server on that server's connection, through the same writer, loader and deleter.
-package protocol DBBObjectWork {
+package protocol DBBObjectWork: SendableMetatype {
     /// What the work returns.
     associatedtype Result
 

@@ -63,6 +63,15 @@ package protocol DBBObjectConnection: AnyObject {
     /// The closure that sets a scalar property from a column of this connection's rows.
     static func columnReader(_ accessor: DBBScalarAccessor) -> (AnyObject, Row, Int32) throws -> Void
 
+    /// Called after a row was inserted with an id the caller chose, so that ids the engine gives later come
+    /// after it (SQLite's `AUTOINCREMENT` does this itself; a sequence must be moved).
+    ///
+    /// - Parameters:
+    ///   - id: the id inserted.
+    ///   - table: the table.
+    ///   - idColumn: its id column.
+    func didInsert(presetID id: Int64, table: String, idColumn: String) throws
+
     /// Whether a table exists.
     func objectTableExists(_ name: String) throws -> Bool
 
@@ -122,6 +131,8 @@ extension DBBDatabase: DBBObjectConnection {
     package static func columnReader(_ accessor: DBBScalarAccessor) -> (AnyObject, DBBRow, Int32) throws -> Void {
         accessor.read
     }
+
+    package func didInsert(presetID id: Int64, table: String, idColumn: String) {}
 
     package func objectTableExists(_ name: String) throws -> Bool { try tableExists(name) }
 

@@ -222,6 +222,7 @@ struct DBBObjectWriter {
             if isNew && row.presetID != 0 {
                 try db.objectStatement(map.insertWithIDSQL).run(([.integer(row.presetID)] + arguments)[...])
                 ids[index] = row.presetID
+                try db.didInsert(presetID: row.presetID, table: map.tableName, idColumn: map.idColumn)
             } else if isNew {
                 guard let insert = statementsOf?.insert else { continue }
                 ids[index] = try insert.insert(arguments[...])

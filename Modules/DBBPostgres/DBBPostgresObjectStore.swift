@@ -1,0 +1,258 @@
+public import DBBObjects
+internal import DBBSQL
+internal import DBBSchema
+internal import Dispatch
+internal import Foundation
+internal import Synchronization
+
+extension DBBManager {
+    /// Opens a manager whose classes are saved and fetched on a PostgreSQL server: the same classes, queries and
+    /// calls as on SQLite, written in PostgreSQL's SQL.
+    ///
+    /// ```swift
+    /// let manager = try DBBManager(
+    ///     postgres: .init(host: "127.0.0.1", port: 5432, username: "app", password: secret, database: "app"),
+    ///     readers: 4)
+    /// try manager.addTableClasses([Person.self, Project.self])
+    /// try Person.save(people, manager: manager)
+    /// let found = try Person.fetch(options: .options(withConditions: ["age > 30"]), manager: manager)
+    /// ```
+    ///
+    /// Saves and deletes run in one transaction on the writer connection, one at a time; fetches and counts run
+    /// in a `REPEATABLE READ` read-only snapshot on a reader connection (on the writer when `readers` is 0), so a
+    /// fetch never sees half of a saved graph. The synchronous calls wait on a serial queue of the connection
+    /// they use, as they do on SQLite; the `async` forms, `write`/`read` closures and observation are not
+    /// available on a server manager yet, and say so.
+    ///
+    /// - Parameters:
+    ///   - configuration: the server, the role, the database and TLS.
+    ///   - readers: the number of reader connections beside the writer; 0 reads on the writer.
+    /// - Throws: `DBBError` when a connection cannot be made (a refused port, a wrong password, a database that
+    ///   does not exist: the message says which, without the password), or when the `DBVersion` table cannot be
+    ///   created.
+    public convenience init(postgres configuration: DBBPostgresConfiguration, readers: Int = 0) throws {
+        guard readers >= 0 else {
+            throw DBBError.misuse(
+                "a manager cannot have \(readers) readers", recovery: "pass 0 to read on the writer, or more",
+                context: "connecting to \(configuration)")
+        }
+        try self.init(server: try DBBPostgresObjectStore(configuration: configuration, readers: readers))
+    }
+}
+
+/// PostgreSQL's engine for a manager: a writer connection and reader connections, each used on a serial queue
+/// of its own.
+final class DBBPostgresObjectStore: DBBServerStore {
+    /// A connection and the serial queue it is used on.
+    struct Lane: Sendable {
+        let queue: DispatchQueue
+        let connection: DBBPostgresObjectConnection
+    }
+
+    let configuration: DBBPostgresConfiguration
+    let writer: Lane
+    let readers: [Lane]
+    private let nextReader = Atomic<Int>(0)
+
+    var dialect: DBBSQLDialect { .postgres }
+    var location: String { configuration.description }
+
+    init(configuration: DBBPostgresConfiguration, readers: Int) throws {
+        self.configuration = configuration
+        func lane(_ name: String) throws -> Lane {
+            let queue = DispatchQueue(label: "DBBPostgres.\(name)")
+            // Connected on the lane's own queue: a synchronous connect waits, which it may not do inside a task.
+            let connection = try Self.onQueue(queue) {
+                DBBPostgresObjectConnection(try DBBPostgresConnection.connect(configuration))
+            }
+            return Lane(queue: queue, connection: connection)
+        }
+        writer = try lane("writer")
+        var opened: [Lane] = []
+        do {
+            for index in 0..<readers { opened.append(try lane("reader\(index)")) }
+        } catch {
+            for lane in opened + [writer] { try? Self.onQueue(lane.queue) { try lane.connection.connection.close() } }
+            throw error
+        }
+        self.readers = opened
+    }
+
+    func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) throws -> Work.Result {
+        let lane =
+            isWrite || readers.isEmpty
+            ? writer : readers[nextReader.add(1, ordering: .relaxed).oldValue % readers.count]
+        let box = DBBPostgresHandOff(work)
+        return try Self.onQueue(lane.queue) {
+            let work = box.take()
+            let db = lane.connection
+            try db.connection.begin(isolation: isWrite ? nil : .repeatableRead, readOnly: !isWrite)
+            do {
+                let result = try work.run(on: db)
+                try db.connection.commit()
+                return DBBPostgresHandOff(result)
+            } catch {
+                // The transaction is over either way; a failure to roll back (a dropped connection) is the
+                // lesser error.
+                try? db.connection.rollback()
+                throw error
+            }
+        }.take()
+    }
+
+    func close() throws {
+        var firstError: (any Error)?
+        for lane in [writer] + readers {
+            do {
+                try Self.onQueue(lane.queue) { try lane.connection.connection.close() }
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        if let firstError { throw firstError }
+    }
+
+    /// Runs `body` on `queue` and waits for it. The body runs on the queue's own thread, never on the caller's:
+    /// a caller inside a Swift concurrency task waits for it as it waits for SQLite's queue, while the
+    /// connection's synchronous calls run where waiting on postgres-nio is allowed.
+    static func onQueue<T: Sendable>(_ queue: DispatchQueue, _ body: @escaping @Sendable () throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<T, any Error>?>(nil)
+        queue.async {
+            let result = Result { try body() }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        guard let result = outcome.withLock({ $0 }) else {
+            throw DBBError(
+                .internal, message: "a queued call ended without a result", context: "waiting for PostgreSQL")
+        }
+        return try result.get()
+    }
+}
+
+/// A value handed from the calling thread to a connection's queue and back while the caller waits: only one
+/// side holds it at a time, so it may cross although its type is not `Sendable` (objects and object work).
+final class DBBPostgresHandOff<Value>: @unchecked Sendable {
+    private var value: Value?
+
+    init(_ value: Value) { self.value = value }
+
+    /// Takes the value; called once, by the side that holds it.
+    func take() -> Value {
+        guard let value else { preconditionFailure("a handed-off value was taken twice") }
+        self.value = nil
+        return value
+    }
+}
+
+/// PostgreSQL's connection as the object layer uses it: `?` placeholders numbered once per statement text,
+/// rows read into ``DBBValue``s, tables described in SQLite's type names so that registration compares them
+/// with a class's mapping as it does on SQLite.
+final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendable {
+    // @unchecked: used only on its lane's serial queue; the statement-text cache is touched there alone.
+    let connection: DBBPostgresConnection
+    private var numbered: [String: String] = [:]
+
+    init(_ connection: DBBPostgresConnection) { self.connection = connection }
+
+    var dialect: DBBSQLDialect { .postgres }
+
+    /// The statement with `$n` placeholders, numbered once per statement text.
+    func numbering(_ sql: String) -> String {
+        if let text = numbered[sql] { return text }
+        let text = DBBSQLDialect.postgres.numberingPlaceholders(sql)
+        numbered[sql] = text
+        return text
+    }
+
+    struct Statement: DBBObjectStatement {
+        let owner: DBBPostgresObjectConnection
+        let sql: String
+
+        func run(_ values: ArraySlice<DBBValue>) throws -> Int {
+            try owner.connection.execute(sql, Array(values))
+        }
+
+        func insert(_ values: ArraySlice<DBBValue>) throws -> Int64 {
+            guard let id = try owner.connection.fetchAll(sql, Array(values)).first?.first?.int64Value else {
+                throw DBBError(.internal, message: "an INSERT returned no id", sql: sql, context: "saving objects")
+            }
+            return id
+        }
+    }
+
+    func objectStatement(_ sql: String) throws -> Statement { Statement(owner: self, sql: numbering(sql)) }
+
+    func insertStatement(_ sql: String, idColumn: String) throws -> Statement {
+        Statement(owner: self, sql: numbering(sql + " RETURNING " + dialect.identifier(idColumn)))
+    }
+
+    func executeUpdate(_ sql: String, arguments: [DBBValue]) throws -> Int {
+        try connection.execute(numbering(sql), arguments)
+    }
+
+    func selectIDs(_ sql: String, arguments: [DBBValue]) throws -> [Int64] {
+        try connection.fetchAll(numbering(sql), arguments).compactMap { $0.first?.int64Value }
+    }
+
+    func forEachObjectRow(_ sql: String, arguments: [DBBValue], _ body: ([DBBValue]) throws -> Void) throws {
+        for row in try connection.fetchAll(numbering(sql), arguments) { try body(row) }
+    }
+
+    static func integer(in row: [DBBValue], at column: Int) throws -> Int64? { row[column].int64Value }
+
+    static func value(in row: [DBBValue], at column: Int) -> DBBValue { row[column] }
+
+    static func date(in row: [DBBValue], at column: Int) throws -> Date? {
+        row[column].doubleValue.map(Date.init(timeIntervalSinceReferenceDate:))
+    }
+
+    static func columnReader(_ accessor: DBBScalarAccessor) -> (AnyObject, [DBBValue], Int32) throws -> Void {
+        let setStored = accessor.setStored
+        return { object, row, column in try setStored(object, row[Int(column)]) }
+    }
+
+    func didInsert(presetID id: Int64, table: String, idColumn: String) throws {
+        // An identity column's sequence does not see ids given to it: move it past this one, never back.
+        _ = try connection.fetchAll(
+            """
+            SELECT setval(pg_get_serial_sequence($1, $2), $3) WHERE $3 > COALESCE(
+                pg_sequence_last_value(pg_get_serial_sequence($1, $2)::regclass), 0)
+            """, [.text(dialect.identifier(table)), .text(idColumn), .integer(id)])
+    }
+
+    func objectTableExists(_ name: String) throws -> Bool {
+        try !connection.fetchAll(
+            "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1",
+            [.text(name)]
+        ).isEmpty
+    }
+
+    func objectTableColumns(_ table: String) throws -> [DBBColumnInfo] {
+        let rows = try connection.fetchAll(
+            """
+            SELECT column_name::text, data_type::text, is_nullable::text, column_default::text
+            FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1
+            ORDER BY ordinal_position
+            """, [.text(table)])
+        return rows.map { row in
+            DBBColumnInfo(
+                name: row[0].stringValue ?? "", declaredType: Self.sqliteTypeName(row[1].stringValue ?? ""),
+                isNotNull: row[2].stringValue == "NO", defaultValueSQL: row[3].stringValue, primaryKeyIndex: 0)
+        }
+    }
+
+    /// A PostgreSQL column type as SQLite's type names say it, so that a column another program created with
+    /// another type (`integer` where a property stores text) is refused at registration as on SQLite.
+    static func sqliteTypeName(_ type: String) -> String {
+        switch type.lowercased() {
+        case "bigint", "integer", "smallint", "boolean": "INTEGER"
+        case "double precision", "real", "numeric": "REAL"
+        case "bytea": "BLOB"
+        case "text", "character varying", "character", "name", "json", "jsonb", "uuid": "TEXT"
+        default: type
+        }
+    }
+}

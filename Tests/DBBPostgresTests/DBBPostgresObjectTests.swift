@@ -1,0 +1,274 @@
+import DBBBuilder
+import DBBPostgres
+import Foundation
+import Testing
+
+/// Model classes written for SQLite, used unchanged on PostgreSQL: one in each mapping form.
+enum ServerModels {
+    @DBBTable
+    final class Member: DBBTableObject {
+        @Indexed var name = ""
+        var age = 0
+        var score = 0.0
+        var active = false
+        var joined: Date?
+        var nickname: String?
+        var tags: [String] = []
+        var photo: Data?
+        var mentor: Member?
+    }
+
+    final class Team: DBBTableObject {
+        var title = ""
+        var budget: Float = 0
+        var members: [Member] = []
+        var lead: Member?
+        var ratings: [Double] = []
+
+        required init(dbManager: DBBManager) {
+            super.init(dbManager: dbManager)
+            dbManager.addPersistenceMapping(
+                [
+                    "title": .init(\Team.title, columnName: "teamTitle"),
+                    "budget": .init(\Team.budget),
+                    "members": .init(\Team.members),
+                    "lead": .init(\Team.lead),
+                    "ratings": .init(\Team.ratings),
+                ], for: self)
+        }
+    }
+
+    final class Badge: DBBTableObject {
+        var label = ""
+        var level: Int64 = 0
+
+        override class var persistenceMapping: DBBTableMapping {
+            DBBTableMapping([
+                "label": .init(get: { (badge: Badge) -> String in badge.label }, set: { $0.label = $1 }),
+                "level": .init(get: { (badge: Badge) -> Int64 in badge.level }, set: { $0.level = $1 }),
+            ])
+        }
+    }
+
+    static let all: [DBBTableObject.Type] = [Member.self, Team.self, Badge.self]
+}
+
+extension TestPostgres {
+    /// A database of its own for one test, on the shared server: tables of one test never meet another's.
+    static func freshDatabase() async throws -> DBBPostgresConfiguration {
+        let configuration = try await shared().configuration
+        let name = "dbb_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try await onQueue {
+            let admin = try DBBPostgresConnection.connect(configuration)
+            defer { try? admin.close() }
+            _ = try admin.execute("CREATE DATABASE \(name)")
+        }
+        var fresh = configuration
+        fresh.database = name
+        return fresh
+    }
+
+    /// A manager of a fresh database with the server models registered, made on a dispatch queue.
+    static func manager(readers: Int = 1) async throws -> DBBManager {
+        let configuration = try await freshDatabase()
+        return try await onQueue {
+            let manager = try DBBManager(postgres: configuration, readers: readers)
+            try manager.addTableClasses(ServerModels.all)
+            return manager
+        }
+    }
+}
+
+/// Runs a closure in which calls resolve to their synchronous forms, as they do in code that is not `async`.
+func synchronously<T>(_ body: () throws -> T) rethrows -> T { try body() }
+
+@Suite(.postgres)
+struct DBBPostgresObjectTests {
+    typealias Member = ServerModels.Member
+    typealias Team = ServerModels.Team
+    typealias Badge = ServerModels.Badge
+
+    @Test func theSameClassesSaveAndFetchEveryTypeExactly() async throws {
+        let manager = try await TestPostgres.manager()
+        try synchronously {
+            let joined = Date(timeIntervalSinceReferenceDate: 786_000_000.123456)
+            let ada = Member(dbManager: manager)
+            ada.name = "Ada"
+            ada.age = 36
+            ada.score = 0.1 + 0.2
+            ada.active = true
+            ada.joined = joined
+            ada.tags = ["admin", "founder", "émoji 👩‍💻"]
+            ada.photo = Data([0, 1, 0, 255])
+            let bob = Member(dbManager: manager)
+            bob.name = "Bob"
+            bob.age = 41
+            bob.score = -0.0
+            bob.mentor = ada
+            let team = Team(dbManager: manager)
+            team.title = "Engines"
+            team.budget = 1_000.5
+            team.members = [bob, ada]
+            team.lead = ada
+            team.ratings = [1e308, .leastNonzeroMagnitude, -2.5]
+            let badge = Badge(dbManager: manager)
+            badge.label = "first"
+            badge.level = .max
+            try team.save()
+            try badge.save()
+            #expect(ada.idNum > 0 && bob.idNum > 0 && team.idNum > 0 && badge.idNum > 0)
+
+            let teams = try Team.fetchAll(manager: manager)
+            #expect(teams.count == 1)
+            let loaded = try #require(teams.first)
+            #expect(loaded.title == "Engines")
+            #expect(loaded.budget == 1_000.5)
+            #expect(loaded.ratings.map(\.bitPattern) == [1e308, .leastNonzeroMagnitude, -2.5].map(\.bitPattern))
+            #expect(loaded.members.map(\.name) == ["Bob", "Ada"])
+            // One row, one object: the lead, Bob's mentor and the second member are the same Ada.
+            let loadedAda = try #require(loaded.lead)
+            #expect(loaded.members[1] === loadedAda)
+            #expect(loaded.members[0].mentor === loadedAda)
+            #expect(loadedAda.age == 36)
+            #expect(loadedAda.score.bitPattern == (0.1 + 0.2).bitPattern)
+            #expect(loadedAda.active)
+            #expect(loadedAda.joined == joined)
+            #expect(loadedAda.nickname == nil)
+            #expect(loadedAda.tags == ["admin", "founder", "émoji 👩‍💻"])
+            #expect(loadedAda.photo == Data([0, 1, 0, 255]))
+            #expect(loaded.members[0].score.bitPattern == (-0.0).bitPattern)
+            #expect(loadedAda.createdTime != nil)
+            #expect(try Badge.fetchOne(id: badge.idNum, manager: manager)?.level == .max)
+            try manager.close()
+        }
+    }
+
+    /// One suite of queries, run on SQLite and on PostgreSQL: the same answers from both.
+    @Test(arguments: ["sqlite", "postgres"])
+    func theSameQueriesSelectTheSameObjects(engine: String) async throws {
+        let manager: DBBManager
+        if engine == "postgres" {
+            manager = try await TestPostgres.manager()
+        } else {
+            manager = try DBBManager.inMemory()
+            try synchronously { try manager.addTableClasses(ServerModels.all) }
+        }
+        try synchronously {
+            var members: [Member] = []
+            for (index, name) in ["Ann", "bea", "Cid", "Dee", "Eve"].enumerated() {
+                let member = Member(dbManager: manager)
+                member.name = name
+                member.age = 20 + index * 10
+                member.active = index % 2 == 0
+                member.tags = index < 2 ? ["early"] : ["late"]
+                member.mentor = members.first
+                members.append(member)
+            }
+            try Member.save(members, manager: manager)
+
+            var older = DBBQueryOptions.options(sortColumns: ["name"])
+            older.addCondition("age > ?", 30)
+            #expect(try Member.fetch(options: older, manager: manager).map(\.name) == ["Cid", "Dee", "Eve"])
+            // The seed's boolean condition, a join property, a reference, paging and a count.
+            let active = DBBQueryOptions.options(withConditions: ["active = 1"], sortColumns: ["age DESC"])
+            #expect(try Member.fetch(options: active, manager: manager).map(\.name) == ["Eve", "Cid", "Ann"])
+            let early = DBBQueryOptions.options(withConditions: ["tags = 'early'"], sortColumns: ["age"])
+            #expect(try Member.fetch(options: early, manager: manager).map(\.name) == ["Ann", "bea"])
+            let mentored = DBBQueryOptions.options(withConditions: ["mentor.name = 'Ann'"], sortColumns: ["age"])
+            #expect(try Member.fetch(options: mentored, manager: manager).map(\.name) == ["bea", "Cid", "Dee", "Eve"])
+            var page = DBBQueryOptions.options(sortColumns: ["age"])
+            page.offset = 3
+            #expect(try Member.fetch(options: page, manager: manager).map(\.name) == ["Dee", "Eve"])
+            page.limit = 1
+            #expect(try Member.fetch(options: page, manager: manager).map(\.name) == ["Dee"])
+            #expect(try Member.fetchCount(options: older, manager: manager) == 3)
+            // Typed conditions through the same plans.
+            var typed = DBBQueryOptions.options(sortColumns: ["name"])
+            typed.filter(\Member.age >= 50)
+            #expect(try Member.fetch(options: typed, manager: manager).map(\.name) == ["Dee", "Eve"])
+            // Names keep their case: PostgreSQL would fold unquoted `teamTitle` to `teamtitle`.
+            let team = Team(dbManager: manager)
+            team.title = "Mixed"
+            try team.save()
+            let titled = DBBQueryOptions.options(withConditions: ["title = 'Mixed'"])
+            #expect(try Team.fetch(options: titled, manager: manager).map(\.title) == ["Mixed"])
+            try manager.close()
+        }
+    }
+
+    @Test func updatesAndDeletesChangeWhatTheyShouldAndNothingElse() async throws {
+        let manager = try await TestPostgres.manager()
+        try synchronously {
+            let ann = Member(dbManager: manager)
+            ann.name = "Ann"
+            ann.tags = ["a", "b"]
+            let cid = Member(dbManager: manager)
+            cid.name = "Cid"
+            cid.mentor = ann
+            try Member.save([ann, cid], manager: manager)
+            ann.tags = ["c"]
+            ann.nickname = "A"
+            try ann.save()
+            let reloaded = try #require(try Member.fetchOne(id: ann.idNum, manager: manager))
+            #expect(reloaded.tags == ["c"])
+            #expect(reloaded.nickname == "A")
+            try Member.delete([ann], manager: manager)
+            #expect(ann.idNum == 0)
+            let left = try Member.fetchAll(manager: manager)
+            #expect(left.map(\.name) == ["Cid"])
+            // The join row of Cid's mentor went with Ann.
+            #expect(left.first?.mentor == nil)
+            #expect(try Member.fetchCount(manager: manager) == 1)
+            try manager.close()
+        }
+    }
+
+    @Test func aPresetIDIsKeptAndLaterIDsComeAfterIt() async throws {
+        let manager = try await TestPostgres.manager()
+        try synchronously {
+            let preset = Badge(dbManager: manager)
+            preset.idNum = 500
+            preset.label = "preset"
+            try preset.save()
+            let next = Badge(dbManager: manager)
+            next.label = "next"
+            try next.save()
+            #expect(preset.idNum == 500)
+            #expect(next.idNum > 500)
+            #expect(try Badge.fetchAll(manager: manager).map(\.label) == ["preset", "next"])
+            try manager.close()
+        }
+    }
+
+    @Test func aTableSomeoneElseCreatedWithOtherColumnTypesIsAClearError() async throws {
+        let configuration = try await TestPostgres.freshDatabase()
+        try await TestPostgres.onQueue {
+            let db = try DBBPostgresConnection.connect(configuration)
+            defer { try? db.close() }
+            _ = try db.execute(
+                #"CREATE TABLE "Badge" ("id" bigint PRIMARY KEY, "createdTime" double precision, "#
+                    + #""modifiedTime" double precision, "label" bigint, "level" bigint)"#)
+        }
+        let error = await #expect(throws: DBBError.self) {
+            try await TestPostgres.onQueue {
+                let manager = try DBBManager(postgres: configuration)
+                defer { try? manager.close() }
+                try manager.addTableClasses([Badge.self])
+            }
+        }
+        #expect(error?.message.contains("label") == true)
+        #expect(error?.message.contains("Text") == true)
+    }
+
+    @Test func whatAServerManagerDoesNotDoYetIsRefusedClearly() async throws {
+        let manager = try await TestPostgres.manager(readers: 0)
+        let error = await #expect(throws: DBBError.self) { _ = try await Member.fetchAll(manager: manager) }
+        #expect(error?.kind == .misuse)
+        #expect(error?.message.contains("not available yet") == true)
+        #expect(error?.message.contains(configurationPasswordMarker) == false)
+        try manager.close()
+    }
+
+    /// No password appears in the errors: the throwaway server's password is a UUID, never this text.
+    private var configurationPasswordMarker: String { "password" }
+}
