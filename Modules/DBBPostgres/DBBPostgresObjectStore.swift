@@ -78,26 +78,46 @@ final class DBBPostgresObjectStore: DBBServerStore {
         self.readers = opened
     }
 
+    /// The connection for work: the writer for writes (and for reads without readers), else the next reader.
+    private func lane(isWrite: Bool) -> Lane {
+        isWrite || readers.isEmpty ? writer : readers[nextReader.add(1, ordering: .relaxed).oldValue % readers.count]
+    }
+
+    /// Runs work in one transaction on a lane's connection; call on the lane's queue. Reads run in a read-only
+    /// `REPEATABLE READ` snapshot, so a fetch's statements see one state.
+    private static func run<Work: DBBObjectWork>(_ work: Work, on lane: Lane, isWrite: Bool) throws -> Work.Result {
+        let db = lane.connection
+        try db.connection.begin(isolation: isWrite ? nil : .repeatableRead, readOnly: !isWrite)
+        do {
+            let result = try work.run(on: db)
+            try db.connection.commit()
+            return result
+        } catch {
+            // The transaction is over either way; a failure to roll back (a dropped connection) is the lesser
+            // error.
+            try? db.connection.rollback()
+            throw error
+        }
+    }
+
     func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) throws -> Work.Result {
-        let lane =
-            isWrite || readers.isEmpty
-            ? writer : readers[nextReader.add(1, ordering: .relaxed).oldValue % readers.count]
+        let lane = lane(isWrite: isWrite)
         let box = DBBPostgresHandOff(work)
         return try Self.onQueue(lane.queue) {
-            let work = box.take()
-            let db = lane.connection
-            try db.connection.begin(isolation: isWrite ? nil : .repeatableRead, readOnly: !isWrite)
-            do {
-                let result = try work.run(on: db)
-                try db.connection.commit()
-                return DBBPostgresHandOff(result)
-            } catch {
-                // The transaction is over either way; a failure to roll back (a dropped connection) is the
-                // lesser error.
-                try? db.connection.rollback()
-                throw error
-            }
+            DBBPostgresHandOff(try Self.run(box.take(), on: lane, isWrite: isWrite))
         }.take()
+    }
+
+    func performAsync<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) async throws -> sending Work.Result {
+        let lane = lane(isWrite: isWrite)
+        let box = DBBPostgresHandOff(work)
+        let result: DBBPostgresHandOff<Work.Result> = try await withCheckedThrowingContinuation { continuation in
+            lane.queue.async {
+                continuation.resume(
+                    with: Result { DBBPostgresHandOff(try Self.run(box.take(), on: lane, isWrite: isWrite)) })
+            }
+        }
+        return result.take()
     }
 
     func close() throws {
@@ -139,11 +159,12 @@ final class DBBPostgresHandOff<Value>: @unchecked Sendable {
 
     init(_ value: Value) { self.value = value }
 
-    /// Takes the value; called once, by the side that holds it.
-    func take() -> Value {
+    /// Takes the value; called once, by the side that holds it, which then owns it alone.
+    func take() -> sending Value {
         guard let value else { preconditionFailure("a handed-off value was taken twice") }
         self.value = nil
-        return value
+        nonisolated(unsafe) let taken = value
+        return taken
     }
 }
 

@@ -260,15 +260,38 @@ struct DBBPostgresObjectTests {
         #expect(error?.message.contains("Text") == true)
     }
 
-    @Test func whatAServerManagerDoesNotDoYetIsRefusedClearly() async throws {
-        let manager = try await TestPostgres.manager(readers: 0)
-        let error = await #expect(throws: DBBError.self) { _ = try await Member.fetchAll(manager: manager) }
-        #expect(error?.kind == .misuse)
-        #expect(error?.message.contains("not available yet") == true)
-        #expect(error?.message.contains(configurationPasswordMarker) == false)
+    @Test func theAsyncFormsSaveFetchCountAndDeleteWithoutBlockingTheTask() async throws {
+        let manager = try await TestPostgres.manager()
+        let team = Team(dbManager: manager)
+        team.title = "Async"
+        let member = Member(dbManager: manager)
+        member.name = "Tess"
+        member.age = 28
+        team.members = [member]
+        try await team.save()
+        #expect(team.idNum > 0 && member.idNum > 0)
+        let teams = try await Team.fetchAll(manager: manager)
+        #expect(teams.map(\.title) == ["Async"])
+        #expect(teams.first?.members.map(\.name) == ["Tess"])
+        let young = DBBQueryOptions.options(withConditions: ["age < 30"])
+        #expect(try await Member.fetch(options: young, manager: manager).map(\.name) == ["Tess"])
+        #expect(try await Member.fetchCount(options: young, manager: manager) == 1)
+        #expect(try await Member.fetchAllIDs(manager: manager) == [member.idNum])
+        try await member.delete()
+        #expect(member.idNum == 0)
+        #expect(try await Member.fetchCount(manager: manager) == 0)
+        #expect(try await Team.fetchAll(manager: manager).first?.members.isEmpty == true)
         try manager.close()
     }
 
-    /// No password appears in the errors: the throwaway server's password is a UUID, never this text.
-    private var configurationPasswordMarker: String { "password" }
+    @Test func whatAServerManagerDoesNotDoYetIsRefusedClearly() async throws {
+        let manager = try await TestPostgres.manager(readers: 0)
+        let error = #expect(throws: DBBError.self) {
+            try synchronously { try manager.write { _ in } }
+        }
+        #expect(error?.kind == .misuse)
+        #expect(error?.message.contains("not available yet") == true)
+        #expect(error?.message.contains("manager.write") == true)
+        try manager.close()
+    }
 }

@@ -38,6 +38,12 @@ package protocol DBBServerStore: AnyObject, Sendable {
     /// - Throws: `DBBError` when the work or the transaction fails; a failed write changes nothing.
     func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) throws -> Work.Result
 
+    /// ``perform(_:isWrite:)`` without blocking the calling task: the work runs on the connection's own queue
+    /// and its result (new objects) is handed to the caller.
+    ///
+    /// - Throws: as ``perform(_:isWrite:)``.
+    func performAsync<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) async throws -> sending Work.Result
+
     /// Closes the connections; later work fails with a clear error.
     ///
     /// - Throws: `DBBError` when a connection cannot be closed cleanly.
@@ -70,6 +76,23 @@ extension DBBManager {
         }
         guard Work.readsSeveralStatements else { return try runRead { db in try work.run(on: db) } }
         return try runRead { db in try db.inTransaction { db in try work.run(on: db) } }
+    }
+
+    /// Runs object work on the manager's server without blocking the calling task, recording a failure. Only for
+    /// a manager with a server: the SQLite forms keep their own paths.
+    ///
+    /// - Parameters:
+    ///   - server: the manager's server.
+    ///   - work: the work.
+    ///   - isWrite: whether it writes.
+    func performOnServer<Work: DBBObjectWork>(_ server: any DBBServerStore, _ work: Work, isWrite: Bool)
+        async throws -> sending Work.Result
+    {
+        do {
+            return try await server.performAsync(work, isWrite: isWrite)
+        } catch {
+            throw record(error)
+        }
     }
 
     /// Refuses what a manager on a server does not do yet, with an error that says so.

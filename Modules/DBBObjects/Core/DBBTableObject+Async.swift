@@ -23,6 +23,12 @@ extension DBBTableRepresentable where Self: DBBTableObject {
         do {
             let map = try manager.map(for: self)
             let (request, distinct) = try build(map)
+            if let server = manager.server {
+                let objects = try await manager.performOnServer(
+                    server, DBBFetchWork(request: request, distinct: distinct, map: map, manager: manager),
+                    isWrite: false)
+                return DBBTableMap.typed(objects, as: Self.self)
+            }
             let handOver = try await manager.runRead { db in
                 DBBHandOver(
                     DBBTableMap.typed(
@@ -80,6 +86,10 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     public static func fetchAllIDs(manager: DBBManager) async throws -> [Int64] {
         do {
             let map = try manager.map(for: self)
+            if let server = manager.server {
+                return try await manager.performOnServer(
+                    server, DBBIDsWork(sql: map.allIDsSQL, arguments: []), isWrite: false)
+            }
             return try await manager.runRead { db in try db.fetchValues(Int64.self, map.allIDsSQL) }
         } catch {
             throw manager.record(error)
@@ -94,6 +104,10 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     {
         do {
             let (sql, arguments) = try countQuery(options, manager: manager)
+            if let server = manager.server {
+                return try await manager.performOnServer(
+                    server, DBBCountWork(sql: sql, arguments: arguments), isWrite: false)
+            }
             return try await manager.runRead { db in
                 try db.fetchValue(Int.self, sql, arguments: DBBArguments(arguments)) ?? 0
             }
@@ -118,7 +132,11 @@ extension DBBTableRepresentable where Self: DBBTableObject {
             try manager.requireWritable("deleting \(self) objects")
             let map = try manager.map(for: self)
             guard !ids.isEmpty else { return }
-            try manager.requireLocalDatabase("an async delete")
+            if let server = manager.server {
+                try await manager.performOnServer(
+                    server, DBBDeleteWork(ids: ids, map: map, manager: manager), isWrite: true)
+                return
+            }
             try await manager.queue.inDatabase { db in try map.deleteRows(ids: ids, manager: manager, db: db) }
         } catch {
             throw manager.record(error)
@@ -158,7 +176,12 @@ extension DBBTableObject {
         try dbManager.requireWritable("deleting \(type(of: self)) objects")
         let map = try dbManager.map(for: type(of: self))
         let (manager, id) = (dbManager, idNum)
-        try manager.requireLocalDatabase("an async delete")
+        if let server = manager.server {
+            try await manager.performOnServer(
+                server, DBBDeleteWork(ids: [id], map: map, manager: manager), isWrite: true)
+            markDeleted()
+            return
+        }
         do {
             try await manager.queue.inDatabase { db in try map.deleteRows(ids: [id], manager: manager, db: db) }
         } catch {

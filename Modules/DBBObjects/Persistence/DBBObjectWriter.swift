@@ -328,8 +328,12 @@ struct DBBObjectWriter {
 
     /// Saves without blocking the calling task; the objects never leave the caller.
     func save(_ objects: [DBBTableObject]) async throws {
-        try manager.requireLocalDatabase("an async save")
         let (graph, plan) = try prepare(objects)
+        if let server = manager.server {
+            let outcome = try await manager.performOnServer(server, DBBSaveWork(plan: plan), isWrite: true)
+            Self.apply(outcome, of: plan, to: graph)
+            return
+        }
         let outcome: Outcome
         do {
             outcome = try await manager.queue.inDatabase { db in
