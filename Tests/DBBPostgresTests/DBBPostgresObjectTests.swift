@@ -284,6 +284,28 @@ struct DBBPostgresObjectTests {
         try manager.close()
     }
 
+    @Test func textWithANULIsRefusedNamingThePropertyAndNothingIsWritten() async throws {
+        let manager = try await TestPostgres.manager()
+        try synchronously {
+            let fine = Member(dbManager: manager)
+            fine.name = "Fine"
+            let broken = Member(dbManager: manager)
+            broken.name = "Bro\u{0}ken"
+            let error = #expect(throws: DBBError.self) { try Member.save([fine, broken], manager: manager) }
+            #expect(error?.message.contains("property name of") == true)
+            #expect(error?.message.contains("NUL") == true)
+            let tagged = Member(dbManager: manager)
+            tagged.name = "Tagged"
+            tagged.tags = ["ok", "n\u{0}t ok"]
+            let tagError = #expect(throws: DBBError.self) { try tagged.save() }
+            #expect(tagError?.message.contains("property tags of") == true)
+            let count = try Member.fetchCount(manager: manager)
+            #expect(count == 0)
+            #expect(fine.idNum == 0 && tagged.idNum == 0)
+        }
+        try manager.close()
+    }
+
     @Test func whatAServerManagerDoesNotDoYetIsRefusedClearly() async throws {
         let manager = try await TestPostgres.manager(readers: 0)
         let error = #expect(throws: DBBError.self) {

@@ -172,6 +172,9 @@ struct DBBObjectWriter {
                 }
                 joins.append((table, values))
             }
+            if !map.description.dialect.textMayHoldNUL {
+                try Self.refuseNUL(in: object, of: map, scalarValues, names: scalarColumns, joins: joins)
+            }
             plan.rows.append(
                 DBBSavePlan.Row(
                     map: map, existingID: existingID, presetID: object.hasStoredRow ? 0 : object.idNum,
@@ -179,6 +182,41 @@ struct DBBObjectWriter {
                     scalarColumns: scalarColumns, keyReferences: keyReferences, keyColumns: keyColumns, joins: joins))
         }
         return plan
+    }
+
+    /// Refuses, before anything is written, a text value that holds the NUL character where the engine's text
+    /// cannot (PostgreSQL), naming the class and the property.
+    ///
+    /// - Parameters:
+    ///   - scalarValues: the values of the row's columns, in the order of `names` (all columns when `nil`).
+    ///   - joins: the values of the row's join tables.
+    private static func refuseNUL(
+        in object: DBBTableObject, of map: DBBTableMap, _ scalarValues: [DBBValue], names: [String]?,
+        joins: [(DBBTableMap.JoinTable, [DBBSavePlan.JoinValue])]
+    ) throws {
+        func holdsNUL(_ value: DBBValue) -> Bool {
+            if case .text(let text) = value { return text.utf8.contains(0) }
+            return false
+        }
+        func joinHoldsNUL(_ values: [DBBSavePlan.JoinValue]) -> Bool {
+            values.contains { value in
+                if case .value(let stored) = value { return holdsNUL(stored) }
+                return false
+            }
+        }
+        var offending: String?
+        if let index = scalarValues.firstIndex(where: holdsNUL) {
+            let column = names?[index] ?? map.columns[index].column
+            offending = map.columns.first { $0.column == column }?.name ?? column
+        } else if let join = joins.first(where: { joinHoldsNUL($0.1) }) {
+            offending = map.joins.first { $0.joinTable?.description.tableName == join.0.description.tableName }?.name
+        }
+        guard let offending else { return }
+        throw DBBError(
+            .mismatch,
+            message: "property \(offending) of \(map.type) holds text with a NUL character, which "
+                + "\(map.description.dialect) text cannot store",
+            context: "saving \(map.type) objects")
     }
 
     /// Writes a plan; call inside a transaction.

@@ -93,6 +93,9 @@ public struct DBBSQLDialect: Sendable, Hashable, CustomStringConvertible {
         return .text(String(decoding: bytes, as: UTF8.self))
     }
 
+    /// Whether text values may hold the NUL character: SQLite's may, PostgreSQL's may not.
+    public var textMayHoldNUL: Bool { engine == .sqlite }
+
     /// `LIMIT`'s value for "no limit", needed before an `OFFSET`: `-1` on SQLite, `ALL` on PostgreSQL.
     public var unlimited: String {
         switch engine {
