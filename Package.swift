@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import CompilerPluginSupport
 import PackageDescription
 
@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "DBBExport", targets: ["DBBExport"]),
         .library(name: "DBBMacros", targets: ["DBBMacros"]),
         .library(name: "DBBBuilder", targets: ["DBBBuilder"]),
+        .library(name: "DBBPostgres", targets: ["DBBPostgres"]),
         .executable(name: "dbb-demo", targets: ["dbb-demo"]),
         .executable(name: "dbb-backup", targets: ["dbb-backup"]),
         .executable(name: "dbb-codegen", targets: ["dbb-codegen"]),
@@ -34,6 +35,13 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         // Documentation only: `swift package generate-documentation` (Scripts/check-docs.sh).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The PostgreSQL plugin only (DBBPostgres). SwiftPM builds the targets of the products a client uses,
+        // so a client of DBBBuilder, DBBSQL or the tools never compiles postgres-nio or SwiftNIO.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // postgres-nio's own dependencies that DBBPostgres imports itself: its event loops, TLS and logger.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.25.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.5.3"),
     ],
     targets: [
         // System libraries, found through pkg-config.
@@ -84,6 +92,15 @@ let package = Package(
             dependencies: ["DBBSQL", "DBBSchema", "DBBQuery", "DBBObjects", "DBBExport", "DBBMacros"],
             path: "Modules/DBBBuilder", swiftSettings: libraryModuleSettings
         ),
+        // The PostgreSQL plugin: DBBSQL ← DBBPostgres (postgres-nio). Not part of the umbrella.
+        .target(
+            name: "DBBPostgres",
+            dependencies: [
+                "DBBSQL", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Modules/DBBPostgres", swiftSettings: libraryModuleSettings),
 
         // The tools.
         .executableTarget(name: "dbb-demo", dependencies: ["DBBBuilder", argumentParser], path: "Tools/dbb-demo"),
@@ -129,6 +146,10 @@ let package = Package(
         .testTarget(
             name: "DBBCodegenSakilaTests", dependencies: ["DBBBuilder", "DBBCodegenTestSupport", "dbb-codegen"],
             path: "Tests/DBBCodegenSakilaTests"),
+        // Against a throwaway server the tests start (initdb, pg_ctl), or the one `DBB_POSTGRES_URL` names.
+        .testTarget(
+            name: "DBBPostgresTests", dependencies: ["DBBPostgres", "DBBSQL", "DBBTestSupport"],
+            path: "Tests/DBBPostgresTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -100,6 +100,11 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
         /// An object's row no longer exists: it was deleted after the object was loaded. Nothing was
         /// written. ``DBBError/resultCode`` is ``ResultCode/error``.
         public static let rowDeleted = Kind("row deleted")
+        /// A database server reported the failure, or could not be reached or logged in to (a backend other
+        /// than SQLite, such as the PostgreSQL plugin). ``DBBError/sqlState`` is the server's SQLSTATE when it
+        /// sent one; ``DBBError/resultCode`` and ``DBBError/extendedCode`` are the nearest SQLite codes (a
+        /// unique violation is ``DBBError/constraintUnique``), so the same `catch` patterns work on either backend.
+        public static let server = Kind("database server error")
 
         /// The kind's name, as ``DBBError/description`` starts.
         public var description: String { name }
@@ -124,6 +129,9 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
     public var context: String?
     /// What to do about a misuse, for example "call addTableClasses([Person.self]) first".
     public var recoverySuggestion: String?
+    /// The five-character SQLSTATE a database server reported, for example `"23505"`; `nil` for SQLite's errors
+    /// and for failures the server did not report.
+    public var sqlState: String?
 
     /// Creates an error.
     ///
@@ -176,13 +184,34 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
         return error
     }
 
-    /// A one-line summary: kind (with SQLite's codes), message, what to do, what the library was doing, and
-    /// the SQL.
+    /// Creates an error for a failure a database server reported, or for a server that could not be reached.
+    ///
+    /// - Parameters:
+    ///   - sqlState: the server's SQLSTATE, if it sent one.
+    ///   - extendedCode: the SQLite extended (or primary) result code nearest the failure, so that the
+    ///     static codes such as ``constraintUnique`` match it.
+    ///   - message: the server's message, or what went wrong.
+    ///   - sql: the SQL text involved, if any.
+    ///   - context: what the library was doing.
+    /// - Returns: an error of kind ``Kind-swift.struct/server``.
+    public static func server(
+        sqlState: String?, extendedCode: Int32, message: String, sql: String? = nil, context: String? = nil
+    ) -> DBBError {
+        var error = DBBError(extendedCode: extendedCode, message: message, sql: sql, context: context)
+        error.kind = .server
+        error.sqlState = sqlState
+        return error
+    }
+
+    /// A one-line summary: kind (with SQLite's codes, or the server's SQLSTATE), message, what to do, what the
+    /// library was doing, and the SQL.
     public var description: String {
         var text: String
         if kind == .sqlite {
             text = "SQLite error \(resultCode.rawValue)"
             if extendedCode != resultCode.rawValue { text += " (extended \(extendedCode))" }
+        } else if kind == .server, let sqlState {
+            text = "\(kind.description) (SQLSTATE \(sqlState))"
         } else {
             text = kind.description
         }
@@ -226,13 +255,14 @@ extension DBBError {
         /// Creates a code from SQLite's number.
         public init(rawValue: Int32) { self.rawValue = rawValue }
 
-        /// Whether an error has this code and is one SQLite reported (kind ``Kind-swift.struct/sqlite``).
+        /// Whether an error has this code and is one SQLite or a database server reported (kind
+        /// ``Kind-swift.struct/sqlite`` or ``Kind-swift.struct/server``).
         ///
         /// - Parameter error: the error to test.
         /// - Returns: `true` when the error's extended code is this code, or, for a primary code, when its
         ///   primary code is.
         public func matches(_ error: DBBError) -> Bool {
-            guard error.kind == .sqlite else { return false }
+            guard error.kind == .sqlite || error.kind == .server else { return false }
             return rawValue & ~0xFF == 0 ? error.resultCode.rawValue == rawValue : error.extendedCode == rawValue
         }
 

@@ -1,0 +1,223 @@
+internal import DBBSQL
+public import Foundation
+
+/// Where a PostgreSQL server is and how to log in to it.
+///
+/// ```swift
+/// let configuration = DBBPostgresConfiguration(
+///     host: "127.0.0.1", username: "app", password: secret, database: "app", tls: .require)
+/// let same = try DBBPostgresConfiguration(url: "postgres://app:secret@127.0.0.1:5432/app?sslmode=require")
+/// print(configuration)  // postgres://app:***@127.0.0.1:5432/app?sslmode=require
+/// ```
+///
+/// The password is never printed: ``description``, ``redactedURL``, `debugDescription` and `dump` show it as
+/// `***`, and the errors of DBBPostgres never include it.
+public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
+    /// Whether the connection is encrypted, and how the server is trusted.
+    ///
+    /// - ``disable``: plain TCP.
+    /// - ``prefer``: TLS when the server offers it, without verifying its certificate (as libpq's
+    ///   `sslmode=prefer`); plain TCP otherwise. It protects against eavesdropping only.
+    /// - ``require``: TLS, and the server's certificate must chain to a trusted root and name the host
+    ///   (libpq's `sslmode=verify-full`); ``require(trustRootFile:)`` trusts the roots of a PEM file instead of
+    ///   the system's.
+    public struct TLS: Sendable, Hashable, CustomStringConvertible {
+        /// The three modes.
+        public enum Mode: String, Sendable, Hashable {
+            /// No TLS.
+            case disable
+            /// TLS when the server offers it, unverified.
+            case prefer
+            /// TLS with a verified certificate.
+            case require
+        }
+
+        /// The mode.
+        public var mode: Mode
+        /// A PEM file of root certificates to trust instead of the system's, for ``Mode/require``.
+        public var trustRootFile: String?
+
+        /// Creates a TLS setting.
+        ///
+        /// - Parameters:
+        ///   - mode: the mode.
+        ///   - trustRootFile: a PEM file of trusted roots (only for ``Mode/require``), or `nil` for the system's.
+        public init(mode: Mode, trustRootFile: String? = nil) {
+            self.mode = mode
+            self.trustRootFile = trustRootFile
+        }
+
+        /// Plain TCP, no encryption.
+        public static let disable = TLS(mode: .disable)
+        /// TLS when the server offers it, without certificate verification.
+        public static let prefer = TLS(mode: .prefer)
+        /// TLS with the server's certificate verified against the system's trusted roots and the host name.
+        public static let require = TLS(mode: .require)
+
+        /// TLS with the server's certificate verified against the roots of a PEM file, such as a test CA.
+        ///
+        /// - Parameter trustRootFile: the path of a PEM file of root certificates.
+        /// - Returns: a ``Mode/require`` setting that trusts those roots only.
+        public static func require(trustRootFile: String) -> TLS {
+            TLS(mode: .require, trustRootFile: trustRootFile)
+        }
+
+        /// The `sslmode` of a connection URL: `disable`, `prefer` or `verify-full`.
+        public var description: String {
+            switch mode {
+            case .disable: "disable"
+            case .prefer: "prefer"
+            case .require: "verify-full"
+            }
+        }
+    }
+
+    /// The server's host name or IP address.
+    public var host: String
+    /// The server's TCP port. Default: 5432.
+    public var port: Int
+    /// The role to log in as.
+    public var username: String
+    /// The role's password, or `nil` when the server asks for none. Never printed.
+    public var password: String?
+    /// The database to open, or `nil` for the one named like the role.
+    public var database: String?
+    /// Whether and how the connection is encrypted.
+    public var tls: TLS
+    /// How long establishing the connection (TCP, TLS, login) may take, in seconds. Default: 10.
+    public var connectTimeout: Double
+
+    /// Creates a configuration.
+    ///
+    /// - Parameters:
+    ///   - host: the server's host name or IP address.
+    ///   - port: the server's TCP port. Default: 5432.
+    ///   - username: the role to log in as.
+    ///   - password: the role's password, or `nil`.
+    ///   - database: the database to open, or `nil` for the one named like the role.
+    ///   - tls: whether and how the connection is encrypted.
+    ///   - connectTimeout: how long establishing the connection may take, in seconds. Default: 10.
+    public init(
+        host: String, port: Int = 5432, username: String, password: String?, database: String?, tls: TLS,
+        connectTimeout: Double = 10
+    ) {
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+        self.database = database
+        self.tls = tls
+        self.connectTimeout = connectTimeout
+    }
+
+    /// Creates a configuration from a connection URL, or returns `nil` when the URL is not one.
+    ///
+    /// See the throwing `init(url:)` for the accepted form.
+    ///
+    /// - Parameter url: a `postgres://` or `postgresql://` URL.
+    public init?(url: URL) {
+        guard let parsed = try? DBBPostgresConfiguration(url: url.absoluteString) else { return nil }
+        self = parsed
+    }
+
+    /// Creates a configuration from a connection URL.
+    ///
+    /// The form is `postgres://user:password@host:port/database?sslmode=MODE&sslrootcert=FILE`
+    /// (`postgresql://` works too). The user and password may be percent-encoded; the port defaults to 5432 and
+    /// the database to none. `sslmode` is `disable`; `allow` or `prefer` (TLS when offered, unverified); or
+    /// `require`, `verify-ca` or `verify-full`, which all verify the certificate and the host name (stricter
+    /// than libpq's `require`). Without `sslmode`, TLS is ``TLS/prefer``. `sslrootcert` names a PEM file of
+    /// trusted roots.
+    ///
+    /// - Parameter url: the URL text.
+    /// - Throws: ``DBBError`` of kind ``DBBError/Kind-swift.struct/misuse`` naming what is wrong; its message
+    ///   shows the URL with the password redacted.
+    public init(url: String) throws {
+        func invalid(_ problem: String) -> DBBError {
+            .misuse(
+                "invalid PostgreSQL URL \(Self.redact(url)): \(problem)",
+                recovery: "write it as postgres://user:password@host:port/database?sslmode=disable|prefer|require")
+        }
+        guard let components = URLComponents(string: url) else { throw invalid("it is not a URL") }
+        guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
+            throw invalid("the scheme must be postgres:// or postgresql://")
+        }
+        guard let host = components.host, !host.isEmpty else { throw invalid("it names no host") }
+        guard let username = components.user, !username.isEmpty else { throw invalid("it names no user") }
+        var path = components.path
+        if path.hasPrefix("/") { path.removeFirst() }
+        let database = path.isEmpty ? nil : (path.removingPercentEncoding ?? path)
+        var tls = TLS.prefer
+        for item in components.queryItems ?? [] {
+            switch item.name {
+            case "sslmode":
+                switch item.value ?? "" {
+                case "disable": tls.mode = .disable
+                case "allow", "prefer": tls.mode = .prefer
+                case "require", "verify-ca", "verify-full": tls.mode = .require
+                default: throw invalid("unknown sslmode '\(item.value ?? "")'")
+                }
+            case "sslrootcert":
+                tls.trustRootFile = item.value
+            default:
+                continue
+            }
+        }
+        if tls.trustRootFile != nil && tls.mode != .require {
+            throw invalid("sslrootcert needs sslmode=require, verify-ca or verify-full")
+        }
+        var hostName = host
+        if hostName.hasPrefix("["), hostName.hasSuffix("]") { hostName = String(hostName.dropFirst().dropLast()) }
+        self.init(
+            host: hostName, port: components.port ?? 5432, username: username, password: components.password,
+            database: database, tls: tls)
+    }
+
+    /// The configuration as a connection URL with the password shown as `***`:
+    /// `postgres://app:***@127.0.0.1:5432/app?sslmode=disable`.
+    public var redactedURL: String {
+        var text = "postgres://" + Self.encode(username)
+        if password != nil { text += ":***" }
+        text += "@" + (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+        if let database { text += "/" + Self.encode(database) }
+        text += "?sslmode=\(tls)"
+        if let trustRootFile = tls.trustRootFile { text += "&sslrootcert=\(trustRootFile)" }
+        return text
+    }
+
+    /// The ``redactedURL``.
+    public var description: String { redactedURL }
+
+    /// The ``redactedURL``.
+    public var debugDescription: String { "DBBPostgresConfiguration(\(redactedURL))" }
+
+    /// A mirror that shows the password as `***`, for `dump` and debuggers.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "host": host, "port": port, "username": username, "password": password.map { _ in "***" } as Any,
+                "database": database as Any, "tls": tls, "connectTimeout": connectTimeout,
+            ])
+    }
+
+    /// The text of a URL with the password between `user:` and `@` replaced by `***`, for messages about a URL
+    /// that did not parse.
+    static func redact(_ url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let rest = url[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
+        let userInfo = rest[..<at]
+        guard let colon = userInfo.firstIndex(of: ":") else { return url }
+        return String(url[..<colon]) + ":***" + String(url[at...])
+    }
+
+    private static func encode(_ component: String) -> String {
+        var allowed = CharacterSet.urlUserAllowed
+        allowed.remove(charactersIn: ":@/?#[]")
+        return component.addingPercentEncoding(withAllowedCharacters: allowed) ?? component
+    }
+}

@@ -1,0 +1,399 @@
+public import DBBSQL
+public import Logging
+internal import NIOCore
+internal import NIOPosix
+internal import NIOSSL
+internal import PostgresNIO
+internal import Synchronization
+
+/// One connection to a PostgreSQL server, with a synchronous and an `async` form of each operation.
+///
+/// ```swift
+/// let queue = DispatchQueue(label: "db")
+/// try queue.sync {
+///     let db = try DBBPostgresConnection.connect(configuration)
+///     defer { try? db.close() }
+///     try db.execute("CREATE TEMPORARY TABLE note (id bigint, title text)")
+///     try db.execute("INSERT INTO note VALUES ($1, $2)", [.integer(1), .text("Hello")])
+///     let rows = try db.fetchAll("SELECT id, title FROM note WHERE id = ANY($1::bigint[])",
+///                                arguments: [.integerArray([1, 2])])
+/// }
+/// // In async code:
+/// let db = try await DBBPostgresConnection.connect(configuration)
+/// let count = try await db.fetchAll("SELECT count(*) FROM note")[0][0]
+/// ```
+///
+/// **Threads.** The synchronous forms wait for postgres-nio's futures on the calling thread: call them from a
+/// thread of your own or a `DispatchQueue`, such as a manager's serial queue. They refuse (with a
+/// ``DBBError/Kind-swift.struct/misuse`` error) to run on one of SwiftNIO's event-loop threads, where waiting
+/// would deadlock, and inside a Swift concurrency task, whose threads must not block: there, use the `async`
+/// forms, which suspend instead. One connection runs one statement at a time; statements sent from several
+/// threads at once queue up in the order they arrive, so a transaction needs one caller at a time.
+///
+/// **Values.** Arguments bind as `$1`, `$2`, … parameters: ``DBBValue/integer(_:)`` as `bigint`,
+/// ``DBBValue/real(_:)`` as `double precision` (bit-exact), ``DBBValue/text(_:)`` as `text`,
+/// ``DBBValue/blob(_:)`` as `bytea`, ``DBBValue/null`` as an untyped NULL; ``Argument/integerArray(_:)``
+/// binds a `bigint[]` for `= ANY($1::bigint[])`. Columns of type `smallint`, `integer`, `bigint` and `boolean`
+/// (0 or 1) read as integers, `real` and `double precision` as reals, `numeric` as an integer when it is a
+/// whole number that fits in 64 bits and as a real otherwise, `text`, `varchar`, `char`, `name` and `json`
+/// as text, `bytea` as a blob, and `timestamp`, `timestamptz` and `date` as seconds since 1970 (UTC) in a
+/// real, as ``DBBDateStrategy/secondsSince1970`` stores dates. Other types are an error that suggests a cast
+/// (`::text`).
+///
+/// **Errors** are ``DBBError``s of kind ``DBBError/Kind-swift.struct/server``, with the server's SQLSTATE in
+/// ``DBBError/sqlState``, its message, the SQL and what the library was doing; a unique violation matches
+/// `catch DBBError.constraintUnique`. The password never appears in an error.
+///
+/// `Sendable`: its state is the postgres-nio connection, which is `Sendable`, and constants.
+public final class DBBPostgresConnection: Sendable {
+    /// The configuration the connection was made with. Printing it redacts the password.
+    public let configuration: DBBPostgresConfiguration
+    /// The postgres-nio connection.
+    let connection: PostgresConnection
+    /// The logger postgres-nio writes to, at `.debug` and `.trace`.
+    let logger: Logger
+
+    private static let nextID = Atomic<Int>(1)
+
+    private init(configuration: DBBPostgresConfiguration, connection: PostgresConnection, logger: Logger) {
+        self.configuration = configuration
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// A connection that was not closed closes when it is released, without waiting.
+    deinit {
+        let connection = connection
+        guard !connection.isClosed else { return }
+        // The closure keeps the postgres-nio connection alive until its channel has closed.
+        connection.close().whenComplete { _ in _ = connection }
+    }
+
+    // MARK: Connecting
+
+    /// Connects and logs in, waiting on the calling thread.
+    ///
+    /// - Parameters:
+    ///   - configuration: the server, the role, the database and TLS.
+    ///   - logger: where postgres-nio logs (at `.debug` and `.trace`); `nil` logs nothing.
+    /// - Returns: the open connection.
+    /// - Throws: ``DBBError`` of kind ``DBBError/Kind-swift.struct/server`` when the server cannot be reached,
+    ///   refuses the login (a wrong password is SQLSTATE `28P01`), has no such database (`3D000`) or fails
+    ///   TLS; of kind ``DBBError/Kind-swift.struct/misuse`` when called on an event-loop thread or inside a
+    ///   Swift concurrency task, or when the trust root file cannot be read.
+    public static func connect(_ configuration: DBBPostgresConfiguration, logger: Logger? = nil) throws
+        -> DBBPostgresConnection
+    {
+        let context = "connecting to \(configuration)"
+        try requireBlockingAllowed(context: context, sql: nil)
+        let (postgresConfiguration, logger) = try prepare(configuration, logger: logger, context: context)
+        let future = PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: postgresConfiguration,
+            id: nextID.add(1, ordering: .relaxed).oldValue, logger: logger)
+        do {
+            let connection = try future.wait()
+            return DBBPostgresConnection(configuration: configuration, connection: connection, logger: logger)
+        } catch {
+            throw DBBPostgresErrors.map(error, sql: nil, context: context, configuration: configuration)
+        }
+    }
+
+    /// Connects and logs in, suspending the calling task.
+    ///
+    /// - Parameters:
+    ///   - configuration: the server, the role, the database and TLS.
+    ///   - logger: where postgres-nio logs (at `.debug` and `.trace`); `nil` logs nothing.
+    /// - Returns: the open connection.
+    /// - Throws: ``DBBError`` of kind ``DBBError/Kind-swift.struct/server`` when the server cannot be reached,
+    ///   refuses the login (a wrong password is SQLSTATE `28P01`), has no such database (`3D000`) or fails
+    ///   TLS; of kind ``DBBError/Kind-swift.struct/misuse`` when the trust root file cannot be read.
+    public static func connect(_ configuration: DBBPostgresConfiguration, logger: Logger? = nil) async throws
+        -> DBBPostgresConnection
+    {
+        let context = "connecting to \(configuration)"
+        let (postgresConfiguration, logger) = try prepare(configuration, logger: logger, context: context)
+        do {
+            let connection = try await PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: postgresConfiguration,
+                id: nextID.add(1, ordering: .relaxed).oldValue, logger: logger)
+            return DBBPostgresConnection(configuration: configuration, connection: connection, logger: logger)
+        } catch {
+            throw DBBPostgresErrors.map(error, sql: nil, context: context, configuration: configuration)
+        }
+    }
+
+    /// Closes the connection, waiting on the calling thread. Closing a closed connection does nothing.
+    ///
+    /// - Throws: ``DBBError`` of kind ``DBBError/Kind-swift.struct/misuse`` when called on an event-loop thread
+    ///   or inside a Swift concurrency task.
+    public func close() throws {
+        try Self.requireBlockingAllowed(context: "closing the connection", sql: nil)
+        do {
+            try connection.close().wait()
+        } catch {
+            throw map(error, sql: nil, context: "closing the connection")
+        }
+    }
+
+    /// Closes the connection, suspending the calling task. Closing a closed connection does nothing.
+    ///
+    /// - Throws: ``DBBError`` when the connection fails to close cleanly.
+    public func close() async throws {
+        do {
+            try await connection.close().get()
+        } catch {
+            throw map(error, sql: nil, context: "closing the connection")
+        }
+    }
+
+    /// Whether the connection is closed, by ``close()`` or because the server or the network ended it.
+    public var isClosed: Bool { connection.isClosed }
+
+    // MARK: Running statements
+
+    /// Runs one statement and returns the number of rows it inserted, updated or deleted (0 for other
+    /// statements), waiting on the calling thread.
+    ///
+    /// - Parameters:
+    ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
+    ///   - arguments: the values of the placeholders, in order.
+    /// - Returns: the number of rows changed (for `SELECT`, the number of rows returned).
+    /// - Throws: ``DBBError``: the server's error, or a misuse (text with a NUL character, a call on an
+    ///   event-loop thread or in a task).
+    @discardableResult
+    public func execute(_ sql: String, _ arguments: [DBBValue] = []) throws -> Int {
+        try run(sql, arguments.map(Argument.value), context: "executing a statement").rowsChanged
+    }
+
+    /// Runs one statement with arguments that may include arrays, waiting on the calling thread.
+    ///
+    /// - Parameters:
+    ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
+    ///   - arguments: the values of the placeholders, in order.
+    /// - Returns: the number of rows changed (for `SELECT`, the number of rows returned).
+    /// - Throws: ``DBBError``, as ``execute(_:_:)`` does.
+    @discardableResult
+    public func execute(_ sql: String, arguments: [Argument]) throws -> Int {
+        try run(sql, arguments, context: "executing a statement").rowsChanged
+    }
+
+    /// Runs a query and returns all its rows, waiting on the calling thread.
+    ///
+    /// - Parameters:
+    ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
+    ///   - arguments: the values of the placeholders, in order.
+    /// - Returns: the rows, each an array of values in column order.
+    /// - Throws: ``DBBError``: the server's error, a column of a type that cannot be read, or a misuse.
+    public func fetchAll(_ sql: String, _ arguments: [DBBValue] = []) throws -> [[DBBValue]] {
+        try run(sql, arguments.map(Argument.value), context: "fetching rows").rows
+    }
+
+    /// Runs a query with arguments that may include arrays and returns all its rows, waiting on the calling
+    /// thread.
+    ///
+    /// - Parameters:
+    ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
+    ///   - arguments: the values of the placeholders, in order.
+    /// - Returns: the rows, each an array of values in column order.
+    /// - Throws: ``DBBError``, as ``fetchAll(_:_:)`` does.
+    public func fetchAll(_ sql: String, arguments: [Argument]) throws -> [[DBBValue]] {
+        try run(sql, arguments, context: "fetching rows").rows
+    }
+
+    /// Runs a statement and returns its rows with their column names and the number of rows changed, waiting
+    /// on the calling thread.
+    ///
+    /// - Parameters:
+    ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
+    ///   - arguments: the values of the placeholders, in order.
+    /// - Returns: the column names, the rows and the changed-row count.
+    /// - Throws: ``DBBError``, as ``fetchAll(_:_:)`` does.
+    public func fetchResult(_ sql: String, arguments: [Argument] = []) throws -> DBBPostgresResult {
+        try run(sql, arguments, context: "fetching rows")
+    }
+
+    /// Runs one statement and returns the number of rows it changed, suspending the calling task.
+    ///
+    /// - Parameters:
+    ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
+    ///   - arguments: the values of the placeholders, in order.
+    /// - Returns: the number of rows changed (for `SELECT`, the number of rows returned).
+    /// - Throws: ``DBBError``: the server's error, or text with a NUL character.
+    @discardableResult
+    public func execute(_ sql: String, _ arguments: [DBBValue] = []) async throws -> Int {
+        try await run(sql, arguments.map(Argument.value), context: "executing a statement").rowsChanged
+    }
+
+    /// Runs one statement with arguments that may include arrays, suspending the calling task.
+    ///
+    /// - Parameters:
+    ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
+    ///   - arguments: the values of the placeholders, in order.
+    /// - Returns: the number of rows changed (for `SELECT`, the number of rows returned).
+    /// - Throws: ``DBBError``: the server's error, or text with a NUL character.
+    @discardableResult
+    public func execute(_ sql: String, arguments: [Argument]) async throws -> Int {
+        try await run(sql, arguments, context: "executing a statement").rowsChanged
+    }
+
+    /// Runs a query and returns all its rows, suspending the calling task.
+    ///
+    /// - Parameters:
+    ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
+    ///   - arguments: the values of the placeholders, in order.
+    /// - Returns: the rows, each an array of values in column order.
+    /// - Throws: ``DBBError``: the server's error, a column of a type that cannot be read, or text with a NUL
+    ///   character.
+    public func fetchAll(_ sql: String, _ arguments: [DBBValue] = []) async throws -> [[DBBValue]] {
+        try await run(sql, arguments.map(Argument.value), context: "fetching rows").rows
+    }
+
+    /// Runs a query with arguments that may include arrays and returns all its rows, suspending the calling
+    /// task.
+    ///
+    /// - Parameters:
+    ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
+    ///   - arguments: the values of the placeholders, in order.
+    /// - Returns: the rows, each an array of values in column order.
+    /// - Throws: ``DBBError``, as the `async` ``fetchAll(_:_:)`` does.
+    public func fetchAll(_ sql: String, arguments: [Argument]) async throws -> [[DBBValue]] {
+        try await run(sql, arguments, context: "fetching rows").rows
+    }
+
+    /// Runs a statement and returns its rows with their column names and the number of rows changed,
+    /// suspending the calling task.
+    ///
+    /// - Parameters:
+    ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
+    ///   - arguments: the values of the placeholders, in order.
+    /// - Returns: the column names, the rows and the changed-row count.
+    /// - Throws: ``DBBError``, as the `async` ``fetchAll(_:_:)`` does.
+    public func fetchResult(_ sql: String, arguments: [Argument] = []) async throws -> DBBPostgresResult {
+        try await run(sql, arguments, context: "fetching rows")
+    }
+
+    // MARK: Internals
+
+    /// Runs a statement synchronously.
+    @discardableResult
+    func run(_ sql: String, _ arguments: [Argument], context: String) throws -> DBBPostgresResult {
+        try Self.requireBlockingAllowed(context: context, sql: sql)
+        try requireOpen(sql: sql, context: context)
+        let query = try DBBPostgresCoding.query(sql, arguments, context: context)
+        let result: PostgresQueryResult
+        do {
+            result = try connection.query(query, logger: logger).wait()
+        } catch {
+            throw map(error, sql: sql, context: context)
+        }
+        return try DBBPostgresCoding.result(result, sql: sql, context: context)
+    }
+
+    /// Runs a statement asynchronously.
+    @discardableResult
+    func run(_ sql: String, _ arguments: [Argument], context: String) async throws -> DBBPostgresResult {
+        try requireOpen(sql: sql, context: context)
+        let query = try DBBPostgresCoding.query(sql, arguments, context: context)
+        let result: PostgresQueryResult
+        do {
+            result = try await connection.query(query, logger: logger).get()
+        } catch {
+            throw map(error, sql: sql, context: context)
+        }
+        return try DBBPostgresCoding.result(result, sql: sql, context: context)
+    }
+
+    /// A statement sent on a closed channel would wait forever: refuse it.
+    private func requireOpen(sql: String, context: String) throws {
+        if connection.isClosed {
+            throw DBBError.server(
+                sqlState: nil, extendedCode: DBBError.ResultCode.misuse.rawValue,
+                message: "the connection to \(configuration.host):\(configuration.port) is closed", sql: sql,
+                context: context)
+        }
+    }
+
+    func map(_ error: any Error, sql: String?, context: String) -> DBBError {
+        DBBPostgresErrors.map(error, sql: sql, context: context, configuration: configuration)
+    }
+
+    /// Refuses to wait where waiting would deadlock (an event-loop thread) or starve the Swift concurrency
+    /// thread pool (a task).
+    static func requireBlockingAllowed(context: String, sql: String?) throws {
+        if MultiThreadedEventLoopGroup.currentEventLoop != nil {
+            throw DBBError.misuse(
+                "a synchronous DBBPostgres call on a SwiftNIO event-loop thread would deadlock",
+                recovery: "call it from a DispatchQueue or a thread of your own, or use the async form", sql: sql,
+                context: context)
+        }
+        if withUnsafeCurrentTask(body: { $0 != nil }) {
+            throw DBBError.misuse(
+                "a synchronous DBBPostgres call inside a Swift concurrency task would block one of the pool's threads",
+                recovery: "use the async form (try await), or call it from a DispatchQueue", sql: sql,
+                context: context)
+        }
+    }
+
+    /// The postgres-nio configuration and the logger for a configuration.
+    private static func prepare(
+        _ configuration: DBBPostgresConfiguration, logger: Logger?, context: String
+    ) throws -> (PostgresConnection.Configuration, Logger) {
+        let tls: PostgresConnection.Configuration.TLS
+        do {
+            switch configuration.tls.mode {
+            case .disable:
+                tls = .disable
+            case .prefer:
+                var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
+                tlsConfiguration.certificateVerification = .none
+                tls = .prefer(try NIOSSLContext(configuration: tlsConfiguration))
+            case .require:
+                var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
+                tlsConfiguration.certificateVerification = .fullVerification
+                if let file = configuration.tls.trustRootFile {
+                    tlsConfiguration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(file))
+                }
+                tls = .require(try NIOSSLContext(configuration: tlsConfiguration))
+            }
+        } catch {
+            throw DBBError.misuse(
+                "could not set up TLS: \(error)",
+                recovery: configuration.tls.trustRootFile.map { "check that \($0) is a readable PEM file" },
+                context: context)
+        }
+        var postgres = PostgresConnection.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username,
+            password: configuration.password, database: configuration.database, tls: tls)
+        // postgres-nio sends the host as the TLS server name (SNI) unless it is an IP address; certificate
+        // verification checks the host name, or the address.
+        postgres.options.connectTimeout = .milliseconds(Int64(max(0, configuration.connectTimeout) * 1000))
+        return (postgres, logger ?? Logger(label: "DBBPostgres", factory: { _ in SwiftLogNoOpLogHandler() }))
+    }
+}
+
+/// The outcome of a statement: its column names, its rows and the number of rows it changed.
+public struct DBBPostgresResult: Sendable, Hashable {
+    /// The names of the result's columns, in order; empty when the statement returned no rows.
+    public var columnNames: [String]
+    /// The rows, each an array of values in column order.
+    public var rows: [[DBBValue]]
+    /// The number of rows inserted, updated or deleted (for `SELECT`, returned); 0 for other statements.
+    public var rowsChanged: Int
+    /// The command the server reports it ran, the first word of its command tag: `SELECT`, `INSERT`,
+    /// `COMMIT`, `ROLLBACK`, …
+    public var command: String
+
+    /// Creates a result.
+    ///
+    /// - Parameters:
+    ///   - columnNames: the names of the columns.
+    ///   - rows: the rows.
+    ///   - rowsChanged: the changed-row count.
+    ///   - command: the command the server ran.
+    public init(columnNames: [String], rows: [[DBBValue]], rowsChanged: Int, command: String) {
+        self.columnNames = columnNames
+        self.rows = rows
+        self.rowsChanged = rowsChanged
+        self.command = command
+    }
+}

@@ -1,0 +1,122 @@
+internal import DBBSQL
+internal import NIOCore
+internal import PostgresNIO
+
+/// Turns postgres-nio's and SwiftNIO's errors into ``DBBError``s, without the password.
+enum DBBPostgresErrors {
+    /// The ``DBBError`` for an error thrown while `context` ran `sql` on a connection made with `configuration`.
+    static func map(
+        _ error: any Error, sql: String?, context: String, configuration: DBBPostgresConfiguration
+    ) -> DBBError {
+        var mapped: DBBError
+        if let error = error as? DBBError {
+            mapped = error
+        } else if let error = error as? PSQLError {
+            mapped = psqlError(error, sql: sql, context: context, configuration: configuration)
+        } else {
+            mapped = .server(
+                sqlState: nil, extendedCode: DBBError.ResultCode.ioError.rawValue,
+                message: "\(configuration.host):\(configuration.port): \(String(describing: error))", sql: sql,
+                context: context)
+        }
+        // The server and SwiftNIO never echo the password; this makes sure of it.
+        if let password = configuration.password, !password.isEmpty {
+            mapped.message = mapped.message.replacing(password, with: "***")
+            mapped.context = mapped.context?.replacing(password, with: "***")
+        }
+        return mapped
+    }
+
+    private static func psqlError(
+        _ error: PSQLError, sql: String?, context: String, configuration: DBBPostgresConfiguration
+    ) -> DBBError {
+        let server = "\(configuration.host):\(configuration.port)"
+        func failure(_ code: DBBError.ResultCode, _ message: String) -> DBBError {
+            .server(sqlState: nil, extendedCode: code.rawValue, message: message, sql: sql, context: context)
+        }
+        let underlying = error.underlying.map { ": \(String(describing: $0))" } ?? ""
+        switch error.code {
+        case .server:
+            let info = error.serverInfo
+            let sqlState = info?[.sqlState]
+            // The server's detail is left out: it often quotes the values involved ("Key (email)=(…) already
+            // exists"), which may be private. The constraint, table and column name where it failed.
+            var message = info?[.message] ?? "the server reported an error"
+            let names = [
+                ("constraint", info?[.constraintName]), ("table", info?[.tableName]), ("column", info?[.columnName]),
+            ]
+            .compactMap { name, value in value.map { "\(name) \($0)" } }
+            if !names.isEmpty { message += " (\(names.joined(separator: ", ")))" }
+            if let hint = info?[.hint] { message += ". Hint: \(hint)" }
+            var mapped = DBBError.server(
+                sqlState: sqlState, extendedCode: extendedCode(forSQLState: sqlState), message: message, sql: sql,
+                context: context)
+            if sqlState == "28P01" || sqlState == "28000" {
+                mapped.recoverySuggestion =
+                    "check the user name and password of \(configuration.redactedURL) and the server's pg_hba.conf"
+            } else if sqlState == "3D000" {
+                mapped.recoverySuggestion = "create the database, or connect to one that exists"
+            }
+            return mapped
+        case .connectionError:
+            return failure(.cannotOpen, "could not connect to the PostgreSQL server at \(server)\(underlying)")
+        case .sslUnsupported:
+            return failure(
+                .cannotOpen, "the PostgreSQL server at \(server) does not offer TLS, which the configuration requires")
+        case .failedToAddSSLHandler:
+            return failure(.cannotOpen, "could not start TLS with the PostgreSQL server at \(server)\(underlying)")
+        case .receivedUnencryptedDataAfterSSLRequest:
+            return failure(
+                .cannotOpen, "the PostgreSQL server at \(server) sent unencrypted data after the TLS request")
+        case .authMechanismRequiresPassword:
+            return failure(
+                .authorization, "the PostgreSQL server at \(server) asks for a password and the configuration has none")
+        case .unsupportedAuthMechanism:
+            return failure(
+                .authorization,
+                "the PostgreSQL server at \(server) asks for an authentication method DBBPostgres "
+                    + "does not support\(underlying)")
+        case .saslError:
+            return failure(.authorization, "SCRAM authentication with \(server) failed\(underlying)")
+        case .serverClosedConnection:
+            return failure(.ioError, "the PostgreSQL server at \(server) closed the connection\(underlying)")
+        case .clientClosedConnection:
+            return failure(.misuse, "the connection to \(server) is closed")
+        case .uncleanShutdown:
+            return failure(.ioError, "the connection to \(server) ended without a clean shutdown\(underlying)")
+        case .queryCancelled:
+            return failure(.interrupt, "the statement was cancelled")
+        case .tooManyParameters:
+            return failure(.range, "the statement has more than 65,535 parameters")
+        default:
+            return failure(.error, "PostgreSQL client error (\(error.code))\(underlying)")
+        }
+    }
+
+    /// The SQLite extended result code nearest a SQLSTATE, so the same `catch` patterns work on both backends.
+    static func extendedCode(forSQLState sqlState: String?) -> Int32 {
+        guard let sqlState else { return DBBError.ResultCode.error.rawValue }
+        switch sqlState {
+        case "23505": return DBBError.constraintUnique.rawValue
+        case "23502": return DBBError.constraintNotNull.rawValue
+        case "23503": return DBBError.constraintForeignKey.rawValue
+        case "23514": return DBBError.constraintCheck.rawValue
+        case "40001", "40P01", "55P03": return DBBError.busy.rawValue
+        case "25006": return DBBError.readOnly.rawValue
+        case "3D000": return DBBError.cannotOpen.rawValue
+        case "42501": return DBBError.ResultCode.permission.rawValue
+        case "53100": return DBBError.full.rawValue
+        case "57014": return DBBError.ResultCode.interrupt.rawValue
+        default: break
+        }
+        switch sqlState.prefix(2) {
+        case "23": return DBBError.constraint.rawValue
+        case "22": return DBBError.ResultCode.mismatch.rawValue
+        case "28": return DBBError.ResultCode.authorization.rawValue
+        case "08": return DBBError.ResultCode.ioError.rawValue
+        case "57": return DBBError.ResultCode.abort.rawValue
+        case "53": return DBBError.ResultCode.full.rawValue
+        default: return DBBError.ResultCode.error.rawValue
+        }
+    }
+}
