@@ -60,7 +60,11 @@ struct DBBPostgresLoginTests {
         #expect(error.message.contains("password"))
     }
 
-    @Test func tlsVerifiesTheServerCertificate() async throws {
+    @Test(
+        .enabled(
+            if: TestPostgres.offersTLS,
+            "needs a test server this process starts, with openssl for its certificate (not DBB_POSTGRES_URL)"))
+    func tlsVerifiesTheServerCertificate() async throws {
         let server = try await TestPostgres.shared()
         let trustRootFile = try #require(server.trustRootFile, "the test server offers no TLS (no openssl)")
         var configuration = server.configuration

@@ -65,6 +65,13 @@ enum TestPostgres {
         return true
     }
 
+    /// Whether the server offers TLS with a certificate of a CA the tests make: a server they start, with
+    /// `openssl` installed.
+    static var offersTLS: Bool {
+        guard case .binaries = source else { return false }
+        return FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")
+    }
+
     /// Why the tests are skipped.
     static var skipReason: String {
         if case .missing(let reason) = source { return reason }
