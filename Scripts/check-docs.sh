@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
-for target in DBBSQL DBBSchema DBBQuery DBBObjects DBBExport DBBMacros DBBBuilder; do
+for target in DBBSQL DBBSchema DBBQuery DBBObjects DBBExport DBBMacros DBBBuilder DBBPostgres; do
     log=$(mktemp)
     swift package --scratch-path .build-docs generate-documentation --target "$target" >"$log" 2>&1 || status=1
     warnings=$(grep -c 'warning:' "$log" || true)
