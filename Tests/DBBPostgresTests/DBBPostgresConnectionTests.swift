@@ -209,6 +209,30 @@ struct DBBPostgresConnectionTests {
         try await db.close()
     }
 
+    @Test func aConnectionTheServerEndsGivesClearErrors() async throws {
+        let configuration = try await TestPostgres.shared().configuration
+        let victim = try await DBBPostgresConnection.connect(configuration)
+        let admin = try await DBBPostgresConnection.connect(configuration)
+        let pid = try #require(try await victim.fetchAll("SELECT pg_backend_pid()").first?.first)
+        #expect(try await admin.fetchAll("SELECT pg_terminate_backend($1::int)", [pid]) == [[.integer(1)]])
+        let first = try #require(await #expect(throws: DBBError.self) { try await victim.execute("SELECT 1") })
+        #expect(first.kind == .server)
+        let password = try #require(configuration.password)
+        #expect(!first.description.contains(password))
+        // Later calls fail at once rather than wait for an answer that cannot come.
+        let later = try await TestPostgres.onQueue { () -> DBBError? in
+            do {
+                try victim.execute("SELECT 1")
+                return nil
+            } catch {
+                return error as? DBBError
+            }
+        }
+        #expect(later?.message.contains("closed") == true)
+        #expect(victim.isClosed)
+        try await admin.close()
+    }
+
     @Test func closedConnectionsSayTheyAreClosed() async throws {
         let db = try await Self.connect()
         try await db.close()
