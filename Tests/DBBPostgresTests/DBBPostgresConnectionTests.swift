@@ -1,6 +1,7 @@
 import DBBPostgres
 import DBBSQL
 import Foundation
+import NIOPosix
 import Testing
 
 @Suite(.postgres)
@@ -231,6 +232,20 @@ struct DBBPostgresConnectionTests {
         #expect(later?.message.contains("closed") == true)
         #expect(victim.isClosed)
         try await admin.close()
+    }
+
+    @Test func synchronousCallsAreRefusedOnAnEventLoopThread() async throws {
+        let db = try await Self.connect()
+        let outcome = try await MultiThreadedEventLoopGroup.singleton.any().submit { () -> String in
+            do {
+                try db.execute("SELECT 1")
+                return "ran"
+            } catch {
+                return String(describing: error)
+            }
+        }.get()
+        #expect(outcome.contains("event-loop thread would deadlock"))
+        try await db.close()
     }
 
     @Test func closedConnectionsSayTheyAreClosed() async throws {
