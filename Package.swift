@@ -149,7 +149,10 @@ let package = Package(
             path: "Tests/DBBCodegenSakilaTests"),
         // Against a throwaway server the tests start (initdb, pg_ctl), or the one `DBB_POSTGRES_URL` names.
         .testTarget(
-            name: "DBBPostgresTests", dependencies: ["DBBPostgres", "DBBBuilder", "DBBSQL", "DBBTestSupport"],
+            name: "DBBPostgresTests",
+            dependencies: [
+                "DBBPostgres", "DBBBuilder", "DBBSQL", "DBBTestSupport", .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Tests/DBBPostgresTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -3,7 +3,7 @@ internal import Foundation
 internal import NIOCore
 internal import PostgresNIO
 
-/// Binding ``DBBValue``s as `$n` parameters and reading columns back into them.
+/// Binding `DBBValue`s as `$n` parameters and reading columns back into them.
 enum DBBPostgresCoding {
     /// Seconds from 1970-01-01 to 2000-01-01 (UTC), PostgreSQL's epoch for dates and timestamps.
     static let postgresEpoch: Double = 946_684_800

@@ -132,7 +132,7 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
     /// trusted roots.
     ///
     /// - Parameter url: the URL text.
-    /// - Throws: ``DBBError`` of kind ``DBBError/Kind-swift.struct/misuse`` naming what is wrong; its message
+    /// - Throws: `DBBError` of kind `DBBError.Kind.misuse` naming what is wrong; its message
     ///   shows the URL with the password redacted.
     public init(url: String) throws {
         func invalid(_ problem: String) -> DBBError {

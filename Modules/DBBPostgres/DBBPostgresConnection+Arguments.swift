@@ -1,7 +1,7 @@
 public import DBBSQL
 
 extension DBBPostgresConnection {
-    /// A value bound to a `$n` parameter: one ``DBBValue``, or an array that ``DBBValue`` cannot express.
+    /// A value bound to a `$n` parameter: one `DBBValue`, or an array that `DBBValue` cannot express.
     ///
     /// ```swift
     /// try db.fetchAll("SELECT id, name FROM person WHERE id = ANY($1::bigint[])",

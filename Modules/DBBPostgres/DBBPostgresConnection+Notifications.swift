@@ -10,7 +10,7 @@ extension DBBPostgresConnection {
     /// - Parameters:
     ///   - channel: the channel's name.
     ///   - payload: the message, up to about 8,000 bytes; no NUL character.
-    /// - Throws: ``DBBError``: the server's error, or a misuse (a call on an event-loop thread or in a task).
+    /// - Throws: `DBBError`: the server's error, or a misuse (a call on an event-loop thread or in a task).
     public func notify(channel: String, payload: String = "") throws {
         try run(
             "SELECT pg_notify($1, $2)", [.value(.text(channel)), .value(.text(payload))],
@@ -22,7 +22,7 @@ extension DBBPostgresConnection {
     /// - Parameters:
     ///   - channel: the channel's name.
     ///   - payload: the message, up to about 8,000 bytes; no NUL character.
-    /// - Throws: ``DBBError``: the server's error.
+    /// - Throws: `DBBError`: the server's error.
     public func notify(channel: String, payload: String = "") async throws {
         try await run(
             "SELECT pg_notify($1, $2)", [.value(.text(channel)), .value(.text(payload))],
@@ -45,7 +45,7 @@ extension DBBPostgresConnection {
     ///   - channel: the channel's name.
     ///   - body: the work, given the notifications.
     /// - Returns: what `body` returns.
-    /// - Throws: what `body` throws, or ``DBBError`` when listening fails.
+    /// - Throws: what `body` throws, or `DBBError` when listening fails.
     public func listen<T>(channel: String, _ body: (DBBPostgresNotifications) async throws -> T) async throws -> T {
         do {
             return try await connection.listen(on: channel) { sequence in
@@ -83,7 +83,7 @@ public struct DBBPostgresNotifications: AsyncSequence, Sendable {
         /// The next notification, waiting for it; `nil` when the connection is closed.
         ///
         /// - Returns: the next notification.
-        /// - Throws: ``DBBError`` when the connection fails.
+        /// - Throws: `DBBError` when the connection fails.
         public mutating func next() async throws -> Notification? {
             guard let notification = try await base.next() else { return nil }
             return Notification(channel: channel, payload: notification.payload)

@@ -25,15 +25,15 @@ extension DBBPostgresConnection {
     /// - Parameters:
     ///   - isolation: the isolation level, or `nil` for the server's default (read committed).
     ///   - readOnly: whether the transaction refuses writes.
-    /// - Throws: ``DBBError``: the server's error, or a misuse (a call on an event-loop thread or in a task).
+    /// - Throws: `DBBError`: the server's error, or a misuse (a call on an event-loop thread or in a task).
     public func begin(isolation: IsolationLevel? = nil, readOnly: Bool = false) throws {
         try run(Self.beginSQL(isolation: isolation, readOnly: readOnly), [], context: "beginning a transaction")
     }
 
     /// Commits the transaction, waiting on the calling thread.
     ///
-    /// - Throws: ``DBBError``: the server's error (a serialization failure is SQLSTATE `40001`), or of kind
-    ///   ``DBBError/Kind-swift.struct/server`` with result code ``DBBError/ResultCode/abort`` when the server
+    /// - Throws: `DBBError`: the server's error (a serialization failure is SQLSTATE `40001`), or of kind
+    ///   `DBBError.Kind.server` with result code `DBBError.ResultCode.abort` when the server
     ///   rolled the transaction back instead because a statement in it had failed.
     public func commit() throws {
         let result = try run("COMMIT", [], context: "committing a transaction")
@@ -42,7 +42,7 @@ extension DBBPostgresConnection {
 
     /// Rolls the transaction back, waiting on the calling thread.
     ///
-    /// - Throws: ``DBBError``: the server's error, or a misuse (a call on an event-loop thread or in a task).
+    /// - Throws: `DBBError`: the server's error, or a misuse (a call on an event-loop thread or in a task).
     public func rollback() throws {
         try run("ROLLBACK", [], context: "rolling back a transaction")
     }
@@ -62,7 +62,7 @@ extension DBBPostgresConnection {
     ///   - readOnly: whether the transaction refuses writes.
     ///   - body: the work, given this connection.
     /// - Returns: what `body` returns.
-    /// - Throws: what `body` throws (after the rollback), or ``DBBError`` when beginning or committing fails.
+    /// - Throws: what `body` throws (after the rollback), or `DBBError` when beginning or committing fails.
     public func inTransaction<T>(
         isolation: IsolationLevel? = nil, readOnly: Bool = false, _ body: (DBBPostgresConnection) throws -> T
     ) throws -> T {
@@ -83,14 +83,14 @@ extension DBBPostgresConnection {
     /// - Parameters:
     ///   - isolation: the isolation level, or `nil` for the server's default (read committed).
     ///   - readOnly: whether the transaction refuses writes.
-    /// - Throws: ``DBBError``: the server's error.
+    /// - Throws: `DBBError`: the server's error.
     public func begin(isolation: IsolationLevel? = nil, readOnly: Bool = false) async throws {
         try await run(Self.beginSQL(isolation: isolation, readOnly: readOnly), [], context: "beginning a transaction")
     }
 
     /// Commits the transaction, suspending the calling task.
     ///
-    /// - Throws: ``DBBError``, as the synchronous ``commit()`` does.
+    /// - Throws: `DBBError`, as the synchronous ``commit()`` does.
     public func commit() async throws {
         let result = try await run("COMMIT", [], context: "committing a transaction")
         try Self.checkCommitted(result)
@@ -98,7 +98,7 @@ extension DBBPostgresConnection {
 
     /// Rolls the transaction back, suspending the calling task.
     ///
-    /// - Throws: ``DBBError``: the server's error.
+    /// - Throws: `DBBError`: the server's error.
     public func rollback() async throws {
         try await run("ROLLBACK", [], context: "rolling back a transaction")
     }
@@ -111,7 +111,7 @@ extension DBBPostgresConnection {
     ///   - readOnly: whether the transaction refuses writes.
     ///   - body: the work, given this connection.
     /// - Returns: what `body` returns.
-    /// - Throws: what `body` throws (after the rollback), or ``DBBError`` when beginning or committing fails.
+    /// - Throws: what `body` throws (after the rollback), or `DBBError` when beginning or committing fails.
     public func inTransaction<T>(
         isolation: IsolationLevel? = nil, readOnly: Bool = false, _ body: (DBBPostgresConnection) async throws -> T
     ) async throws -> T {

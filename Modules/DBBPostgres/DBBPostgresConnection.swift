@@ -25,23 +25,23 @@ internal import Synchronization
 ///
 /// **Threads.** The synchronous forms wait for postgres-nio's futures on the calling thread: call them from a
 /// thread of your own or a `DispatchQueue`, such as a manager's serial queue. They refuse (with a
-/// ``DBBError/Kind-swift.struct/misuse`` error) to run on one of SwiftNIO's event-loop threads, where waiting
+/// `DBBError.Kind.misuse` error) to run on one of SwiftNIO's event-loop threads, where waiting
 /// would deadlock, and inside a Swift concurrency task, whose threads must not block: there, use the `async`
 /// forms, which suspend instead. One connection runs one statement at a time; statements sent from several
 /// threads at once queue up in the order they arrive, so a transaction needs one caller at a time.
 ///
-/// **Values.** Arguments bind as `$1`, `$2`, … parameters: ``DBBValue/integer(_:)`` as `bigint`,
-/// ``DBBValue/real(_:)`` as `double precision` (bit-exact), ``DBBValue/text(_:)`` as `text`,
-/// ``DBBValue/blob(_:)`` as `bytea`, ``DBBValue/null`` as an untyped NULL; ``Argument/integerArray(_:)``
+/// **Values.** Arguments bind as `$1`, `$2`, … parameters: `DBBValue.integer` as `bigint`,
+/// `DBBValue.real` as `double precision` (bit-exact), `DBBValue.text` as `text`,
+/// `DBBValue.blob` as `bytea`, `DBBValue.null` as an untyped NULL; ``Argument/integerArray(_:)``
 /// binds a `bigint[]` for `= ANY($1::bigint[])`. Columns of type `smallint`, `integer`, `bigint` and `boolean`
 /// (0 or 1) read as integers, `real` and `double precision` as reals, `numeric` as an integer when it is a
 /// whole number that fits in 64 bits and as a real otherwise, `text`, `varchar`, `char`, `name` and `json`
 /// as text, `bytea` as a blob, and `timestamp`, `timestamptz` and `date` as seconds since 1970 (UTC) in a
-/// real, as ``DBBDateStrategy/secondsSince1970`` stores dates. Other types are an error that suggests a cast
+/// real, as `DBBDateStrategy.secondsSince1970` stores dates. Other types are an error that suggests a cast
 /// (`::text`).
 ///
-/// **Errors** are ``DBBError``s of kind ``DBBError/Kind-swift.struct/server``, with the server's SQLSTATE in
-/// ``DBBError/sqlState``, its message, the SQL and what the library was doing; a unique violation matches
+/// **Errors** are `DBBError`s of kind `DBBError.Kind.server`, with the server's SQLSTATE in
+/// `DBBError.sqlState`, its message, the SQL and what the library was doing; a unique violation matches
 /// `catch DBBError.constraintUnique`. The password never appears in an error.
 ///
 /// `Sendable`: its state is the postgres-nio connection, which is `Sendable`, and constants.
@@ -77,9 +77,9 @@ public final class DBBPostgresConnection: Sendable {
     ///   - configuration: the server, the role, the database and TLS.
     ///   - logger: where postgres-nio logs (at `.debug` and `.trace`); `nil` logs nothing.
     /// - Returns: the open connection.
-    /// - Throws: ``DBBError`` of kind ``DBBError/Kind-swift.struct/server`` when the server cannot be reached,
+    /// - Throws: `DBBError` of kind `DBBError.Kind.server` when the server cannot be reached,
     ///   refuses the login (a wrong password is SQLSTATE `28P01`), has no such database (`3D000`) or fails
-    ///   TLS; of kind ``DBBError/Kind-swift.struct/misuse`` when called on an event-loop thread or inside a
+    ///   TLS; of kind `DBBError.Kind.misuse` when called on an event-loop thread or inside a
     ///   Swift concurrency task, or when the trust root file cannot be read.
     public static func connect(_ configuration: DBBPostgresConfiguration, logger: Logger? = nil) throws
         -> DBBPostgresConnection
@@ -104,9 +104,9 @@ public final class DBBPostgresConnection: Sendable {
     ///   - configuration: the server, the role, the database and TLS.
     ///   - logger: where postgres-nio logs (at `.debug` and `.trace`); `nil` logs nothing.
     /// - Returns: the open connection.
-    /// - Throws: ``DBBError`` of kind ``DBBError/Kind-swift.struct/server`` when the server cannot be reached,
+    /// - Throws: `DBBError` of kind `DBBError.Kind.server` when the server cannot be reached,
     ///   refuses the login (a wrong password is SQLSTATE `28P01`), has no such database (`3D000`) or fails
-    ///   TLS; of kind ``DBBError/Kind-swift.struct/misuse`` when the trust root file cannot be read.
+    ///   TLS; of kind `DBBError.Kind.misuse` when the trust root file cannot be read.
     public static func connect(_ configuration: DBBPostgresConfiguration, logger: Logger? = nil) async throws
         -> DBBPostgresConnection
     {
@@ -124,7 +124,7 @@ public final class DBBPostgresConnection: Sendable {
 
     /// Closes the connection, waiting on the calling thread. Closing a closed connection does nothing.
     ///
-    /// - Throws: ``DBBError`` of kind ``DBBError/Kind-swift.struct/misuse`` when called on an event-loop thread
+    /// - Throws: `DBBError` of kind `DBBError.Kind.misuse` when called on an event-loop thread
     ///   or inside a Swift concurrency task.
     public func close() throws {
         try Self.requireBlockingAllowed(context: "closing the connection", sql: nil)
@@ -137,7 +137,7 @@ public final class DBBPostgresConnection: Sendable {
 
     /// Closes the connection, suspending the calling task. Closing a closed connection does nothing.
     ///
-    /// - Throws: ``DBBError`` when the connection fails to close cleanly.
+    /// - Throws: `DBBError` when the connection fails to close cleanly.
     public func close() async throws {
         do {
             try await connection.close().get()
@@ -146,7 +146,7 @@ public final class DBBPostgresConnection: Sendable {
         }
     }
 
-    /// Whether the connection is closed, by ``close()`` or because the server or the network ended it.
+    /// Whether the connection is closed, by `close()` or because the server or the network ended it.
     public var isClosed: Bool { connection.isClosed }
 
     // MARK: Running statements
@@ -158,7 +158,7 @@ public final class DBBPostgresConnection: Sendable {
     ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
     ///   - arguments: the values of the placeholders, in order.
     /// - Returns: the number of rows changed (for `SELECT`, the number of rows returned).
-    /// - Throws: ``DBBError``: the server's error, or a misuse (text with a NUL character, a call on an
+    /// - Throws: `DBBError`: the server's error, or a misuse (text with a NUL character, a call on an
     ///   event-loop thread or in a task).
     @discardableResult
     public func execute(_ sql: String, _ arguments: [DBBValue] = []) throws -> Int {
@@ -171,7 +171,7 @@ public final class DBBPostgresConnection: Sendable {
     ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
     ///   - arguments: the values of the placeholders, in order.
     /// - Returns: the number of rows changed (for `SELECT`, the number of rows returned).
-    /// - Throws: ``DBBError``, as ``execute(_:_:)`` does.
+    /// - Throws: `DBBError`, as `execute(_:_:)` does.
     @discardableResult
     public func execute(_ sql: String, arguments: [Argument]) throws -> Int {
         try run(sql, arguments, context: "executing a statement").rowsChanged
@@ -183,7 +183,7 @@ public final class DBBPostgresConnection: Sendable {
     ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
     ///   - arguments: the values of the placeholders, in order.
     /// - Returns: the rows, each an array of values in column order.
-    /// - Throws: ``DBBError``: the server's error, a column of a type that cannot be read, or a misuse.
+    /// - Throws: `DBBError`: the server's error, a column of a type that cannot be read, or a misuse.
     public func fetchAll(_ sql: String, _ arguments: [DBBValue] = []) throws -> [[DBBValue]] {
         try run(sql, arguments.map(Argument.value), context: "fetching rows").rows
     }
@@ -195,7 +195,7 @@ public final class DBBPostgresConnection: Sendable {
     ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
     ///   - arguments: the values of the placeholders, in order.
     /// - Returns: the rows, each an array of values in column order.
-    /// - Throws: ``DBBError``, as ``fetchAll(_:_:)`` does.
+    /// - Throws: `DBBError`, as `fetchAll(_:_:)` does.
     public func fetchAll(_ sql: String, arguments: [Argument]) throws -> [[DBBValue]] {
         try run(sql, arguments, context: "fetching rows").rows
     }
@@ -207,7 +207,7 @@ public final class DBBPostgresConnection: Sendable {
     ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
     ///   - arguments: the values of the placeholders, in order.
     /// - Returns: the column names, the rows and the changed-row count.
-    /// - Throws: ``DBBError``, as ``fetchAll(_:_:)`` does.
+    /// - Throws: `DBBError`, as `fetchAll(_:_:)` does.
     public func fetchResult(_ sql: String, arguments: [Argument] = []) throws -> DBBPostgresResult {
         try run(sql, arguments, context: "fetching rows")
     }
@@ -218,7 +218,7 @@ public final class DBBPostgresConnection: Sendable {
     ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
     ///   - arguments: the values of the placeholders, in order.
     /// - Returns: the number of rows changed (for `SELECT`, the number of rows returned).
-    /// - Throws: ``DBBError``: the server's error, or text with a NUL character.
+    /// - Throws: `DBBError`: the server's error, or text with a NUL character.
     @discardableResult
     public func execute(_ sql: String, _ arguments: [DBBValue] = []) async throws -> Int {
         try await run(sql, arguments.map(Argument.value), context: "executing a statement").rowsChanged
@@ -230,7 +230,7 @@ public final class DBBPostgresConnection: Sendable {
     ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
     ///   - arguments: the values of the placeholders, in order.
     /// - Returns: the number of rows changed (for `SELECT`, the number of rows returned).
-    /// - Throws: ``DBBError``: the server's error, or text with a NUL character.
+    /// - Throws: `DBBError`: the server's error, or text with a NUL character.
     @discardableResult
     public func execute(_ sql: String, arguments: [Argument]) async throws -> Int {
         try await run(sql, arguments, context: "executing a statement").rowsChanged
@@ -242,7 +242,7 @@ public final class DBBPostgresConnection: Sendable {
     ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
     ///   - arguments: the values of the placeholders, in order.
     /// - Returns: the rows, each an array of values in column order.
-    /// - Throws: ``DBBError``: the server's error, a column of a type that cannot be read, or text with a NUL
+    /// - Throws: `DBBError`: the server's error, a column of a type that cannot be read, or text with a NUL
     ///   character.
     public func fetchAll(_ sql: String, _ arguments: [DBBValue] = []) async throws -> [[DBBValue]] {
         try await run(sql, arguments.map(Argument.value), context: "fetching rows").rows
@@ -255,7 +255,7 @@ public final class DBBPostgresConnection: Sendable {
     ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
     ///   - arguments: the values of the placeholders, in order.
     /// - Returns: the rows, each an array of values in column order.
-    /// - Throws: ``DBBError``, as the `async` ``fetchAll(_:_:)`` does.
+    /// - Throws: `DBBError`, as the `async` `fetchAll(_:_:)` does.
     public func fetchAll(_ sql: String, arguments: [Argument]) async throws -> [[DBBValue]] {
         try await run(sql, arguments, context: "fetching rows").rows
     }
@@ -267,7 +267,7 @@ public final class DBBPostgresConnection: Sendable {
     ///   - sql: one SQL statement, with `$1`, `$2`, … placeholders.
     ///   - arguments: the values of the placeholders, in order.
     /// - Returns: the column names, the rows and the changed-row count.
-    /// - Throws: ``DBBError``, as the `async` ``fetchAll(_:_:)`` does.
+    /// - Throws: `DBBError`, as the `async` `fetchAll(_:_:)` does.
     public func fetchResult(_ sql: String, arguments: [Argument] = []) async throws -> DBBPostgresResult {
         try await run(sql, arguments, context: "fetching rows")
     }

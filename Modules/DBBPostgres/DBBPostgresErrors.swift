@@ -2,9 +2,9 @@ internal import DBBSQL
 internal import NIOCore
 internal import PostgresNIO
 
-/// Turns postgres-nio's and SwiftNIO's errors into ``DBBError``s, without the password.
+/// Turns postgres-nio's and SwiftNIO's errors into `DBBError`s, without the password.
 enum DBBPostgresErrors {
-    /// The ``DBBError`` for an error thrown while `context` ran `sql` on a connection made with `configuration`.
+    /// The `DBBError` for an error thrown while `context` ran `sql` on a connection made with `configuration`.
     static func map(
         _ error: any Error, sql: String?, context: String, configuration: DBBPostgresConfiguration
     ) -> DBBError {

@@ -1,6 +1,10 @@
 import DBBPostgres
 import DBBSQL
 import Foundation
+<<<<<<< HEAD
+=======
+import NIOPosix
+>>>>>>> postgres-connection
 import Testing
 
 @Suite(.postgres)
@@ -209,6 +213,47 @@ struct DBBPostgresConnectionTests {
         try await db.close()
     }
 
+<<<<<<< HEAD
+=======
+    @Test func aConnectionTheServerEndsGivesClearErrors() async throws {
+        let configuration = try await TestPostgres.shared().configuration
+        let victim = try await DBBPostgresConnection.connect(configuration)
+        let admin = try await DBBPostgresConnection.connect(configuration)
+        let pid = try #require(try await victim.fetchAll("SELECT pg_backend_pid()").first?.first)
+        #expect(try await admin.fetchAll("SELECT pg_terminate_backend($1::int)", [pid]) == [[.integer(1)]])
+        let first = try #require(await #expect(throws: DBBError.self) { try await victim.execute("SELECT 1") })
+        #expect(first.kind == .server)
+        let password = try #require(configuration.password)
+        #expect(!first.description.contains(password))
+        // Later calls fail at once rather than wait for an answer that cannot come.
+        let later = try await TestPostgres.onQueue { () -> DBBError? in
+            do {
+                try victim.execute("SELECT 1")
+                return nil
+            } catch {
+                return error as? DBBError
+            }
+        }
+        #expect(later?.message.contains("closed") == true)
+        #expect(victim.isClosed)
+        try await admin.close()
+    }
+
+    @Test func synchronousCallsAreRefusedOnAnEventLoopThread() async throws {
+        let db = try await Self.connect()
+        let outcome = try await MultiThreadedEventLoopGroup.singleton.any().submit { () -> String in
+            do {
+                try db.execute("SELECT 1")
+                return "ran"
+            } catch {
+                return String(describing: error)
+            }
+        }.get()
+        #expect(outcome.contains("event-loop thread would deadlock"))
+        try await db.close()
+    }
+
+>>>>>>> postgres-connection
     @Test func closedConnectionsSayTheyAreClosed() async throws {
         let db = try await Self.connect()
         try await db.close()

@@ -130,7 +130,7 @@ enum TestPostgres {
     private static func startLocal(bin: URL) throws -> Server {
         removeLeftovers()
         let asRoot = geteuid() == 0
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let base = parentFolder.appendingPathComponent(
             "dbb-postgres-\(getpid())-\(UUID().uuidString.prefix(8))", isDirectory: true)
         let data = base.appendingPathComponent("data", isDirectory: true)
         let sockets = base.appendingPathComponent("sockets", isDirectory: true)
@@ -216,9 +216,26 @@ enum TestPostgres {
         try? FileManager.default.removeItem(at: server.baseFolder)
     }
 
+    /// Where the servers' folders go: the temporary folder, or `/tmp` when the `postgres` user could not reach
+    /// it (run as root with a private `TMPDIR`) or when its path would make the server's socket path too long.
+    private static let parentFolder: URL = {
+        let temporary = FileManager.default.temporaryDirectory.standardizedFileURL
+        var reachable = true
+        var folder = temporary
+        while folder.path != "/" {
+            let mode = (try? FileManager.default.attributesOfItem(atPath: folder.path)[.posixPermissions]) as? Int
+            if (mode ?? 0) & 0o001 == 0 { reachable = false }
+            folder.deleteLastPathComponent()
+        }
+        if (geteuid() == 0 && !reachable) || temporary.path.utf8.count > 40 {
+            return URL(fileURLWithPath: "/tmp", isDirectory: true)
+        }
+        return temporary
+    }()
+
     /// Stops the servers of test processes that died without stopping theirs, and removes their folders.
     private static func removeLeftovers() {
-        let temporary = FileManager.default.temporaryDirectory
+        let temporary = parentFolder
         let names = (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
         for name in names where name.hasPrefix("dbb-postgres-") {
             let parts = name.split(separator: "-")

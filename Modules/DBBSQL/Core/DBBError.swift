@@ -6,8 +6,9 @@ internal import CSQLite
 /// with SQLite's primary and extended result codes), the library was used in a way it does not allow
 /// (``Kind-swift.struct/misuse``, with ``recoverySuggestion`` saying what to do instead), an object's row no longer
 /// exists (``Kind-swift.struct/rowDeleted``), or a database server such as PostgreSQL refused something or could not
-/// be reached (``Kind-swift.struct/server``, with its SQLSTATE in ``sqlState`` and the nearest SQLite codes). It also carries the message, the SQL text involved, and what the library was
-/// doing. Argument values are never included, since they may hold private data.
+/// be reached (``Kind-swift.struct/server``, with its SQLSTATE in ``sqlState`` and the nearest SQLite codes). It also
+/// carries the message, the SQL text involved, and what the library was doing. Argument values are never included,
+/// since they may hold private data.
 ///
 /// Static constants name the result codes callers usually handle, so a `catch` can match one:
 ///
