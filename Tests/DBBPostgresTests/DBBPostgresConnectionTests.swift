@@ -1,10 +1,7 @@
 import DBBPostgres
 import DBBSQL
 import Foundation
-<<<<<<< HEAD
-=======
 import NIOPosix
->>>>>>> postgres-connection
 import Testing
 
 @Suite(.postgres)
@@ -213,8 +210,6 @@ struct DBBPostgresConnectionTests {
         try await db.close()
     }
 
-<<<<<<< HEAD
-=======
     @Test func aConnectionTheServerEndsGivesClearErrors() async throws {
         let configuration = try await TestPostgres.shared().configuration
         let victim = try await DBBPostgresConnection.connect(configuration)
@@ -253,7 +248,6 @@ struct DBBPostgresConnectionTests {
         try await db.close()
     }
 
->>>>>>> postgres-connection
     @Test func closedConnectionsSayTheyAreClosed() async throws {
         let db = try await Self.connect()
         try await db.close()
