@@ -85,18 +85,36 @@ final class DBBPostgresObjectStore: DBBServerStore {
 
     /// Runs work in one transaction on a lane's connection; call on the lane's queue. Reads run in a read-only
     /// `REPEATABLE READ` snapshot, so a fetch's statements see one state.
+    ///
+    /// A connection the server or the network ended is made anew before the work starts. When it ends during
+    /// the work, the work runs once more on a new connection if that is safe: a read always is, and a write is
+    /// when the connection ended before its `COMMIT` was sent (the server then rolled it back, and a save plan is
+    /// plain data that runs again unchanged). A write whose `COMMIT` was sent may or may not have committed: it is
+    /// reported, never run twice.
     private static func run<Work: DBBObjectWork>(_ work: Work, on lane: Lane, isWrite: Bool) throws -> Work.Result {
         let db = lane.connection
-        try db.connection.begin(isolation: isWrite ? nil : .repeatableRead, readOnly: !isWrite)
+        if db.connection.isClosed { try db.reconnect() }
+        var commitSent = false
+        func attempt() throws -> Work.Result {
+            try db.connection.begin(isolation: isWrite ? nil : .repeatableRead, readOnly: !isWrite)
+            do {
+                let result = try work.run(on: db)
+                commitSent = true
+                try db.connection.commit()
+                return result
+            } catch {
+                // The transaction is over either way; a failure to roll back (a dropped connection) is the lesser
+                // error.
+                if !db.connection.isClosed { try? db.connection.rollback() }
+                throw error
+            }
+        }
         do {
-            let result = try work.run(on: db)
-            try db.connection.commit()
-            return result
-        } catch {
-            // The transaction is over either way; a failure to roll back (a dropped connection) is the lesser
-            // error.
-            try? db.connection.rollback()
-            throw error
+            return try attempt()
+        } catch  where db.connection.isClosed && (!isWrite || !commitSent) {
+            try db.reconnect()
+            commitSent = false
+            return try attempt()
         }
     }
 
@@ -172,11 +190,20 @@ final class DBBPostgresHandOff<Value>: @unchecked Sendable {
 /// rows read into ``DBBValue``s, tables described in SQLite's type names so that registration compares them
 /// with a class's mapping as it does on SQLite.
 final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendable {
-    // @unchecked: used only on its lane's serial queue; the statement-text cache is touched there alone.
-    let connection: DBBPostgresConnection
+    // @unchecked: used only on its lane's serial queue; the connection and the statement-text cache are touched
+    // there alone.
+    private(set) var connection: DBBPostgresConnection
     private var numbered: [String: String] = [:]
 
     init(_ connection: DBBPostgresConnection) { self.connection = connection }
+
+    /// Replaces a connection the server or the network ended with a new one, made with the same configuration.
+    ///
+    /// - Throws: `DBBError` when the server cannot be reached again.
+    func reconnect() throws {
+        try? connection.close()
+        connection = try DBBPostgresConnection.connect(connection.configuration)
+    }
 
     var dialect: DBBSQLDialect { .postgres }
 

@@ -317,3 +317,54 @@ struct DBBPostgresObjectTests {
         try manager.close()
     }
 }
+
+@Suite(.postgres)
+struct DBBPostgresReconnectionTests {
+    typealias Member = ServerModels.Member
+
+    /// Ends every other connection to the test's database, as a server restart or a network failure would.
+    ///
+    /// - Returns: how many it ended.
+    static func endOtherConnections(_ configuration: DBBPostgresConfiguration) async throws -> Int {
+        try await TestPostgres.onQueue {
+            let admin = try DBBPostgresConnection.connect(configuration)
+            defer { try? admin.close() }
+            return try admin.fetchAll(
+                """
+                SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                WHERE datname = current_database() AND pid <> pg_backend_pid()
+                """
+            ).count
+        }
+    }
+
+    @Test func aManagerWhoseConnectionsWereEndedConnectsAgainAndLosesNothing() async throws {
+        let configuration = try await TestPostgres.freshDatabase()
+        let manager = try await TestPostgres.onQueue {
+            let manager = try DBBManager(postgres: configuration, readers: 2)
+            try manager.addTableClasses(ServerModels.all)
+            return manager
+        }
+        try synchronously {
+            let first = Member(dbManager: manager)
+            first.name = "Before"
+            try first.save()
+        }
+        // The writer and both readers.
+        #expect(try await Self.endOtherConnections(configuration) == 3)
+        try synchronously {
+            let second = Member(dbManager: manager)
+            second.name = "After"
+            second.tags = ["x"]
+            try second.save()
+            #expect(second.idNum > 0)
+            let names = try Member.fetchAll(manager: manager).map(\.name)
+            #expect(names == ["Before", "After"])
+        }
+        // The writer and the reader the fetch connected again; the other reader is still closed from before.
+        #expect(try await Self.endOtherConnections(configuration) == 2)
+        #expect(try await Member.fetchCount(manager: manager) == 2)
+        #expect(try await Member.fetchCount(manager: manager) == 2)
+        try manager.close()
+    }
+}
