@@ -3,6 +3,7 @@ internal import DBBSQL
 internal import DBBSchema
 internal import Dispatch
 internal import Foundation
+internal import NIOPosix
 internal import Synchronization
 
 extension DBBManager {
@@ -21,8 +22,8 @@ extension DBBManager {
     /// Saves and deletes run in one transaction on the writer connection, one at a time; fetches and counts run
     /// in a `REPEATABLE READ` read-only snapshot on a reader connection (on the writer when `readers` is 0), so a
     /// fetch never sees half of a saved graph. The synchronous calls wait on a serial queue of the connection
-    /// they use, as they do on SQLite; the `async` forms, `write`/`read` closures and observation are not
-    /// available on a server manager yet, and say so.
+    /// they use, as they do on SQLite, and the `async` forms suspend until it is done; `write`/`read` closures
+    /// and observation are not available on a server manager yet, and say so.
     ///
     /// - Parameters:
     ///   - configuration: the server, the role, the database and TLS.
@@ -53,6 +54,11 @@ final class DBBPostgresObjectStore: DBBServerStore {
     let writer: Lane
     let readers: [Lane]
     private let nextReader = Atomic<Int>(0)
+    /// Set by ``close()``: later work is refused instead of connecting again.
+    private let isClosed = Atomic<Bool>(false)
+    /// Marks the lanes' queues, so that a call made from one of them (an object's initializer or a property
+    /// observer the loader runs) is refused instead of waiting for its own queue.
+    private static let laneKey = DispatchSpecificKey<ObjectIdentifier>()
 
     var dialect: DBBSQLDialect { .postgres }
     var location: String { configuration.description }
@@ -61,6 +67,7 @@ final class DBBPostgresObjectStore: DBBServerStore {
         self.configuration = configuration
         func lane(_ name: String) throws -> Lane {
             let queue = DispatchQueue(label: "DBBPostgres.\(name)")
+            queue.setSpecific(key: Self.laneKey, value: ObjectIdentifier(Self.self))
             // Connected on the lane's own queue: a synchronous connect waits, which it may not do inside a task.
             let connection = try Self.onQueue(queue) {
                 DBBPostgresObjectConnection(try DBBPostgresConnection.connect(configuration))
@@ -118,7 +125,33 @@ final class DBBPostgresObjectStore: DBBServerStore {
         }
     }
 
+    /// Refuses work on a closed manager, from one of its own queues (which would wait for itself), and a
+    /// synchronous call on a SwiftNIO event-loop thread (which could wait for itself through postgres-nio).
+    ///
+    /// - Parameters:
+    ///   - blocking: whether the caller waits for the work on its thread.
+    ///   - closing: whether the caller is closing the manager, which a closed manager allows.
+    private func requireUsable(blocking: Bool, closing: Bool = false) throws {
+        let context = "using the manager of \(configuration)"
+        if !closing, isClosed.load(ordering: .acquiring) {
+            throw DBBError.misuse(
+                "the manager of \(configuration) is closed", recovery: "open a new manager", context: context)
+        }
+        if DispatchQueue.getSpecific(key: Self.laneKey) != nil {
+            throw DBBError.misuse(
+                "an object call ran on a PostgreSQL manager's own queue (in an initializer or a property observer "
+                    + "that a fetch runs), which would wait for itself",
+                recovery: "make the call after the fetch returns", context: context)
+        }
+        if blocking, MultiThreadedEventLoopGroup.currentEventLoop != nil {
+            throw DBBError.misuse(
+                "a synchronous object call on a SwiftNIO event-loop thread would block the loop PostgreSQL answers on",
+                recovery: "use the async form (try await)", context: context)
+        }
+    }
+
     func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) throws -> Work.Result {
+        try requireUsable(blocking: true)
         let lane = lane(isWrite: isWrite)
         let box = DBBPostgresHandOff(work)
         return try Self.onQueue(lane.queue) {
@@ -127,6 +160,7 @@ final class DBBPostgresObjectStore: DBBServerStore {
     }
 
     func performAsync<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) async throws -> sending Work.Result {
+        try requireUsable(blocking: false)
         let lane = lane(isWrite: isWrite)
         let box = DBBPostgresHandOff(work)
         let result: DBBPostgresHandOff<Work.Result> = try await withCheckedThrowingContinuation { continuation in
@@ -139,6 +173,9 @@ final class DBBPostgresObjectStore: DBBServerStore {
     }
 
     func close() throws {
+        try requireUsable(blocking: true, closing: true)
+        // Closing twice closes once.
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         var firstError: (any Error)?
         for lane in [writer] + readers {
             do {
@@ -257,9 +294,17 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
         row[column].doubleValue.map(Date.init(timeIntervalSinceReferenceDate:))
     }
 
-    static func columnReader(_ accessor: DBBScalarAccessor) -> (AnyObject, [DBBValue], Int32) throws -> Void {
-        let setStored = accessor.setStored
-        return { object, row, column in try setStored(object, row[Int(column)]) }
+    static func scalarReader(_ readers: [(accessor: DBBScalarAccessor, column: Int32)]) -> ScalarReader {
+        ScalarReader(readers: readers.map { ($0.accessor.setStored, Int($0.column)) })
+    }
+
+    /// Sets each scalar property from its stored value in the row.
+    struct ScalarReader: DBBObjectScalarReader {
+        let readers: [(set: @Sendable (AnyObject, DBBValue) throws -> Void, column: Int)]
+
+        func read(_ object: AnyObject, _ row: [DBBValue]) throws {
+            for reader in readers { try reader.set(object, row[reader.column]) }
+        }
     }
 
     func didInsert(presetID id: Int64, table: String, idColumn: String) throws {
@@ -269,6 +314,11 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
             SELECT setval(pg_get_serial_sequence($1, $2), $3) WHERE $3 > COALESCE(
                 pg_sequence_last_value(pg_get_serial_sequence($1, $2)::regclass), 0)
             """, [.text(dialect.identifier(table)), .text(idColumn), .integer(id)])
+    }
+
+    func lockSchemaForRegistration() throws {
+        // One lock for the library's registrations, held until the transaction ends.
+        _ = try connection.fetchAll("SELECT pg_advisory_xact_lock(hashtext('DBBBuilder registration'))")
     }
 
     func objectTableExists(_ name: String) throws -> Bool {

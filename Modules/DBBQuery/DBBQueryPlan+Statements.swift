@@ -13,12 +13,13 @@ extension DBBQueryPlan {
     /// ```
     public var countSQL: String {
         let table = dialect.identifier(tableName)
+        let alias = dialect.subqueryAlias
         if let columns = groupColumns ?? distinctColumns {
             let groups = columns.map(dialect.identifier).joined(separator: ", ")
-            return "SELECT count(*) FROM (SELECT 1 FROM \(table)\(whereSQL) GROUP BY \(groups)\(limitSQL))"
+            return "SELECT count(*) FROM (SELECT 1 FROM \(table)\(whereSQL) GROUP BY \(groups)\(limitSQL))\(alias)"
         }
         if limitSQL.isEmpty { return "SELECT count(*) FROM \(table)\(whereSQL)" }
-        return "SELECT count(*) FROM (SELECT 1 FROM \(table)\(whereSQL)\(limitSQL))"
+        return "SELECT count(*) FROM (SELECT 1 FROM \(table)\(whereSQL)\(limitSQL))\(alias)"
     }
 
     /// For a distinct or grouped fetch, the statement that selects one id per distinct combination of

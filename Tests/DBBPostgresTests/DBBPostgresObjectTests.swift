@@ -181,6 +181,11 @@ struct DBBPostgresObjectTests {
             #expect(try Member.fetch(options: page, manager: manager).map(\.name) == ["Dee", "Eve"])
             page.limit = 1
             #expect(try Member.fetch(options: page, manager: manager).map(\.name) == ["Dee"])
+            // A count with a page counts a sub-select, which PostgreSQL before 16 needs named.
+            #expect(try Member.fetchCount(options: page, manager: manager) == 1)
+            var grouped = DBBQueryOptions()
+            grouped.groupBy = ["active"]
+            #expect(try Member.fetchCount(options: grouped, manager: manager) == 2)
             #expect(try Member.fetchCount(options: older, manager: manager) == 3)
             // Typed conditions through the same plans.
             var typed = DBBQueryOptions.options(sortColumns: ["name"])
@@ -304,6 +309,19 @@ struct DBBPostgresObjectTests {
             #expect(fine.idNum == 0 && tagged.idNum == 0)
         }
         try manager.close()
+    }
+
+    @Test func aClosedManagerRefusesWorkInsteadOfConnectingAgain() async throws {
+        let manager = try await TestPostgres.manager()
+        try synchronously {
+            try manager.close()
+            try manager.close()
+            let error = #expect(throws: DBBError.self) { _ = try Member.fetchAll(manager: manager) }
+            #expect(error?.kind == .misuse)
+            #expect(error?.message.contains("is closed") == true)
+        }
+        let asyncError = await #expect(throws: DBBError.self) { _ = try await Member.fetchCount(manager: manager) }
+        #expect(asyncError?.message.contains("is closed") == true)
     }
 
     @Test func whatAServerManagerDoesNotDoYetIsRefusedClearly() async throws {

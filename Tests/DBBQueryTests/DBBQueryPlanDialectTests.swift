@@ -24,7 +24,7 @@ import Testing
         #expect(plan.arguments == [.integer(50)])
         #expect(
             plan.countSQL
-                == #"SELECT count(*) FROM (SELECT 1 FROM "Project" WHERE ("itemName" = 'Apollo') AND ("score" > ?) LIMIT ALL OFFSET 20)"#
+                == #"SELECT count(*) FROM (SELECT 1 FROM "Project" WHERE ("itemName" = 'Apollo') AND ("score" > ?) LIMIT ALL OFFSET 20) AS sub"#
         )
     }
 

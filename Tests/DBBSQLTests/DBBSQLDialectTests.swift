@@ -17,6 +17,8 @@ import Testing
             postgres.numberingPlaceholders("SELECT /* ? */ ? , $$ ? $$, $tag$ ? $tag$, ?")
                 == "SELECT /* ? */ $1 , $$ ? $$, $tag$ ? $tag$, $2")
         #expect(postgres.numberingPlaceholders("SELECT 1") == "SELECT 1")
+        // A `$` inside a name is part of it, not the start of a dollar-quoted string.
+        #expect(postgres.numberingPlaceholders("SELECT a$b$c FROM t WHERE x = ?") == "SELECT a$b$c FROM t WHERE x = $1")
         // An unterminated literal is left for the server to report.
         #expect(postgres.numberingPlaceholders("SELECT '? WHERE x = ?") == "SELECT '? WHERE x = ?")
     }

@@ -101,7 +101,7 @@ extension DBBManager {
             }
             let fetch: @Sendable (DBBDatabase) throws -> sending DBBHandOver<[Object]> = { db in
                 DBBHandOver(
-                    DBBTableMap.typed(
+                    map.typed(
                         try Object.run(request, distinct: distinct, map: map, manager: self, db: db), as: Object.self))
             }
             let handOver: DBBHandOver<[Object]>

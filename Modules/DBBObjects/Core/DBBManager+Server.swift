@@ -103,7 +103,8 @@ extension DBBManager {
         throw record(
             DBBError.misuse(
                 "\(operation) is not available yet on a manager of \(server.location)",
-                recovery: "use the synchronous form of the call",
+                recovery: "call the object methods on their own (each runs in a transaction of its own on the server); "
+                    + "run SQL of your own through a connection of the server's module",
                 context: operation))
     }
 }

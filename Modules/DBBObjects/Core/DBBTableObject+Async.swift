@@ -27,11 +27,11 @@ extension DBBTableRepresentable where Self: DBBTableObject {
                 let objects = try await manager.performOnServer(
                     server, DBBFetchWork(request: request, distinct: distinct, map: map, manager: manager),
                     isWrite: false)
-                return DBBTableMap.typed(objects, as: Self.self)
+                return map.typed(objects, as: Self.self)
             }
             let handOver = try await manager.runRead { db in
                 DBBHandOver(
-                    DBBTableMap.typed(
+                    map.typed(
                         try run(request, distinct: distinct, map: map, manager: manager, db: db), as: Self.self))
             }
             return handOver.take()

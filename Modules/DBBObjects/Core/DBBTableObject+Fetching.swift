@@ -29,7 +29,8 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     /// - Returns: the instances.
     /// - Throws: `DBBError` when the class is not registered or a row does not fit the mapping.
     public static func fetchAll(manager: DBBManager) throws -> [Self] {
-        DBBTableMap.typed(try fetch(try manager.map(for: self).allRowsRequest, manager: manager))
+        let map = try manager.map(for: self)
+        return map.typed(try fetch(map.allRowsRequest, manager: manager))
     }
 
     /// The instance with an id, or `nil` when there is none.
@@ -50,7 +51,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     public static func fetch(ids: [Int64], manager: DBBManager, sparsePopulation: Bool = false) throws -> [Self] {
         let map = try manager.map(for: self)
         let objects = try fetch(map.rowsRequest(ids: ids, sparse: sparsePopulation), manager: manager)
-        return DBBTableMap.ordered(DBBTableMap.typed(objects) as [Self], by: ids)
+        return DBBTableMap.ordered(map.typed(objects) as [Self], by: ids)
     }
 }
 
@@ -131,7 +132,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
         do {
             let map = try manager.map(for: self)
             let (request, distinct) = try request(for: options, map: map, sparse: sparsePopulation, manager: manager)
-            return DBBTableMap.typed(
+            return map.typed(
                 try manager.perform(
                     DBBFetchWork(request: request, distinct: distinct, map: map, manager: manager), isWrite: false))
         } catch {

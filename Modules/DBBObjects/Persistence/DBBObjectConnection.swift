@@ -13,6 +13,9 @@ package protocol DBBObjectConnection: AnyObject {
     associatedtype Statement: DBBObjectStatement
     /// A result row, valid only inside the closure it is handed to.
     associatedtype Row
+    /// Sets the scalar properties of an object from the columns of a row: a concrete type per engine, so its
+    /// closures are stored and called in their own types, with no conversion per call.
+    associatedtype ScalarReader: DBBObjectScalarReader where ScalarReader.Row == Row
 
     /// The SQL the connection takes.
     var dialect: DBBSQLDialect { get }
@@ -60,8 +63,10 @@ package protocol DBBObjectConnection: AnyObject {
     /// A timestamp column of a row (seconds since 2001 as a number), or `nil` for NULL.
     static func date(in row: Row, at column: Int) throws -> Date?
 
-    /// The closure that sets a scalar property from a column of this connection's rows.
-    static func columnReader(_ accessor: DBBScalarAccessor) -> (AnyObject, Row, Int32) throws -> Void
+    /// The reader that sets these scalar properties of an object from their columns of a row, in order.
+    ///
+    /// - Parameter readers: each property's accessors and its column.
+    static func scalarReader(_ readers: [(accessor: DBBScalarAccessor, column: Int32)]) -> ScalarReader
 
     /// Called after a row was inserted with an id the caller chose, so that ids the engine gives later come
     /// after it (SQLite's `AUTOINCREMENT` does this itself; a sequence must be moved).
@@ -72,11 +77,25 @@ package protocol DBBObjectConnection: AnyObject {
     ///   - idColumn: its id column.
     func didInsert(presetID id: Int64, table: String, idColumn: String) throws
 
+    /// Holds every other registration on the database off until this transaction ends, so that two processes
+    /// registering the same class do not both add its missing tables or columns. SQLite's `BEGIN IMMEDIATE`
+    /// already does; a server takes a lock for it.
+    func lockSchemaForRegistration() throws
+
     /// Whether a table exists.
     func objectTableExists(_ name: String) throws -> Bool
 
     /// A table's columns, as registration compares them with a class's mapping.
     func objectTableColumns(_ table: String) throws -> [DBBColumnInfo]
+}
+
+/// Sets the scalar properties of an object from the columns of a row (``DBBObjectConnection/scalarReader(_:)``).
+package protocol DBBObjectScalarReader {
+    /// The rows it reads.
+    associatedtype Row
+
+    /// Sets the properties of `object` from `row`.
+    func read(_ object: AnyObject, _ row: Row) throws
 }
 
 /// A prepared statement of a ``DBBObjectConnection``.
@@ -128,11 +147,15 @@ extension DBBDatabase: DBBObjectConnection {
         try Date.readIfPresent(from: row, at: Int32(column))
     }
 
-    package static func columnReader(_ accessor: DBBScalarAccessor) -> (AnyObject, DBBRow, Int32) throws -> Void {
-        accessor.read
+    package static func scalarReader(_ readers: [(accessor: DBBScalarAccessor, column: Int32)])
+        -> DBBSQLiteScalarReader
+    {
+        DBBSQLiteScalarReader(readers)
     }
 
     package func didInsert(presetID id: Int64, table: String, idColumn: String) {}
+
+    package func lockSchemaForRegistration() {}
 
     package func objectTableExists(_ name: String) throws -> Bool { try tableExists(name) }
 
@@ -149,4 +172,32 @@ extension DBBStatement: DBBObjectStatement {
         try execute(values: values)
         return database.lastInsertRowID
     }
+}
+
+/// SQLite's scalar reader: one closure that calls each property's reader with its column, in order. A row then
+/// costs one call from the loop, and each reader is called from the closure that captured it: a reader called
+/// from an array is retained and released around each call, and so is the object handed to it.
+package struct DBBSQLiteScalarReader: DBBObjectScalarReader {
+    private let chain: (AnyObject, DBBRow) throws -> Void
+
+    init(_ readers: [(accessor: DBBScalarAccessor, column: Int32)]) {
+        // Closures only, never an optional one: `??` would hand back a closure reabstracted behind a thunk.
+        guard let last = readers.last else {
+            chain = { _, _ in }
+            return
+        }
+        let (lastRead, lastColumn) = (last.accessor.read, last.column)
+        var chain: (AnyObject, DBBRow) throws -> Void = { object, row in try lastRead(object, row, lastColumn) }
+        for reader in readers.dropLast().reversed() {
+            let (read, column, next) = (reader.accessor.read, reader.column, chain)
+            chain = { object, row in
+                try read(object, row, column)
+                try next(object, row)
+            }
+        }
+        self.chain = chain
+    }
+
+    @inline(__always)
+    package func read(_ object: AnyObject, _ row: DBBRow) throws { try chain(object, row) }
 }

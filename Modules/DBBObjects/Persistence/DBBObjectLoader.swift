@@ -80,36 +80,6 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
         }
     }
 
-    /// Sets one scalar property from its column.
-    private struct ColumnReader {
-        let read: (AnyObject, Connection.Row, Int32) throws -> Void
-        let column: Int32
-    }
-
-    /// Sets the loaded scalar properties of an object from their columns of a row.
-    private typealias RowReader = (AnyObject, Connection.Row) throws -> Void
-
-    /// One closure that calls each property's reader with its column, in order. A row then costs one call from
-    /// the loop, and each reader is called from the closure that captured it: a reader called from an array is
-    /// retained and released around each call, and so is the object handed to it.
-    ///
-    /// - Parameter readers: each property's reader and its column.
-    /// - Returns: the closure (one that reads nothing when there is nothing to read).
-    private static func chained(_ readers: [ColumnReader]) -> RowReader {
-        // Closures only, never an optional one: `??` would hand back a closure reabstracted behind a thunk.
-        guard let last = readers.last else { return { _, _ in } }
-        let (lastRead, lastColumn) = (last.read, last.column)
-        var chain: RowReader = { object, row in try lastRead(object, row, lastColumn) }
-        for reader in readers.dropLast().reversed() {
-            let (read, column, next) = (reader.read, reader.column, chain)
-            chain = { object, row in
-                try read(object, row, column)
-                try next(object, row)
-            }
-        }
-        return chain
-    }
-
     private enum Assignment {
         case one(DBBObjectAccessor)
         case many(DBBObjectsAccessor)
@@ -133,12 +103,10 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
         var fresh: [DBBTableObject] = []
         // Per row, only what is needed: one chained closure that sets each loaded scalar from its column.
         let scalarBase = map.leadingColumns
-        let readScalars = Self.chained(
+        let readScalars = Connection.scalarReader(
             map.columns.indices.compactMap { index in
                 request.properties?.contains(map.columns[index].name) ?? true
-                    ? ColumnReader(
-                        read: Connection.columnReader(map.columnAccessors[index]), column: Int32(scalarBase + index))
-                    : nil
+                    ? (map.columnAccessors[index], Int32(scalarBase + index)) : nil
             })
         let loadedKeys = map.foreignKeys.indices.compactMap { index in
             request.properties?.contains(map.foreignKeys[index].name) ?? true
@@ -173,7 +141,7 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
                 object.modifiedTime = try Connection.date(in: row, at: 2)
             }
             if !request.sparse {
-                try readScalars(object, row)
+                try readScalars.read(object, row)
                 for (index, accessor, target) in loadedKeys {
                     if let id = try Connection.integer(in: row, at: keyBase + index) {
                         pending.append(

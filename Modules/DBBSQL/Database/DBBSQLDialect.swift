@@ -93,6 +93,10 @@ public struct DBBSQLDialect: Sendable, Hashable, CustomStringConvertible {
         return .text(String(decoding: bytes, as: UTF8.self))
     }
 
+    /// What follows a sub-select in `FROM`: nothing on SQLite, ` AS sub` on PostgreSQL before version 16, which
+    /// requires an alias there.
+    public var subqueryAlias: String { engine == .postgres ? " AS sub" : "" }
+
     /// Whether text values may hold the NUL character: SQLite's may, PostgreSQL's may not.
     public var textMayHoldNUL: Bool { engine == .sqlite }
 
@@ -184,7 +188,8 @@ public struct DBBSQLDialect: Sendable, Hashable, CustomStringConvertible {
                     end += 1
                 }
                 copy(through: end + 2)
-            case UInt8(ascii: "$") where Self.dollarQuoteTag(in: bytes, at: index) != nil:
+            case UInt8(ascii: "$")
+            where !Self.continuesIdentifier(bytes, before: index) && Self.dollarQuoteTag(in: bytes, at: index) != nil:
                 // A dollar-quoted string, `$tag$ … $tag$`.
                 let tag = Self.dollarQuoteTag(in: bytes, at: index) ?? []
                 var end = index + tag.count
@@ -200,6 +205,15 @@ public struct DBBSQLDialect: Sendable, Hashable, CustomStringConvertible {
             }
         }
         return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Whether the byte before `index` belongs to an identifier, so that a `$` at `index` is part of the name
+    /// (`a$b`), not the start of a dollar-quoted string.
+    private static func continuesIdentifier(_ bytes: [UInt8], before index: Int) -> Bool {
+        guard index > 0 else { return false }
+        let byte = bytes[index - 1]
+        return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || byte == UInt8(ascii: "_")
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "$") || byte >= 0x80
     }
 
     /// The opening tag of a dollar-quoted string at `index` (`$$` or `$name$`), or `nil` when the `$` starts
