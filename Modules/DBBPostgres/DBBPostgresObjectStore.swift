@@ -12,7 +12,8 @@ extension DBBManager {
     ///
     /// ```swift
     /// let manager = try DBBManager(
-    ///     postgres: .init(host: "127.0.0.1", port: 5432, username: "app", password: secret, database: "app"),
+    ///     postgres: .init(
+    ///         host: "127.0.0.1", port: 5432, username: "app", password: secret, database: "app", tls: .disable),
     ///     readers: 4)
     /// try manager.addTableClasses([Person.self, Project.self])
     /// try Person.save(people, manager: manager)
