@@ -135,11 +135,11 @@ public struct DBBRow {
 
     // The typed reads take a column's value once (`sqlite3_column_value`) and read it with the `sqlite3_value_*`
     // functions: each `sqlite3_column_*` call enters and leaves the connection's mutex and checks for a failed
-    // allocation again, about 50 instructions, where a value function is a few. SQLite calls the value
-    // "unprotected" (no mutex is held while it is read), which only matters for a connection with a mutex: the
-    // library opens every connection with SQLITE_OPEN_NOMUTEX and uses it from one thread at a time, where
-    // protected and unprotected values are the same. The value is valid until the cursor steps or another read
-    // converts the column.
+    // allocation again, where a value function does neither (`Docs/Mapping.md`, "How fast each form is"). SQLite
+    // calls the value "unprotected" (no mutex is held while it is read), which only matters for a connection with
+    // a mutex: the library opens every connection with SQLITE_OPEN_NOMUTEX and uses it from one thread at a time,
+    // where protected and unprotected values are the same. The value is valid until the cursor steps or another
+    // read converts the column.
 
     /// A column's value in the current row, for the `sqlite3_value_*` readers.
     @inlinable @inline(__always) func columnValue(_ column: Int32) -> OpaquePointer {
