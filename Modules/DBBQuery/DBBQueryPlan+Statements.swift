@@ -35,6 +35,6 @@ extension DBBQueryPlan {
         let id = dialect.identifier(idColumn)
         let groups = columns.map(dialect.identifier).joined(separator: ", ")
         return "SELECT MIN(\(id)) AS \(id) FROM \(dialect.identifier(tableName))\(whereSQL) "
-            + "GROUP BY \(groups)\(orderSQL)\(limitSQL)"
+            + "GROUP BY \(groups)\(groupedOrderSQL ?? orderSQL)\(limitSQL)"
     }
 }

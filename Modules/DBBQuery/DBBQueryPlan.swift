@@ -27,6 +27,9 @@ public struct DBBQueryPlan: Sendable {
     let idColumn: String
     /// The SQL dialect of the table's engine, which the clauses are written in.
     let dialect: DBBSQLDialect
+    /// For a grouped or distinct fetch on PostgreSQL, the order of its id query, where a column that is not
+    /// grouped can be sorted by only as an aggregate; `nil` where ``orderSQL`` serves.
+    var groupedOrderSQL: String?
 
     /// Translates options for a table.
     ///
@@ -129,6 +132,9 @@ public struct DBBQueryPlan: Sendable {
                     context: "building a query for \(table.tableName)")
             }
         }
+        if dialect.engine == .postgres, let groups = groupColumns ?? distinctColumns {
+            groupedOrderSQL = try names.orderBy(options.sorting, groupedBy: Set(groups))
+        }
     }
 }
 
@@ -194,7 +200,14 @@ struct DBBQueryNames {
         return name
     }
 
-    func orderBy(_ sorting: [String]?) throws -> String {
+    /// The `ORDER BY` clause of a sorting.
+    ///
+    /// - Parameters:
+    ///   - sorting: the sort items.
+    ///   - groupedBy: for the id query of a grouped or distinct fetch on an engine that allows only grouped
+    ///     columns and aggregates there (PostgreSQL), the grouped columns: any other sort key is ordered by its
+    ///     lowest value in the group, the row whose id the query selects on SQLite too when the key is unique.
+    func orderBy(_ sorting: [String]?, groupedBy: Set<String>? = nil) throws -> String {
         let id = table.dialect.identifier(table.idColumn)
         guard let sorting, !sorting.isEmpty else { return " ORDER BY \(id)" }
         let globalDescending = sorting.contains { $0.trimmedForQuery(newlines: false).uppercased() == "DESC" }
@@ -212,7 +225,8 @@ struct DBBQueryNames {
                     context: "reading sorting")
             }
             if name.containsDotForQuery() {
-                terms.append("\(try referenceSortExpression(name)) \(direction)")
+                let expression = try referenceSortExpression(name)
+                terms.append("\(groupedBy == nil ? expression : "MIN(\(expression))") \(direction)")
                 continue
             }
             guard let column = column(named: name) else {
@@ -225,7 +239,9 @@ struct DBBQueryNames {
                     "\(name) is not a mapped property of \(table.tableName)",
                     context: "reading sorting")
             }
-            terms.append("\(table.dialect.identifier(column)) \(direction)")
+            let expression = table.dialect.identifier(column)
+            let isGrouped = groupedBy?.contains(column) ?? true
+            terms.append("\(isGrouped ? expression : "MIN(\(expression))") \(direction)")
         }
         // The id last keeps the order stable among equal sort keys.
         terms.append("\(id) \(globalDescending ? "DESC" : "ASC")")

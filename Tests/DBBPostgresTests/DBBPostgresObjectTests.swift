@@ -186,6 +186,9 @@ struct DBBPostgresObjectTests {
             var grouped = DBBQueryOptions()
             grouped.groupBy = ["active"]
             #expect(try Member.fetchCount(options: grouped, manager: manager) == 2)
+            // One object per group, in the order of a column that is not grouped.
+            grouped.sorting = ["name DESC"]
+            #expect(try Member.fetch(options: grouped, manager: manager).map(\.name) == ["bea", "Ann"])
             #expect(try Member.fetchCount(options: older, manager: manager) == 3)
             // Typed conditions through the same plans.
             var typed = DBBQueryOptions.options(sortColumns: ["name"])

@@ -36,6 +36,18 @@ import Testing
                 == #" WHERE ("id" IN (SELECT "Project_ID" FROM "Project_tags" WHERE "tags" = 'admin'))"#)
     }
 
+    @Test func aGroupedFetchOnPostgresSortsByTheLowestValueOfAColumnThatIsNotGrouped() throws {
+        var options = DBBQueryOptions.options(sortColumns: ["name DESC"])
+        options.groupBy = ["score"]
+        let plan = try DBBQueryPlan(options: options, table: Self.postgresProject)
+        #expect(
+            plan.groupedIDsSQL
+                == #"SELECT MIN("id") AS "id" FROM "Project" GROUP BY "score" ORDER BY MIN("itemName") DESC, "id" ASC"#)
+        let sqlite = try DBBQueryPlan(options: options, table: projectTable)
+        #expect(
+            sqlite.groupedIDsSQL == "SELECT MIN(id) AS id FROM Project GROUP BY score ORDER BY itemName DESC, id ASC")
+    }
+
     @Test func sqliteClausesAreUnchanged() throws {
         var options = DBBQueryOptions.options(withConditions: ["name = 'Apollo'"], sortColumns: ["name"])
         options.offset = 20
