@@ -67,6 +67,23 @@ import Testing
             DBBSQLDialect.sqlite.idListArgument([Int64.min, 0, Int64.max]) == .text("[\(Int64.min),0,\(Int64.max)]"))
     }
 
+    @Test func anExistingColumnOnPostgresMatchesOnlyByItsExactName() throws {
+        let existing = [
+            DBBColumnInfo(
+                name: "id", declaredType: "INTEGER", isNotNull: true, defaultValueSQL: nil, primaryKeyIndex: 1),
+            DBBColumnInfo(
+                name: "createdTime", declaredType: "REAL", isNotNull: false, defaultValueSQL: nil, primaryKeyIndex: 0),
+            DBBColumnInfo(
+                name: "modifiedTime", declaredType: "REAL", isNotNull: false, defaultValueSQL: nil, primaryKeyIndex: 0),
+            DBBColumnInfo(
+                name: "itemname", declaredType: "TEXT", isNotNull: false, defaultValueSQL: nil, primaryKeyIndex: 0),
+        ]
+        let postgres = try Self.project(.postgres).alterStatements(existing: existing)
+        #expect(postgres.contains(#"ALTER TABLE "Project" ADD COLUMN "itemName" text"#))
+        let sqlite = try Self.project(.sqlite).alterStatements(existing: existing)
+        #expect(!sqlite.contains { $0.contains("itemName") })
+    }
+
     @Test func addingAColumnOnPostgresUsesTheServerType() throws {
         let table = try Self.project(.postgres)
         let existing = [

@@ -97,6 +97,16 @@ public struct DBBSQLDialect: Sendable, Hashable, CustomStringConvertible {
     /// requires an alias there.
     public var subqueryAlias: String { engine == .postgres ? " AS sub" : "" }
 
+    /// How an existing column's name is compared with a mapped one: ignoring case on SQLite, whose names are
+    /// case-insensitive, exactly on PostgreSQL, where the library quotes every name (a column `itemname` is not
+    /// the column `"itemName"` a mapping names).
+    public var columnNameKey: @Sendable (String) -> String {
+        switch engine {
+        case .sqlite: { $0.lowercased() }
+        case .postgres: { $0 }
+        }
+    }
+
     /// Whether text values may hold the NUL character: SQLite's may, PostgreSQL's may not.
     public var textMayHoldNUL: Bool { engine == .sqlite }
 

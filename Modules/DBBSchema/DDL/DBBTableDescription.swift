@@ -226,11 +226,12 @@ public struct DBBTableDescription: Sendable {
     ///   PRIMARY KEY.
     public func alterStatements(existing: [DBBColumnInfo]) throws -> [String] {
         var byName: [String: DBBColumnInfo] = [:]
-        for column in existing { byName[column.name.lowercased()] = column }
+        let key = dialect.columnNameKey
+        for column in existing { byName[key(column.name)] = column }
         // An existing table without an INTEGER PRIMARY KEY (a TEXT or composite key, or none) can be mapped
         // through its rowid, which is no column of its own.
         let isRowid = Self.rowidNames.contains(idColumn.lowercased())
-        guard byName[idColumn.lowercased()] != nil || isRowid else {
+        guard byName[key(idColumn)] != nil || isRowid else {
             throw DBBError(
                 .mismatch, message: "table \(tableName) has no id column \(idColumn)",
                 context: "registering \(tableName)")
@@ -245,7 +246,7 @@ public struct DBBTableDescription: Sendable {
                 ], at: 0)
         }
         for column in wanted {
-            if let current = byName[column.name.lowercased()] {
+            if let current = byName[key(column.name)] {
                 if Self.conflicts(existing: current.declaredType, stores: column.sqlType) {
                     throw DBBError(
                         .mismatch,
@@ -285,14 +286,15 @@ public struct DBBTableDescription: Sendable {
     /// - Throws: `DBBError` (mismatch) when the value column's type conflicts with the mapping.
     public static func alterJoinStatements(_ join: JoinTable, existing: [DBBColumnInfo]) throws -> [String] {
         let q = join.dialect.identifier
-        let names = Dictionary(existing.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        let key = join.dialect.columnNameKey
+        let names = Dictionary(existing.map { (key($0.name), $0) }, uniquingKeysWith: { first, _ in first })
         var statements: [String] = []
-        if names[join.ownerColumn.lowercased()] == nil {
+        if names[key(join.ownerColumn)] == nil {
             statements.append(
                 "ALTER TABLE \(q(join.tableName)) ADD COLUMN \(q(join.ownerColumn)) \(join.dialect.columnType("Integer"))"
             )
         }
-        if let current = names[join.columnName.lowercased()] {
+        if let current = names[key(join.columnName)] {
             if DBBAffinity(declaredType: current.declaredType).conflicts(with: DBBAffinity(declaredType: join.sqlType))
             {
                 throw DBBError(
