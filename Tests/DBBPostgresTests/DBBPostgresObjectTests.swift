@@ -389,3 +389,48 @@ struct DBBPostgresReconnectionTests {
         try manager.close()
     }
 }
+
+@Suite(.postgres)
+struct DBBPostgresManagerTLSTests {
+    @Test(
+        .enabled(
+            if: TestPostgres.offersTLS,
+            "needs a test server this process starts, with openssl for its certificate (not DBB_POSTGRES_URL)"))
+    func aManagerOverTLSVerifiesTheServerAndSavesAndFetches() async throws {
+        let server = try await TestPostgres.shared()
+        let trustRootFile = try #require(server.trustRootFile, "the test server offers no TLS (no openssl)")
+        var configuration = try await TestPostgres.freshDatabase()
+        configuration.tls = .require(trustRootFile: trustRootFile)
+        let secure = configuration
+        let manager = try await TestPostgres.onQueue {
+            let manager = try DBBManager(postgres: secure, readers: 1)
+            try manager.addTableClasses(ServerModels.all)
+            return manager
+        }
+        try synchronously {
+            let member = ServerModels.Member(dbManager: manager)
+            member.name = "Over TLS"
+            try member.save()
+            #expect(try ServerModels.Member.fetchAll(manager: manager).map(\.name) == ["Over TLS"])
+        }
+        // Every connection of the database but the checking one is encrypted: the manager's writer and reader.
+        let encrypted = try await TestPostgres.onQueue {
+            let check = try DBBPostgresConnection.connect(secure)
+            defer { try? check.close() }
+            return try check.fetchAll(
+                """
+                SELECT s.ssl::int FROM pg_stat_ssl s JOIN pg_stat_activity a ON a.pid = s.pid
+                WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()
+                """)
+        }
+        #expect(encrypted == [[.integer(1)], [.integer(1)]])
+        try manager.close()
+        // The system's roots do not include the test CA: the manager refuses to connect.
+        configuration.tls = .require
+        let insecure = configuration
+        let error = await #expect(throws: DBBError.self) {
+            try await TestPostgres.onQueue { _ = try DBBManager(postgres: insecure) }
+        }
+        #expect(error?.description.contains(insecure.password ?? "no password") == false)
+    }
+}
