@@ -359,6 +359,11 @@ public final class DBBManager: @unchecked Sendable {
 
     /// The message of the most recent failure of an operation through this manager, followed by what to do
     /// when it was a misuse (empty when none failed).
+    ///
+    /// It is the manager's, not the caller's: a manager used from several threads or tasks at once reports the
+    /// failure that was recorded last, which may be another thread's; a success does not clear it. Code that
+    /// shares a manager between threads should use the throwing forms, whose errors belong to their caller; the
+    /// Bool- and optional-returning names and this message are DBBBuilder's single-threaded API.
     public func errorMessage() -> String {
         lock.withLock {
             guard let lastError else { return "" }
@@ -366,7 +371,8 @@ public final class DBBManager: @unchecked Sendable {
         }
     }
 
-    /// The most recent failure of an operation through this manager.
+    /// The most recent failure of an operation through this manager, whichever thread or task it ran on (see
+    /// ``errorMessage()``).
     public var lastFailure: DBBError? { lock.withLock { lastError } }
 
     /// Runs work on the queue (or in the transaction of the `write` or `read` closure the caller is in),
