@@ -151,7 +151,8 @@ let package = Package(
         .testTarget(
             name: "DBBPostgresTests",
             dependencies: [
-                "DBBPostgres", "DBBBuilder", "DBBSQL", "DBBTestSupport", .product(name: "NIOPosix", package: "swift-nio"),
+                "DBBPostgres", "DBBBuilder", "DBBSQL", "DBBTestSupport",
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/DBBPostgresTests"),
     ],

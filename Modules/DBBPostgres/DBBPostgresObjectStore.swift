@@ -154,20 +154,15 @@ final class DBBPostgresObjectStore: DBBServerStore {
     func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) throws -> Work.Result {
         try requireUsable(blocking: true)
         let lane = lane(isWrite: isWrite)
-        let box = DBBPostgresHandOff(work)
-        return try Self.onQueue(lane.queue) {
-            DBBPostgresHandOff(try Self.run(box.take(), on: lane, isWrite: isWrite))
-        }.take()
+        return try Self.onQueue(lane.queue) { DBBHandOver(try Self.run(work, on: lane, isWrite: isWrite)) }.take()
     }
 
     func performAsync<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) async throws -> sending Work.Result {
         try requireUsable(blocking: false)
         let lane = lane(isWrite: isWrite)
-        let box = DBBPostgresHandOff(work)
-        let result: DBBPostgresHandOff<Work.Result> = try await withCheckedThrowingContinuation { continuation in
+        let result: DBBHandOver<Work.Result> = try await withCheckedThrowingContinuation { continuation in
             lane.queue.async {
-                continuation.resume(
-                    with: Result { DBBPostgresHandOff(try Self.run(box.take(), on: lane, isWrite: isWrite)) })
+                continuation.resume(with: Result { DBBHandOver(try Self.run(work, on: lane, isWrite: isWrite)) })
             }
         }
         return result.take()
@@ -205,22 +200,6 @@ final class DBBPostgresObjectStore: DBBServerStore {
                 .internal, message: "a queued call ended without a result", context: "waiting for PostgreSQL")
         }
         return try result.get()
-    }
-}
-
-/// A value handed from the calling thread to a connection's queue and back while the caller waits: only one
-/// side holds it at a time, so it may cross although its type is not `Sendable` (objects and object work).
-final class DBBPostgresHandOff<Value>: @unchecked Sendable {
-    private var value: Value?
-
-    init(_ value: Value) { self.value = value }
-
-    /// Takes the value; called once, by the side that holds it, which then owns it alone.
-    func take() -> sending Value {
-        guard let value else { preconditionFailure("a handed-off value was taken twice") }
-        self.value = nil
-        nonisolated(unsafe) let taken = value
-        return taken
     }
 }
 
@@ -322,14 +301,14 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
         _ = try connection.fetchAll("SELECT pg_advisory_xact_lock(hashtext('DBBBuilder registration'))")
     }
 
-    func objectTableExists(_ name: String) throws -> Bool {
+    func tableExists(_ name: String) throws -> Bool {
         try !connection.fetchAll(
             "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1",
             [.text(name)]
         ).isEmpty
     }
 
-    func objectTableColumns(_ table: String) throws -> [DBBColumnInfo] {
+    func columns(in table: String) throws -> [DBBColumnInfo] {
         let rows = try connection.fetchAll(
             """
             SELECT column_name::text, data_type::text, is_nullable::text, column_default::text

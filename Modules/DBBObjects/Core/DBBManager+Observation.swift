@@ -102,7 +102,9 @@ extension DBBManager {
             let fetch: @Sendable (DBBDatabase) throws -> sending DBBHandOver<[Object]> = { db in
                 DBBHandOver(
                     map.typed(
-                        try Object.run(request, distinct: distinct, map: map, manager: self, db: db), as: Object.self))
+                        try db.inTransaction { db in
+                            try DBBFetchWork(request: request, distinct: distinct, map: map, manager: self).run(on: db)
+                        }, as: Object.self))
             }
             let handOver: DBBHandOver<[Object]>
             if let pool {

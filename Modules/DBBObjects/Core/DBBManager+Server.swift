@@ -5,7 +5,7 @@ package import DBBSQL
 ///
 /// The work is generic over the connection, so that on SQLite it runs specialised for `DBBDatabase` and on a
 /// server on that server's connection, through the same writer, loader and deleter.
-package protocol DBBObjectWork: SendableMetatype {
+package protocol DBBObjectWork: Sendable, SendableMetatype {
     /// What the work returns.
     associatedtype Result
 
@@ -78,21 +78,35 @@ extension DBBManager {
         return try runRead { db in try db.inTransaction { db in try work.run(on: db) } }
     }
 
-    /// Runs object work on the manager's server without blocking the calling task, recording a failure. Only for
-    /// a manager with a server: the SQLite forms keep their own paths.
+    /// ``perform(_:isWrite:)`` without blocking the calling task: on the server's connection queue, or on
+    /// SQLite's writer (writes) or a reader (reads, when the manager has readers). The result (new objects) is
+    /// handed to the caller. A failure is recorded for ``errorMessage()``.
     ///
     /// - Parameters:
-    ///   - server: the manager's server.
     ///   - work: the work.
     ///   - isWrite: whether it writes.
-    func performOnServer<Work: DBBObjectWork>(_ server: any DBBServerStore, _ work: Work, isWrite: Bool)
-        async throws -> sending Work.Result
-    {
-        do {
-            return try await server.performAsync(work, isWrite: isWrite)
-        } catch {
-            throw record(error)
+    func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) async throws -> sending Work.Result {
+        if let server {
+            do {
+                return try await server.performAsync(work, isWrite: isWrite)
+            } catch {
+                throw record(error)
+            }
         }
+        if isWrite {
+            do {
+                return try await queue.inDatabase { db in
+                    DBBHandOver(try db.inTransaction(.immediate) { db in try work.run(on: db) })
+                }.take()
+            } catch {
+                throw record(error)
+            }
+        }
+        return try await runRead { db in
+            DBBHandOver(
+                Work.readsSeveralStatements
+                    ? try db.inTransaction { db in try work.run(on: db) } : try work.run(on: db))
+        }.take()
     }
 
     /// Refuses what a manager on a server does not do yet, with an error that says so.
@@ -161,7 +175,9 @@ struct DBBDeleteWork: DBBObjectWork {
     }
 }
 
-/// Loads the objects a fetch request selects.
+/// Loads the objects a fetch request selects, with their join properties and referenced objects. Its
+/// statements read one state: the engine runs it in one transaction or snapshot. A distinct or grouped fetch
+/// (`distinct`) first selects one id per combination or group, then loads the objects with those ids.
 struct DBBFetchWork: DBBObjectWork {
     let request: DBBFetchRequest
     let distinct: DBBQueryPlan?
@@ -169,6 +185,18 @@ struct DBBFetchWork: DBBObjectWork {
     let manager: DBBManager
 
     func run<Connection: DBBObjectConnection>(on db: Connection) throws -> [DBBTableObject] {
-        try DBBTableObject.runInSnapshot(request, distinct: distinct, map: map, manager: manager, db: db)
+        var request = request
+        if let distinct, let idsSQL = distinct.groupedIDsSQL {
+            let ids = try db.selectIDs(idsSQL, arguments: distinct.arguments)
+            request.tail = map.byIDsSQL + distinct.orderSQL
+            request.arguments = [map.idList(ids)]
+            request.isAll = false
+            // Distinct combinations of the chosen properties: the objects carry those properties only.
+            if distinct.distinctColumns != nil {
+                request.properties =
+                    request.properties ?? Set((map.columns + map.foreignKeys).map(\.name))
+            }
+        }
+        return try DBBObjectLoader(manager: manager, db: db).fetch(map, request)
     }
 }

@@ -2,13 +2,15 @@ public import DBBQuery
 internal import DBBSQL
 public import DBBSchema
 
-/// Carries objects a fetch built on the manager's queue to the task that asked for them.
+/// Carries what work built on a connection's queue (new objects) to the task that asked for it, and work to
+/// that queue.
 ///
 /// @unchecked: the objects are new and nothing on the queue keeps them (the loader is local), so the caller owns them.
-struct DBBHandOver<Value>: @unchecked Sendable {
+package struct DBBHandOver<Value>: @unchecked Sendable {
     private let value: Value
-    init(_ value: Value) { self.value = value }
-    func take() -> sending Value {
+    package init(_ value: Value) { self.value = value }
+    package func take() -> sending Value {
+        // Safe for the reason the type is @unchecked: one side holds the value at a time.
         nonisolated(unsafe) let value = value
         return value
     }
@@ -23,18 +25,9 @@ extension DBBTableRepresentable where Self: DBBTableObject {
         do {
             let map = try manager.map(for: self)
             let (request, distinct) = try build(map)
-            if let server = manager.server {
-                let objects = try await manager.performOnServer(
-                    server, DBBFetchWork(request: request, distinct: distinct, map: map, manager: manager),
-                    isWrite: false)
-                return map.typed(objects, as: Self.self)
-            }
-            let handOver = try await manager.runRead { db in
-                DBBHandOver(
-                    map.typed(
-                        try run(request, distinct: distinct, map: map, manager: manager, db: db), as: Self.self))
-            }
-            return handOver.take()
+            let objects = try await manager.perform(
+                DBBFetchWork(request: request, distinct: distinct, map: map, manager: manager), isWrite: false)
+            return map.typed(objects, as: Self.self)
         } catch {
             throw manager.record(error)
         }
@@ -86,11 +79,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     public static func fetchAllIDs(manager: DBBManager) async throws -> [Int64] {
         do {
             let map = try manager.map(for: self)
-            if let server = manager.server {
-                return try await manager.performOnServer(
-                    server, DBBIDsWork(sql: map.allIDsSQL, arguments: []), isWrite: false)
-            }
-            return try await manager.runRead { db in try db.fetchValues(Int64.self, map.allIDsSQL) }
+            return try await manager.perform(DBBIDsWork(sql: map.allIDsSQL, arguments: []), isWrite: false)
         } catch {
             throw manager.record(error)
         }
@@ -104,13 +93,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     {
         do {
             let (sql, arguments) = try countQuery(options, manager: manager)
-            if let server = manager.server {
-                return try await manager.performOnServer(
-                    server, DBBCountWork(sql: sql, arguments: arguments), isWrite: false)
-            }
-            return try await manager.runRead { db in
-                try db.fetchValue(Int.self, sql, arguments: DBBArguments(arguments)) ?? 0
-            }
+            return try await manager.perform(DBBCountWork(sql: sql, arguments: arguments), isWrite: false)
         } catch {
             throw manager.record(error)
         }
@@ -132,12 +115,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
             try manager.requireWritable("deleting \(self) objects")
             let map = try manager.map(for: self)
             guard !ids.isEmpty else { return }
-            if let server = manager.server {
-                try await manager.performOnServer(
-                    server, DBBDeleteWork(ids: ids, map: map, manager: manager), isWrite: true)
-                return
-            }
-            try await manager.queue.inDatabase { db in try map.deleteRows(ids: ids, manager: manager, db: db) }
+            try await manager.perform(DBBDeleteWork(ids: ids, map: map, manager: manager), isWrite: true)
         } catch {
             throw manager.record(error)
         }
@@ -175,18 +153,7 @@ extension DBBTableObject {
         guard idNum != 0 else { return }
         try dbManager.requireWritable("deleting \(type(of: self)) objects")
         let map = try dbManager.map(for: type(of: self))
-        let (manager, id) = (dbManager, idNum)
-        if let server = manager.server {
-            try await manager.performOnServer(
-                server, DBBDeleteWork(ids: [id], map: map, manager: manager), isWrite: true)
-            markDeleted()
-            return
-        }
-        do {
-            try await manager.queue.inDatabase { db in try map.deleteRows(ids: [id], manager: manager, db: db) }
-        } catch {
-            throw manager.record(error)
-        }
+        try await dbManager.perform(DBBDeleteWork(ids: [idNum], map: map, manager: dbManager), isWrite: true)
         markDeleted()
     }
 }

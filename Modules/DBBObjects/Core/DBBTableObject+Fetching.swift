@@ -72,34 +72,6 @@ extension DBBTableObject {
         request.isAll = plan.whereSQL.isEmpty && plan.limitSQL.isEmpty
         return (request, plan.distinctColumns == nil && plan.groupColumns == nil ? nil : plan)
     }
-
-    /// Runs a fetch built from query options; call on the manager's queue. Its statements (the rows, then
-    /// each join property and the referenced objects) read one snapshot: they run in one transaction.
-    static func run(
-        _ request: DBBFetchRequest, distinct: DBBQueryPlan?, map: DBBTableMap, manager: DBBManager, db: DBBDatabase
-    ) throws -> [DBBTableObject] {
-        try db.inTransaction { db in
-            try runInSnapshot(request, distinct: distinct, map: map, manager: manager, db: db)
-        }
-    }
-
-    static func runInSnapshot<Connection: DBBObjectConnection>(
-        _ request: DBBFetchRequest, distinct: DBBQueryPlan?, map: DBBTableMap, manager: DBBManager, db: Connection
-    ) throws -> [DBBTableObject] {
-        var request = request
-        if let distinct, let idsSQL = distinct.groupedIDsSQL {
-            let ids = try db.selectIDs(idsSQL, arguments: distinct.arguments)
-            request.tail = map.byIDsSQL + distinct.orderSQL
-            request.arguments = [map.idList(ids)]
-            request.isAll = false
-            // Distinct combinations of the chosen properties: the objects carry those properties only.
-            if distinct.distinctColumns != nil {
-                request.properties =
-                    request.properties ?? Set((map.columns + map.foreignKeys).map(\.name))
-            }
-        }
-        return try DBBObjectLoader(manager: manager, db: db).fetch(map, request)
-    }
 }
 
 extension DBBTableObject {

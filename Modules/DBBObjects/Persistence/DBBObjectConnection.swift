@@ -82,11 +82,12 @@ package protocol DBBObjectConnection: AnyObject {
     /// already does; a server takes a lock for it.
     func lockSchemaForRegistration() throws
 
-    /// Whether a table exists.
-    func objectTableExists(_ name: String) throws -> Bool
+    /// Whether a table exists (`DBBDatabase`'s own ``DBBDatabase/tableExists(_:)`` on SQLite).
+    func tableExists(_ name: String) throws -> Bool
 
-    /// A table's columns, as registration compares them with a class's mapping.
-    func objectTableColumns(_ table: String) throws -> [DBBColumnInfo]
+    /// A table's columns, as registration compares them with a class's mapping (`DBBDatabase`'s own
+    /// ``DBBDatabase/columns(in:)`` on SQLite).
+    func columns(in table: String) throws -> [DBBColumnInfo]
 }
 
 /// Sets the scalar properties of an object from the columns of a row (``DBBObjectConnection/scalarReader(_:)``).
@@ -156,10 +157,6 @@ extension DBBDatabase: DBBObjectConnection {
     package func didInsert(presetID id: Int64, table: String, idColumn: String) {}
 
     package func lockSchemaForRegistration() {}
-
-    package func objectTableExists(_ name: String) throws -> Bool { try tableExists(name) }
-
-    package func objectTableColumns(_ table: String) throws -> [DBBColumnInfo] { try columns(in: table) }
 }
 
 extension DBBStatement: DBBObjectStatement {

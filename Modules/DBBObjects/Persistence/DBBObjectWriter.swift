@@ -173,7 +173,7 @@ struct DBBObjectWriter {
                 joins.append((table, values))
             }
             if !map.description.dialect.textMayHoldNUL {
-                try Self.refuseNUL(in: object, of: map, scalarValues, names: scalarColumns, joins: joins)
+                try Self.refuseNUL(of: map, scalarValues, columns: scalarColumns, joins: joins)
             }
             plan.rows.append(
                 DBBSavePlan.Row(
@@ -188,10 +188,10 @@ struct DBBObjectWriter {
     /// cannot (PostgreSQL), naming the class and the property.
     ///
     /// - Parameters:
-    ///   - scalarValues: the values of the row's columns, in the order of `names` (all columns when `nil`).
+    ///   - scalarValues: the values of the row's columns, in the order of `columns` (all columns when `nil`).
     ///   - joins: the values of the row's join tables.
     private static func refuseNUL(
-        in object: DBBTableObject, of map: DBBTableMap, _ scalarValues: [DBBValue], names: [String]?,
+        of map: DBBTableMap, _ scalarValues: [DBBValue], columns: [String]?,
         joins: [(DBBTableMap.JoinTable, [DBBSavePlan.JoinValue])]
     ) throws {
         func holdsNUL(_ value: DBBValue) -> Bool {
@@ -206,8 +206,11 @@ struct DBBObjectWriter {
         }
         var offending: String?
         if let index = scalarValues.firstIndex(where: holdsNUL) {
-            let column = names?[index] ?? map.columns[index].column
-            offending = map.columns.first { $0.column == column }?.name ?? column
+            if let columns {
+                offending = map.columns.first { $0.column == columns[index] }?.name
+            } else {
+                offending = map.columns[index].name
+            }
         } else if let join = joins.first(where: { joinHoldsNUL($0.1) }) {
             offending = map.joins.first { $0.joinTable?.description.tableName == join.0.description.tableName }?.name
         }
@@ -282,8 +285,7 @@ struct DBBObjectWriter {
             let ownerID = ids[index]
             for (join, values) in row.joins {
                 if row.existingID != 0 {
-                    try db.executeUpdate(
-                        join.deleteOwnersSQL, arguments: [db.dialect.idListArgument(CollectionOfOne(ownerID))])
+                    try db.executeUpdate(join.deleteOwnersSQL, arguments: [row.map.idList(CollectionOfOne(ownerID))])
                 }
                 let insert = try db.objectStatement(join.insertSQL)
                 for value in values {
@@ -367,19 +369,7 @@ struct DBBObjectWriter {
     /// Saves without blocking the calling task; the objects never leave the caller.
     func save(_ objects: [DBBTableObject]) async throws {
         let (graph, plan) = try prepare(objects)
-        if let server = manager.server {
-            let outcome = try await manager.performOnServer(server, DBBSaveWork(plan: plan), isWrite: true)
-            Self.apply(outcome, of: plan, to: graph)
-            return
-        }
-        let outcome: Outcome
-        do {
-            outcome = try await manager.queue.inDatabase { db in
-                try db.inTransaction(.immediate) { db in try Self.execute(plan, in: db) }
-            }
-        } catch {
-            throw manager.record(error)
-        }
+        let outcome = try await manager.perform(DBBSaveWork(plan: plan), isWrite: true)
         Self.apply(outcome, of: plan, to: graph)
     }
 }

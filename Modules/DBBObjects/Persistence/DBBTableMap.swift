@@ -187,17 +187,17 @@ final class DBBTableMap: Sendable {
     /// Creates what is missing of the class's layout; never drops anything.
     func createOrUpdateSchema(in db: some DBBObjectConnection) throws {
         try db.lockSchemaForRegistration()
-        if try db.objectTableExists(tableName) {
-            for statement in try description.alterStatements(existing: try db.objectTableColumns(tableName)) {
+        if try db.tableExists(tableName) {
+            for statement in try description.alterStatements(existing: try db.columns(in: tableName)) {
                 try db.executeUpdate(statement, arguments: [])
             }
         } else {
             try db.executeUpdate(description.createTableSQL, arguments: [])
         }
         for join in description.joinTables {
-            if try db.objectTableExists(join.tableName) {
+            if try db.tableExists(join.tableName) {
                 for statement in try DBBTableDescription.alterJoinStatements(
-                    join, existing: try db.objectTableColumns(join.tableName))
+                    join, existing: try db.columns(in: join.tableName))
                 {
                     try db.executeUpdate(statement, arguments: [])
                 }
@@ -232,14 +232,6 @@ final class DBBTableMap: Sendable {
         request.tail = description.byIDsSQL(selectedBy: queries)
         request.isAll = false
         return request
-    }
-
-    /// Deletes rows and everything that belongs to them, in one transaction; call on the manager's queue.
-    func deleteRows(ids: [Int64], manager: DBBManager, db: DBBDatabase) throws {
-        try db.inTransaction(.immediate) { db in
-            var deleter = DBBObjectDeleter(manager: manager, db: db)
-            try deleter.delete(ids: ids, of: self)
-        }
     }
 
     /// The objects a fetch on this map returned, as `T`. The loader creates every object of a fetch's result with
