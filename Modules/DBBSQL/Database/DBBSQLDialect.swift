@@ -100,11 +100,11 @@ public struct DBBSQLDialect: Sendable, Hashable, CustomStringConvertible {
     /// How an existing column's name is compared with a mapped one: ignoring case on SQLite, whose names are
     /// case-insensitive, exactly on PostgreSQL, where the library quotes every name (a column `itemname` is not
     /// the column `"itemName"` a mapping names).
-    public var columnNameKey: @Sendable (String) -> String {
-        switch engine {
-        case .sqlite: { $0.lowercased() }
-        case .postgres: { $0 }
-        }
+    ///
+    /// - Parameter name: a column's name.
+    /// - Returns: the key names are compared by.
+    public func columnNameKey(_ name: String) -> String {
+        engine == .sqlite ? name.lowercased() : name
     }
 
     /// Whether text values may hold the NUL character: SQLite's may, PostgreSQL's may not.
@@ -142,24 +142,6 @@ public struct DBBSQLDialect: Sendable, Hashable, CustomStringConvertible {
         case "real", "datetimestamp", "double", "float": return "double precision"
         case "blob": return "bytea"
         default: return "text"
-        }
-    }
-
-    /// The statement that begins a write transaction: `BEGIN IMMEDIATE` on SQLite (it takes the write lock at
-    /// once, so two writers never deadlock upgrading), `BEGIN` on PostgreSQL.
-    public var beginWrite: String {
-        switch engine {
-        case .sqlite: "BEGIN IMMEDIATE"
-        case .postgres: "BEGIN"
-        }
-    }
-
-    /// The statement that begins a read of one consistent state: a deferred `BEGIN` on SQLite (a WAL reader's
-    /// snapshot starts at its first read), `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY` on PostgreSQL.
-    public var beginSnapshot: String {
-        switch engine {
-        case .sqlite: "BEGIN DEFERRED"
-        case .postgres: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
         }
     }
 
