@@ -119,7 +119,7 @@ final class DBBPostgresObjectStore: DBBServerStore {
         }
         do {
             return try attempt()
-        } catch  where db.connection.isClosed && (!isWrite || !commitSent) {
+        } catch where db.connection.isClosed && (!isWrite || !commitSent) {
             try db.reconnect()
             commitSent = false
             return try attempt()
