@@ -23,8 +23,9 @@ extension DBBManager {
     /// Saves and deletes run in one transaction on the writer connection, one at a time; fetches and counts run
     /// in a `REPEATABLE READ` read-only snapshot on a reader connection (on the writer when `readers` is 0), so a
     /// fetch never sees half of a saved graph. The synchronous calls wait on a serial queue of the connection
-    /// they use, as they do on SQLite, and the `async` forms suspend until it is done; `write`/`read` closures
-    /// and observation are not available on a server manager yet, and say so.
+    /// they use, as they do on SQLite, and the `async` forms suspend until it is done. `manager.write { }` runs
+    /// its object calls in one transaction on the writer, `manager.read { }` in one snapshot on a reader, and
+    /// `manager.observe` sees the commits of every client of the database.
     ///
     /// - Parameters:
     ///   - configuration: the server, the role, the database and TLS.
@@ -40,16 +41,77 @@ extension DBBManager {
         }
         try self.init(server: try DBBPostgresObjectStore(configuration: configuration, readers: readers))
     }
+
+    /// The server, role and database of a manager opened with ``init(postgres:readers:)``; `nil` for a manager of
+    /// an SQLite file. Its `description` has no password.
+    public var postgresConfiguration: DBBPostgresConfiguration? {
+        (server as? DBBPostgresObjectStore)?.configuration
+    }
+
+    /// The connection of the `manager.write { }` or `manager.read { }` closure the caller is in, for SQL of its
+    /// own in that closure's transaction, beside the object calls.
+    ///
+    /// ```swift
+    /// try manager.write {
+    ///     try invoice.save()
+    ///     _ = try manager.postgresConnection().execute(
+    ///         "UPDATE \"Customer\" SET \"balance\" = \"balance\" + $1 WHERE \"id\" = $2",
+    ///         [.double(invoice.total), .integer(invoice.customerID)])
+    /// }
+    /// ```
+    ///
+    /// - Returns: the connection; use it only inside the closure.
+    /// - Throws: `DBBError` (misuse) outside such a closure, or on a manager of an SQLite file.
+    public func postgresConnection() throws -> DBBPostgresConnection {
+        guard let store = server as? DBBPostgresObjectStore else {
+            throw DBBError.misuse(
+                "this manager is not a PostgreSQL manager", recovery: "use manager.write { db in … } for SQL on SQLite",
+                context: "asking for the PostgreSQL connection")
+        }
+        guard let connection = store.scopedConnection else {
+            throw DBBError.misuse(
+                "the PostgreSQL connection is lent only inside manager.write { } and manager.read { }",
+                recovery: "call it inside the closure, whose transaction its statements join",
+                context: "asking for the PostgreSQL connection")
+        }
+        return connection
+    }
 }
 
 /// PostgreSQL's engine for a manager: a writer connection and reader connections, each used on a serial queue
-/// of its own.
+/// of its own, and a connection that listens for the commits observers wait for.
 final class DBBPostgresObjectStore: DBBServerStore {
-    /// A connection and the serial queue it is used on.
-    struct Lane: Sendable {
+    /// A connection, the serial queue it is used on, and the scope of the `write` or `read` closure running on
+    /// it.
+    final class Lane: DBBServerLane, @unchecked Sendable {
+        // @unchecked: the scope slot and the connection's state are touched only on `queue`.
         let queue: DispatchQueue
         let connection: DBBPostgresObjectConnection
+        let scopeSlot = DBBManagerScopeSlot()
+
+        init(queue: DispatchQueue, connection: DBBPostgresObjectConnection) {
+            self.queue = queue
+            self.connection = connection
+            queue.setSpecific(key: DBBPostgresObjectStore.laneKey, value: ObjectIdentifier(self))
+        }
+
+        func begin(isWrite: Bool) throws {
+            // A connection the server or the network ended is made anew before a transaction starts.
+            if connection.connection.isClosed { try connection.reconnect() }
+            try connection.connection.begin(isolation: isWrite ? nil : .repeatableRead, readOnly: !isWrite)
+        }
+
+        func commit() throws { try connection.connection.commit() }
+
+        func rollback() {
+            // The transaction is over either way; a failure to roll back (a dropped connection) is the lesser
+            // error, and the one the caller is handling is reported.
+            if !connection.connection.isClosed { try? connection.connection.rollback() }
+        }
     }
+
+    /// The channel the tables' triggers report commits on; each notification's payload is a table's name.
+    static let changesChannel = "dbbbuilder_changes"
 
     let configuration: DBBPostgresConfiguration
     let writer: Lane
@@ -57,9 +119,19 @@ final class DBBPostgresObjectStore: DBBServerStore {
     private let nextReader = Atomic<Int>(0)
     /// Set by ``close()``: later work is refused instead of connecting again.
     private let isClosed = Atomic<Bool>(false)
-    /// Marks the lanes' queues, so that a call made from one of them (an object's initializer or a property
+    /// Marks each lane's queue with the lane, so that a call made on it is recognised: one from inside a
+    /// `write` or `read` closure joins its transaction, any other (an object's initializer or a property
     /// observer the loader runs) is refused instead of waiting for its own queue.
-    private static let laneKey = DispatchSpecificKey<ObjectIdentifier>()
+    fileprivate static let laneKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// The first `LISTEN` of observation, which later observations wait for too; `nil` until one starts.
+    private let listenerStart = Mutex<Task<Void, any Error>?>(nil)
+    /// The listening loop and its current connection, ended by ``close()``.
+    private let listener = Listener()
+
+    /// The listening loop and its current connection, shared with the loop.
+    final class Listener: Sendable {
+        let state = Mutex<(loop: Task<Void, Never>?, connection: DBBPostgresConnection?)>((nil, nil))
+    }
 
     var dialect: DBBSQLDialect { .postgres }
     var location: String { configuration.description }
@@ -68,7 +140,6 @@ final class DBBPostgresObjectStore: DBBServerStore {
         self.configuration = configuration
         func lane(_ name: String) throws -> Lane {
             let queue = DispatchQueue(label: "DBBPostgres.\(name)")
-            queue.setSpecific(key: Self.laneKey, value: ObjectIdentifier(Self.self))
             // Connected on the lane's own queue: a synchronous connect waits, which it may not do inside a task.
             let connection = try Self.onQueue(queue) {
                 DBBPostgresObjectConnection(try DBBPostgresConnection.connect(configuration))
@@ -86,48 +157,82 @@ final class DBBPostgresObjectStore: DBBServerStore {
         self.readers = opened
     }
 
+    deinit {
+        let (loop, connection) = listener.state.withLock { $0 }
+        loop?.cancel()
+        if let connection { Task { try? await connection.close() } }
+    }
+
     /// The connection for work: the writer for writes (and for reads without readers), else the next reader.
     private func lane(isWrite: Bool) -> Lane {
         isWrite || readers.isEmpty ? writer : readers[nextReader.add(1, ordering: .relaxed).oldValue % readers.count]
     }
 
+    /// The lane whose queue the caller is on, when it is one of this engine's.
+    private var currentPostgresLane: Lane? {
+        guard let id = DispatchQueue.getSpecific(key: Self.laneKey) else { return nil }
+        if ObjectIdentifier(writer) == id { return writer }
+        return readers.first { ObjectIdentifier($0) == id }
+    }
+
+    var currentLane: (any DBBServerLane)? { currentPostgresLane }
+
+    /// The connection of the `write` or `read` closure the caller is in, if it is in one.
+    var scopedConnection: DBBPostgresConnection? {
+        guard let lane = currentPostgresLane, lane.scopeSlot.scope != nil else { return nil }
+        return lane.connection.connection
+    }
+
     /// Runs work in one transaction on a lane's connection; call on the lane's queue. Reads run in a read-only
     /// `REPEATABLE READ` snapshot, so a fetch's statements see one state.
     ///
-    /// A connection the server or the network ended is made anew before the work starts. When it ends during
-    /// the work, the work runs once more on a new connection if that is safe: a read always is, and a write is
-    /// when the connection ended before its `COMMIT` was sent (the server then rolled it back, and a save plan is
-    /// plain data that runs again unchanged). A write whose `COMMIT` was sent may or may not have committed: it is
-    /// reported, never run twice.
+    /// The work runs again, on a new connection if need be, when its transaction failed in a way that changed
+    /// nothing and may not fail again: a serialization failure or a deadlock (SQLSTATE `40001`, `40P01`: the
+    /// server rolled it back), or a connection that ended — for a read always, for a write when it ended before
+    /// its `COMMIT` was sent (the server then rolled it back). The work is plain data (a save plan, ids), so it
+    /// runs again unchanged. A write whose `COMMIT` was sent on a connection that then ended may or may not have
+    /// committed: it is reported, never run twice.
     private static func run<Work: DBBObjectWork>(_ work: Work, on lane: Lane, isWrite: Bool) throws -> Work.Result {
-        let db = lane.connection
-        if db.connection.isClosed { try db.reconnect() }
-        var commitSent = false
-        func attempt() throws -> Work.Result {
-            try db.connection.begin(isolation: isWrite ? nil : .repeatableRead, readOnly: !isWrite)
+        var attempt = 1
+        while true {
+            var commitSent = false
             do {
-                let result = try work.run(on: db)
-                commitSent = true
-                try db.connection.commit()
-                return result
-            } catch {
-                // The transaction is over either way; a failure to roll back (a dropped connection) is the lesser
-                // error.
-                if !db.connection.isClosed { try? db.connection.rollback() }
-                throw error
+                try lane.begin(isWrite: isWrite)
+                do {
+                    let result = try work.run(on: lane.connection)
+                    commitSent = true
+                    try lane.commit()
+                    return result
+                } catch {
+                    lane.rollback()
+                    throw error
+                }
+            } catch
+                where attempt < 3
+                && mayRunAgain(after: error, closed: lane.connection.connection.isClosed, unsafe: isWrite && commitSent)
+            {
+                attempt += 1
+                // Two deadlocked transactions that both ran again at once would meet again.
+                if !lane.connection.connection.isClosed { Thread.sleep(forTimeInterval: 0.01 * Double(attempt)) }
             }
-        }
-        do {
-            return try attempt()
-        } catch where db.connection.isClosed && (!isWrite || !commitSent) {
-            try db.reconnect()
-            commitSent = false
-            return try attempt()
         }
     }
 
-    /// Refuses work on a closed manager, from one of its own queues (which would wait for itself), and a
-    /// synchronous call on a SwiftNIO event-loop thread (which could wait for itself through postgres-nio).
+    /// Whether a failed transaction changed nothing and its work may run again.
+    ///
+    /// - Parameters:
+    ///   - error: the failure.
+    ///   - closed: whether the connection ended.
+    ///   - unsafe: whether the transaction may have committed (its `COMMIT` was sent).
+    static func mayRunAgain(after error: any Error, closed: Bool, unsafe: Bool) -> Bool {
+        if closed { return !unsafe }
+        guard let state = (error as? DBBError)?.sqlState else { return false }
+        return state == "40001" || state == "40P01"
+    }
+
+    /// Refuses work on a closed manager, from one of its own queues outside a `write` or `read` closure (which
+    /// would wait for itself), and a synchronous call on a SwiftNIO event-loop thread (which could wait for
+    /// itself through postgres-nio).
     ///
     /// - Parameters:
     ///   - blocking: whether the caller waits for the work on its thread.
@@ -138,7 +243,7 @@ final class DBBPostgresObjectStore: DBBServerStore {
             throw DBBError.misuse(
                 "the manager of \(configuration) is closed", recovery: "open a new manager", context: context)
         }
-        if DispatchQueue.getSpecific(key: Self.laneKey) != nil {
+        if currentPostgresLane != nil {
             throw DBBError.misuse(
                 "an object call ran on a PostgreSQL manager's own queue (in an initializer or a property observer "
                     + "that a fetch runs), which would wait for itself",
@@ -152,6 +257,15 @@ final class DBBPostgresObjectStore: DBBServerStore {
     }
 
     func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) throws -> Work.Result {
+        // Inside a `write` or `read` closure, on its connection: the work joins the closure's transaction.
+        if let lane = currentPostgresLane, let scope = lane.scopeSlot.scope {
+            guard scope.isWrite || !isWrite else {
+                throw DBBError.misuse(
+                    "a change inside manager.read, which only reads", recovery: "use manager.write to write",
+                    context: "using the manager of \(configuration)")
+            }
+            return try work.run(on: lane.connection)
+        }
         try requireUsable(blocking: true)
         let lane = lane(isWrite: isWrite)
         return try Self.onQueue(lane.queue) { DBBHandOver(try Self.run(work, on: lane, isWrite: isWrite)) }.take()
@@ -160,12 +274,88 @@ final class DBBPostgresObjectStore: DBBServerStore {
     func performAsync<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) async throws -> sending Work.Result {
         try requireUsable(blocking: false)
         let lane = lane(isWrite: isWrite)
-        let result: DBBHandOver<Work.Result> = try await withCheckedThrowingContinuation { continuation in
-            lane.queue.async {
-                continuation.resume(with: Result { DBBHandOver(try Self.run(work, on: lane, isWrite: isWrite)) })
+        return try await Self.onQueue(lane.queue) { try Self.run(work, on: lane, isWrite: isWrite) }
+    }
+
+    func withLane<T>(isWrite: Bool, _ body: (any DBBServerLane) throws -> T) throws -> T {
+        try requireUsable(blocking: true)
+        let lane = lane(isWrite: isWrite)
+        return try withoutActuallyEscaping(body) { body in
+            let slot = LentClosure(body)
+            return try Self.onQueue(lane.queue) { DBBHandOver(try slot.call(lane)) }.take()
+        }
+    }
+
+    /// A closure lent to a lane's queue while its caller waits: the closure, what it captured and its result
+    /// are used by one thread at a time. The queue lets go of it before the caller resumes, as
+    /// `withoutActuallyEscaping` requires.
+    private final class LentClosure<T>: @unchecked Sendable {
+        private var body: ((any DBBServerLane) throws -> T)?
+
+        init(_ body: @escaping (any DBBServerLane) throws -> T) { self.body = body }
+
+        func call(_ lane: any DBBServerLane) throws -> T {
+            guard let body else { preconditionFailure("a lent closure was called twice") }
+            self.body = nil
+            return try body(lane)
+        }
+    }
+
+    func withLane<T>(isWrite: Bool, _ body: @escaping @Sendable (any DBBServerLane) throws -> sending T)
+        async throws -> sending T
+    {
+        try requireUsable(blocking: false)
+        let lane = lane(isWrite: isWrite)
+        return try await Self.onQueue(lane.queue) { try body(lane) }
+    }
+
+    func startObserving(_ onChange: @escaping @Sendable (Set<String>?) -> Void) async throws {
+        try requireUsable(blocking: false)
+        let start = listenerStart.withLock { start in
+            if let start { return start }
+            let task = Task { try await self.listen(onChange) }
+            start = task
+            return task
+        }
+        do {
+            try await start.value
+        } catch {
+            // The next observation tries again.
+            listenerStart.withLock { if $0 == start { $0 = nil } }
+            throw error
+        }
+    }
+
+    /// Listens on the changes channel on a connection of its own, for as long as the engine is open, and
+    /// returns once the first `LISTEN` is in effect. When that connection ends, another is made, and every
+    /// observer is told that anything may have changed: notifications sent meanwhile were lost.
+    private func listen(_ onChange: @escaping @Sendable (Set<String>?) -> Void) async throws {
+        let (ready, readiness) = AsyncThrowingStream<Void, any Error>.makeStream()
+        let configuration = configuration
+        let loop = Task.detached { [listener] in
+            var isFirst = true
+            while !Task.isCancelled {
+                do {
+                    let connection = try await DBBPostgresConnection.connect(configuration)
+                    listener.state.withLock { $0.connection = connection }
+                    try await connection.listen(channel: Self.changesChannel) { notifications in
+                        if isFirst { readiness.finish() } else { onChange(nil) }
+                        isFirst = false
+                        for try await notification in notifications { onChange([notification.payload.lowercased()]) }
+                    }
+                    try? await connection.close()
+                } catch {
+                    if isFirst {
+                        readiness.finish(throwing: error)
+                        return
+                    }
+                }
+                listener.state.withLock { $0.connection = nil }
+                try? await Task.sleep(for: .milliseconds(200))
             }
         }
-        return result.take()
+        listener.state.withLock { $0.loop = loop }
+        for try await _ in ready {}
     }
 
     func close() throws {
@@ -173,6 +363,12 @@ final class DBBPostgresObjectStore: DBBServerStore {
         // Closing twice closes once.
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         var firstError: (any Error)?
+        let (loop, listening) = listener.state.withLock { state in
+            defer { state = (nil, nil) }
+            return state
+        }
+        loop?.cancel()
+        if let listening { try? Self.onQueue(writer.queue) { try listening.close() } }
         for lane in [writer] + readers {
             do {
                 try Self.onQueue(lane.queue) { try lane.connection.connection.close() }
@@ -200,6 +396,16 @@ final class DBBPostgresObjectStore: DBBServerStore {
                 .internal, message: "a queued call ended without a result", context: "waiting for PostgreSQL")
         }
         return try result.get()
+    }
+
+    /// Runs `body` on `queue` without blocking the calling task; its result is handed to the caller.
+    static func onQueue<T>(_ queue: DispatchQueue, _ body: @escaping @Sendable () throws -> sending T)
+        async throws -> sending T
+    {
+        let result: DBBHandOver<T> = try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { DBBHandOver(try body()) }) }
+        }
+        return result.take()
     }
 }
 
@@ -299,6 +505,35 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
     func lockSchemaForRegistration() throws {
         // One lock for the library's registrations, held until the transaction ends.
         _ = try connection.fetchAll("SELECT pg_advisory_xact_lock(hashtext('DBBBuilder registration'))")
+    }
+
+    func reportChanges(of tables: [String]) throws {
+        let function = "dbb_report_change"
+        let hasFunction = try !connection.fetchAll(
+            "SELECT 1 FROM pg_proc WHERE proname = $1 AND pronamespace = current_schema()::regnamespace",
+            [.text(function)]
+        ).isEmpty
+        if !hasFunction {
+            _ = try connection.execute(
+                """
+                CREATE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN PERFORM pg_notify('\(DBBPostgresObjectStore.changesChannel)', TG_TABLE_NAME); RETURN NULL; END $$
+                """)
+        }
+        for table in tables {
+            let name = dialect.identifier(table)
+            let hasTrigger = try !connection.fetchAll(
+                "SELECT 1 FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname = $2", [.text(name), .text(function)]
+            ).isEmpty
+            guard !hasTrigger else { continue }
+            // One notification per statement, not per row; the server sends it at commit, once per table and
+            // transaction, and not at all on a rollback.
+            _ = try connection.execute(
+                """
+                CREATE TRIGGER \(function) AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(name)
+                FOR EACH STATEMENT EXECUTE FUNCTION \(function)()
+                """)
+        }
     }
 
     func tableExists(_ name: String) throws -> Bool {

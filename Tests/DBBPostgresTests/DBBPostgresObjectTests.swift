@@ -327,14 +327,15 @@ struct DBBPostgresObjectTests {
         #expect(asyncError?.message.contains("is closed") == true)
     }
 
-    @Test func whatAServerManagerDoesNotDoYetIsRefusedClearly() async throws {
+    @Test func aClosureThatTakesASQLiteConnectionIsRefusedClearly() async throws {
         let manager = try await TestPostgres.manager(readers: 0)
         let error = #expect(throws: DBBError.self) {
             try synchronously { try manager.write { _ in } }
         }
         #expect(error?.kind == .misuse)
-        #expect(error?.message.contains("not available yet") == true)
+        #expect(error?.message.contains("takes a SQLite connection") == true)
         #expect(error?.message.contains("manager.write") == true)
+        #expect(error?.recoverySuggestion?.contains("without a connection parameter") == true)
         try manager.close()
     }
 }

@@ -17,7 +17,9 @@ extension DBBManager {
     ///
     /// Every commit through this manager counts: saves and deletes, `write` closures, and SQL of your own
     /// on ``queue`` (a single statement outside a transaction commits by itself). Changes other processes
-    /// or other managers of the file make are not seen. Values coalesce: when commits come faster than the
+    /// or other managers of the file make are not seen. On a manager of a server (`DBBPostgres`), commits
+    /// of every client of the database are seen, this process's and others', as the server reports them
+    /// (triggers that registration puts on the tables, and `LISTEN`/`NOTIFY`). Values coalesce: when commits come faster than the
     /// loop takes values, the loop gets the latest state, never an older one after a newer one. Each value
     /// is fetched in a snapshot that begins between two transactions of the writer, so it never shows half
     /// a transaction; the first value therefore waits for a write transaction in progress to end. With
@@ -92,9 +94,17 @@ extension DBBManager {
     ) async throws -> sending [Object] {
         do {
             let map = try self.map(for: type)
-            try requireLocalDatabase("observation")
             let (request, distinct) = try Object.request(for: options, map: map, sparse: false, manager: self)
             let registry = observers
+            if let server {
+                // The server reports commits (of every client) once they are committed: a report that arrives
+                // before the snapshot begins is of a commit the snapshot holds.
+                try await server.startObserving { tables in registry.serverChanged(tables) }
+                state.snapshotBegins()
+                let objects = try await server.performAsync(
+                    DBBFetchWork(request: request, distinct: distinct, map: map, manager: self), isWrite: false)
+                return map.typed(objects, as: Object.self)
+            }
             let onWriter: @Sendable (DBBDatabase) throws -> Void = { db in
                 try registry.installIfNeeded(on: db)
                 state.snapshotBegins()

@@ -44,10 +44,61 @@ package protocol DBBServerStore: AnyObject, Sendable {
     /// - Throws: as ``perform(_:isWrite:)``.
     func performAsync<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) async throws -> sending Work.Result
 
+    /// The connection whose queue the caller is on, when it is one of this engine's; `nil` elsewhere.
+    var currentLane: (any DBBServerLane)? { get }
+
+    /// Runs `body` on the queue of a connection (the writer for writes and when there are no readers, else
+    /// a reader), waiting for it; ``DBBManager/write(_:)-(()->T)`` runs its transaction in it. Work
+    /// ``perform(_:isWrite:)`` is given from inside `body` runs on that connection, in its transaction.
+    ///
+    /// - Parameters:
+    ///   - isWrite: whether the work writes.
+    ///   - body: the work, given the connection.
+    /// - Throws: what `body` throws; `DBBError` when the engine is closed or the caller may not wait.
+    func withLane<T>(isWrite: Bool, _ body: (any DBBServerLane) throws -> T) throws -> T
+
+    /// ``withLane(isWrite:_:)-(_,(any DBBServerLane)->T)`` without blocking the calling task.
+    ///
+    /// - Parameters:
+    ///   - isWrite: whether the work writes.
+    ///   - body: the work, given the connection.
+    /// - Throws: as the synchronous form.
+    func withLane<T>(isWrite: Bool, _ body: @escaping @Sendable (any DBBServerLane) throws -> sending T)
+        async throws -> sending T
+
+    /// Starts reporting the tables that commits change, from this process and every other client of the
+    /// server, if it does not already; returns once reports are flowing, so that a snapshot that begins
+    /// afterwards misses no commit that is not reported.
+    ///
+    /// - Parameter onChange: called with the lowercased names of the tables a commit changed, or with `nil`
+    ///   when reports may have been lost (a connection ended), meaning any table may have changed.
+    /// - Throws: `DBBError` when the server cannot be listened to.
+    func startObserving(_ onChange: @escaping @Sendable (Set<String>?) -> Void) async throws
+
     /// Closes the connections; later work fails with a clear error.
     ///
     /// - Throws: `DBBError` when a connection cannot be closed cleanly.
     func close() throws
+}
+
+/// One connection of a server engine, as a `write` or `read` closure uses it; touched only on its own queue.
+package protocol DBBServerLane: AnyObject {
+    /// The scope of the `write` or `read` closure running on this connection.
+    var scopeSlot: DBBManagerScopeSlot { get }
+
+    /// Begins the closure's transaction: a write transaction, or a read-only `REPEATABLE READ` snapshot.
+    ///
+    /// - Parameter isWrite: whether the closure writes.
+    /// - Throws: `DBBError` when the server cannot be reached.
+    func begin(isWrite: Bool) throws
+
+    /// Commits the closure's transaction.
+    ///
+    /// - Throws: `DBBError` when the commit fails; the transaction is then over, and changed nothing.
+    func commit() throws
+
+    /// Rolls the closure's transaction back; a connection that ended has rolled it back already.
+    func rollback()
 }
 
 extension DBBObjectWork {
@@ -116,9 +167,10 @@ extension DBBManager {
         guard let server else { return }
         throw record(
             DBBError.misuse(
-                "\(operation) is not available yet on a manager of \(server.location)",
-                recovery: "call the object methods on their own (each runs in a transaction of its own on the server); "
-                    + "run SQL of your own through a connection of the server's module",
+                "\(operation) takes a SQLite connection, which a manager of \(server.location) does not have",
+                recovery: "use manager.write { … } and manager.read { … } without a connection parameter (their "
+                    + "object calls run in one transaction on the server); for SQL of your own, use the server "
+                    + "module's connection",
                 context: operation))
     }
 }

@@ -2,23 +2,31 @@ public import DBBSQL
 
 /// The transaction (``DBBManager/write(_:)-6ujxo``) or snapshot (``DBBManager/read(_:)-1s4ss``) that
 /// object calls join while its closure runs. Touched only on the queue of its connection.
-final class DBBManagerScope {
-    let database: DBBDatabase
-    let isWrite: Bool
+package final class DBBManagerScope {
+    /// The SQLite connection of the transaction; `nil` on a server, whose engine joins its own lane's.
+    let database: DBBDatabase?
+    /// Whether the scope is a `write` closure's transaction (else a `read` closure's snapshot).
+    package let isWrite: Bool
     /// Restores the objects a save or delete inside the transaction changed, should it roll back.
     var undo: [() -> Void] = []
 
-    init(database: DBBDatabase, isWrite: Bool) {
+    init(database: DBBDatabase?, isWrite: Bool) {
         self.database = database
         self.isWrite = isWrite
     }
 }
 
 /// Where the scope of one connection lives while its closure runs; touched only on that connection's queue.
-final class DBBManagerScopeSlot {
-    var scope: DBBManagerScope?
+package final class DBBManagerScopeSlot {
+    /// The running closure's scope, `nil` between closures.
+    package var scope: DBBManagerScope?
+
+    package init() {}
 }
 
+// swift-format-ignore: AmbiguousTrailingClosureOverload
+// `write` and `read` are overloaded on the closure's parameter list, which tells them apart: `{ db in … }` takes
+// SQLite's connection, `{ … }` runs on either engine.
 extension DBBManager {
     /// Runs a closure in one `IMMEDIATE` transaction in which object saves, deletes, fetches and the
     /// connection's own SQL all take part: committed when the closure returns, rolled back as a whole when
@@ -65,6 +73,123 @@ extension DBBManager {
         try inScope(isWrite: false, body)
     }
 
+    /// Runs a closure in one write transaction in which object saves, deletes and fetches all take part,
+    /// on either engine: an `IMMEDIATE` transaction on SQLite (as ``write(_:)-6ujxo``), one transaction on
+    /// the writer connection of a server. Committed when the closure returns; rolled back as a whole when it
+    /// throws, and then the objects saved or deleted inside get back the ids and state they had.
+    ///
+    /// ```swift
+    /// try manager.write {
+    ///     try author.save()
+    ///     try book.save()
+    /// }
+    /// ```
+    ///
+    /// On a server the closure runs on the writer connection's own thread while the caller waits; a
+    /// transaction whose connection ends is reported, never run again (the closure may have done more than
+    /// save plain data). For SQL of the engine's own in the transaction, use ``write(_:)-6ujxo`` on SQLite,
+    /// or the connection `DBBPostgres` gives inside the closure.
+    ///
+    /// - Parameter body: the work.
+    /// - Returns: what the closure returns.
+    /// - Throws: what the closure throws (after rolling back), `DBBError` (misuse) on a read-only manager or
+    ///   when nested, or the engine's errors beginning or committing.
+    public func write<T>(_ body: () throws -> T) throws -> T {
+        try requireWritable("writing")
+        if server != nil { return try inServerScope(isWrite: true, body) }
+        return try inScope(isWrite: true) { _ in try body() }
+    }
+
+    /// Runs a closure that reads in one snapshot on either engine: object fetches and counts inside all see
+    /// the database as it was when the closure began. On SQLite as ``read(_:)``; on a server in one
+    /// `REPEATABLE READ`, read-only transaction on a reader connection. Writes inside are refused.
+    ///
+    /// - Parameter body: the work.
+    /// - Returns: what the closure returns.
+    /// - Throws: what the closure throws, `DBBError` (misuse) when nested or for an object write inside, or
+    ///   the engine's errors.
+    public func read<T>(_ body: () throws -> T) throws -> T {
+        if server != nil { return try inServerScope(isWrite: false, body) }
+        return try inScope(isWrite: false) { _ in try body() }
+    }
+
+    /// ``write(_:)-(()->T)`` without blocking the calling task. The closure runs on the connection's
+    /// queue, so it is `@Sendable`: it fetches the objects it changes (by id) rather than capturing the
+    /// caller's, and its result is handed back as a `sending` value.
+    ///
+    /// - Parameter body: the work.
+    /// - Returns: what the closure returns.
+    /// - Throws: as the synchronous form.
+    public func write<T>(_ body: @escaping @Sendable () throws -> sending T) async throws -> sending T {
+        try requireWritable("writing")
+        return try await inAnyScope(isWrite: true, body)
+    }
+
+    /// ``read(_:)-(()->T)`` without blocking the calling task; the closure is `@Sendable`, as for the async
+    /// `write { }`.
+    ///
+    /// - Parameter body: the work.
+    /// - Returns: what the closure returns.
+    /// - Throws: as the synchronous form.
+    public func read<T>(_ body: @escaping @Sendable () throws -> sending T) async throws -> sending T {
+        return try await inAnyScope(isWrite: false, body)
+    }
+
+    /// Runs an `async` `write` or `read` closure without a connection parameter on the manager's engine.
+    private func inAnyScope<T>(isWrite: Bool, _ body: @escaping @Sendable () throws -> sending T)
+        async throws -> sending T
+    {
+        guard let server else { return try await inScope(isWrite: isWrite) { _ in try body() } }
+        do {
+            return try await server.withLane(isWrite: isWrite) { lane in
+                DBBHandOver(try self.runServerScope(on: lane, isWrite: isWrite, body))
+            }.take()
+        } catch let error as DBBError {
+            throw record(error)
+        }
+    }
+
+    /// Runs a `write` or `read` closure of a server manager on a connection of its engine, waiting for it.
+    private func inServerScope<T>(isWrite: Bool, _ body: () throws -> T) throws -> T {
+        guard let server else { preconditionFailure("a server scope on a manager of a file") }
+        if server.currentLane != nil {
+            throw record(
+                DBBError.misuse(
+                    "manager.write and manager.read do not nest, and do not run inside the manager's queue",
+                    recovery: "call object methods directly inside the closure; they join its transaction",
+                    context: isWrite ? "writing" : "reading"))
+        }
+        do {
+            return try server.withLane(isWrite: isWrite) { lane in
+                try self.runServerScope(on: lane, isWrite: isWrite, body)
+            }
+        } catch let error as DBBError {
+            throw record(error)
+        }  // the closure's own errors reach the caller as they are
+    }
+
+    /// Runs a closure in a transaction (or a read-only snapshot) on a server's connection, with its scope
+    /// active so that object calls inside join it; call on the connection's queue.
+    private func runServerScope<T>(on lane: any DBBServerLane, isWrite: Bool, _ body: () throws -> T) throws -> T {
+        let scope = DBBManagerScope(database: nil, isWrite: isWrite)
+        lane.scopeSlot.scope = scope
+        defer { lane.scopeSlot.scope = nil }
+        do {
+            try lane.begin(isWrite: isWrite)
+            do {
+                let result = try body()
+                try lane.commit()
+                return result
+            } catch {
+                lane.rollback()
+                throw error
+            }
+        } catch {
+            for undo in scope.undo.reversed() { undo() }
+            throw error
+        }
+    }
+
     private func inScope<T>(isWrite: Bool, _ body: (DBBDatabase) throws -> T) throws -> T {
         try requireLocalDatabase(isWrite ? "manager.write" : "manager.read")
         if queue.isOnQueue || pool?.currentReaderIndex != nil {
@@ -86,6 +211,7 @@ extension DBBManager {
 
     /// The slot of the connection whose queue the caller is on: the writer's, or a reader's.
     private var currentSlot: DBBManagerScopeSlot? {
+        if let server { return server.currentLane?.scopeSlot }
         if queue.isOnQueue { return writerScope }
         if let index = pool?.currentReaderIndex { return readerScopes[index] }
         return nil

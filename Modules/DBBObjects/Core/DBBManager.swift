@@ -391,7 +391,7 @@ public final class DBBManager: @unchecked Sendable {
     private func run<T>(onReader: Bool, _ body: (DBBDatabase) throws -> T) throws -> T {
         try requireLocalDatabase("this call")
         do {
-            if let scope = activeScope { return try body(scope.database) }
+            if let database = activeScope?.database { return try body(database) }
             try refuseInsideQueueClosure()
             if onReader, let pool { return try pool.unsafeRead(body) }
             return try queue.inDatabase(body)

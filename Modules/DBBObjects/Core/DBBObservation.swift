@@ -207,6 +207,15 @@ final class DBBObserverRegistry: @unchecked Sendable {
         for state in touched { state.notifyChange() }
     }
 
+    /// Tells the observations whose tables a server reported changed; `nil` (reports may have been lost)
+    /// tells every observation.
+    func serverChanged(_ tables: Set<String>?) {
+        let touched = lock.withLock {
+            states.values.filter { state in tables.map { !$0.isDisjoint(with: state.tables) } ?? true }
+        }
+        for state in touched { state.notifyChange() }
+    }
+
     /// Ends every observation (the manager is closing).
     func finishAll() {
         let all = lock.withLock {

@@ -82,6 +82,14 @@ package protocol DBBObjectConnection: AnyObject {
     /// already does; a server takes a lock for it.
     func lockSchemaForRegistration() throws
 
+    /// Makes commits that change these tables (a class's table and its join tables) reported to observers of
+    /// every client, where the engine can: a server puts a trigger on each. SQLite's observation sees the
+    /// manager's own commits through its connection and needs nothing.
+    ///
+    /// - Parameter tables: the tables, created or updated in this registration's transaction.
+    /// - Throws: `DBBError` when a trigger cannot be created.
+    func reportChanges(of tables: [String]) throws
+
     /// Whether a table exists (`DBBDatabase`'s own ``DBBDatabase/tableExists(_:)`` on SQLite).
     func tableExists(_ name: String) throws -> Bool
 
@@ -157,6 +165,8 @@ extension DBBDatabase: DBBObjectConnection {
     package func didInsert(presetID id: Int64, table: String, idColumn: String) {}
 
     package func lockSchemaForRegistration() {}
+
+    package func reportChanges(of tables: [String]) {}
 }
 
 extension DBBStatement: DBBObjectStatement {

@@ -207,6 +207,7 @@ final class DBBTableMap: Sendable {
             try db.executeUpdate(DBBTableDescription.createJoinIndexSQL(join), arguments: [])
         }
         for indexSQL in description.createIndexStatements { try db.executeUpdate(indexSQL, arguments: []) }
+        try db.reportChanges(of: [tableName] + description.joinTables.map(\.tableName))
     }
 
     /// Every row, in id order.
