@@ -207,13 +207,16 @@ final class DBBPostgresObjectStore: DBBServerStore {
                     lane.rollback()
                     throw error
                 }
-            } catch
-                where attempt < 3
-                && mayRunAgain(after: error, closed: lane.connection.connection.isClosed, unsafe: isWrite && commitSent)
-            {
+            } catch  where attempt < 3 {
+                let ended = connectionEnded(by: error, closed: lane.connection.connection.isClosed)
+                guard mayRunAgain(after: error, ended: ended, unsafe: isWrite && commitSent) else { throw error }
                 attempt += 1
-                // Two deadlocked transactions that both ran again at once would meet again.
-                if !lane.connection.connection.isClosed { Thread.sleep(forTimeInterval: 0.01 * Double(attempt)) }
+                if ended {
+                    try lane.connection.reconnect()
+                } else {
+                    // Two deadlocked transactions that both ran again at once would meet again.
+                    Thread.sleep(forTimeInterval: 0.01 * Double(attempt))
+                }
             }
         }
     }
@@ -222,12 +225,21 @@ final class DBBPostgresObjectStore: DBBServerStore {
     ///
     /// - Parameters:
     ///   - error: the failure.
-    ///   - closed: whether the connection ended.
+    ///   - ended: whether the connection ended.
     ///   - unsafe: whether the transaction may have committed (its `COMMIT` was sent).
-    static func mayRunAgain(after error: any Error, closed: Bool, unsafe: Bool) -> Bool {
-        if closed { return !unsafe }
+    static func mayRunAgain(after error: any Error, ended: Bool, unsafe: Bool) -> Bool {
+        if ended { return !unsafe }
         guard let state = (error as? DBBError)?.sqlState else { return false }
         return state == "40001" || state == "40P01"
+    }
+
+    /// Whether a failure ended the connection: it is closed, or the server said it is ending it (SQLSTATE class
+    /// `08`, connection exceptions, and `57P01`–`57P03`, a shutdown or a terminated backend), which the
+    /// connection may not have noticed yet.
+    static func connectionEnded(by error: any Error, closed: Bool) -> Bool {
+        if closed { return true }
+        guard let state = (error as? DBBError)?.sqlState else { return false }
+        return state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03"
     }
 
     /// Refuses work on a closed manager, from one of its own queues outside a `write` or `read` closure (which
@@ -458,6 +470,56 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
 
     func insertStatement(_ sql: String, idColumn: String) throws -> Statement {
         Statement(owner: self, sql: numbering(sql + " RETURNING " + dialect.identifier(idColumn)))
+    }
+
+    /// New rows are inserted many at a time: each statement is a round trip to the server.
+    var insertBatchSize: Int { 10_000 }
+
+    /// Takes the rows' ids from the table's identity sequence in one query, then inserts the rows with their ids,
+    /// up to 1,000 in one multi-row `INSERT` (and fewer than 32,768 values in one statement). The ids are taken
+    /// first so that each row's id is known without relying on the order of `RETURNING` rows, which PostgreSQL
+    /// does not promise.
+    func insertBatch(_ values: [DBBValue], rows: Int, of table: DBBInsertTarget) throws -> [Int64] {
+        guard rows > 0 else { return [] }
+        let newIDs = try connection.fetchAll(
+            "SELECT nextval(pg_get_serial_sequence($1, $2)) FROM generate_series(1, $3)",
+            [.text(dialect.identifier(table.table)), .text(table.idColumn), .integer(Int64(rows))]
+        ).compactMap { $0.first?.int64Value }.sorted()
+        guard newIDs.count == rows else {
+            throw DBBError(
+                .internal, message: "the sequence of \(table.table) gave \(newIDs.count) ids for \(rows) rows",
+                context: "saving objects")
+        }
+        let width = values.count / rows
+        let perStatement = max(1, min(1_000, 32_767 / (width + 1)))
+        var arguments: [DBBValue] = []
+        arguments.reserveCapacity(perStatement * (width + 1))
+        var start = 0
+        while start < rows {
+            let count = min(perStatement, rows - start)
+            arguments.removeAll(keepingCapacity: true)
+            for row in start..<(start + count) {
+                arguments.append(.integer(newIDs[row]))
+                arguments.append(contentsOf: values[(row * width)..<((row + 1) * width)])
+            }
+            _ = try connection.execute(multiRowInsert(table.insertWithIDSQL, rows: count), arguments)
+            start += count
+        }
+        return newIDs
+    }
+
+    /// A one-row `INSERT … VALUES (?, …)` made to insert `rows` rows, with numbered placeholders; kept per text
+    /// and row count.
+    private func multiRowInsert(_ sql: String, rows: Int) -> String {
+        let key = "\(rows)\u{0}\(sql)"
+        if let text = numbered[key] { return text }
+        // The library writes the statement: its values are the one parenthesised list after the last " VALUES ".
+        guard let valuesStart = sql.range(of: " VALUES ", options: .backwards) else { return numbering(sql) }
+        let tuple = sql[valuesStart.upperBound...]
+        let text = DBBSQLDialect.postgres.numberingPlaceholders(
+            sql[..<valuesStart.upperBound] + repeatElement(tuple, count: rows).joined(separator: ", "))
+        numbered[key] = text
+        return text
     }
 
     func executeUpdate(_ sql: String, arguments: [DBBValue]) throws -> Int {

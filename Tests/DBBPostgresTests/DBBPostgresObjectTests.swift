@@ -231,6 +231,51 @@ struct DBBPostgresObjectTests {
         }
     }
 
+    @Test func aLargeSaveIsInsertedInBatchesWithIdsInSaveOrderAndReferencesResolved() async throws {
+        let manager = try await TestPostgres.manager()
+        try synchronously {
+            var members: [Member] = []
+            for index in 0..<2_345 {
+                let member = Member(dbManager: manager)
+                member.name = "M\(index)"
+                member.age = index
+                member.score = Double(index) / 3
+                member.nickname = index % 2 == 0 ? nil : "n\(index)"
+                member.tags = index % 500 == 0 ? ["t\(index)"] : []
+                // A reference to a row of the same batch, saved earlier in the same call.
+                member.mentor = members.last
+                members.append(member)
+            }
+            let team = Team(dbManager: manager)
+            team.title = "All"
+            team.lead = members[1_000]
+            team.members = Array(members.prefix(3))
+            try Member.save(members, manager: manager)
+            try Team.save([team], manager: manager)
+            let ids = members.map(\.idNum)
+            #expect(ids.allSatisfy { $0 > 0 })
+            #expect(ids == ids.sorted() && Set(ids).count == ids.count)
+            let fetched = try Member.fetch(options: .options(sortColumns: ["age"]), manager: manager)
+            #expect(fetched.count == 2_345)
+            #expect(fetched.map(\.idNum) == ids)
+            #expect(fetched.map(\.name) == members.map(\.name))
+            #expect(fetched.map(\.score) == members.map(\.score))
+            #expect(fetched.map(\.nickname) == members.map(\.nickname))
+            #expect(fetched[1].mentor?.idNum == ids[0] && fetched[2_344].mentor?.idNum == ids[2_343])
+            #expect(fetched[0].mentor == nil)
+            #expect(fetched[500].tags == ["t500"])
+            let loadedTeam = try Team.fetchOne(id: team.idNum, manager: manager)
+            #expect(loadedTeam?.lead?.name == "M1000")
+            #expect(loadedTeam?.members.map(\.name) == ["M0", "M1", "M2"])
+            // The identity sequence is past the batch: the next row's id comes after it.
+            let later = Member(dbManager: manager)
+            later.name = "Later"
+            try later.save()
+            #expect(later.idNum > ids.max() ?? 0)
+        }
+        try manager.close()
+    }
+
     @Test func aPresetIDIsKeptAndLaterIDsComeAfterIt() async throws {
         let manager = try await TestPostgres.manager()
         try synchronously {

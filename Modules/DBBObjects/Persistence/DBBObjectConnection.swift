@@ -82,6 +82,21 @@ package protocol DBBObjectConnection: AnyObject {
     /// already does; a server takes a lock for it.
     func lockSchemaForRegistration() throws
 
+    /// How many new rows of one table the writer hands to ``insertBatch(_:rows:of:)`` at once: 1 inserts row by
+    /// row with ``insertStatement(_:idColumn:)``, which costs SQLite nothing more; a server, where each statement
+    /// is a round trip, takes many.
+    var insertBatchSize: Int { get }
+
+    /// Inserts new rows of one table in as few statements as the engine allows, and returns their ids in row
+    /// order.
+    ///
+    /// - Parameters:
+    ///   - values: the rows' values, one row after another, in the order of `table.insertSQL`'s columns.
+    ///   - rows: how many rows `values` holds.
+    ///   - table: the table's statements and names.
+    /// - Throws: `DBBError` when a statement fails; the caller's transaction then rolls back.
+    func insertBatch(_ values: [DBBValue], rows: Int, of table: DBBInsertTarget) throws -> [Int64]
+
     /// Makes commits that change these tables (a class's table and its join tables) reported to observers of
     /// every client, where the engine can: a server puts a trigger on each. SQLite's observation sees the
     /// manager's own commits through its connection and needs nothing.
@@ -96,6 +111,37 @@ package protocol DBBObjectConnection: AnyObject {
     /// A table's columns, as registration compares them with a class's mapping (`DBBDatabase`'s own
     /// ``DBBDatabase/columns(in:)`` on SQLite).
     func columns(in table: String) throws -> [DBBColumnInfo]
+}
+
+/// What ``DBBObjectConnection/insertBatch(_:rows:of:)`` inserts into: a table, its id column and the text of
+/// its one-row `INSERT`s, with and without the id.
+package struct DBBInsertTarget {
+    /// The table's name.
+    package var table: String
+    /// Its id column.
+    package var idColumn: String
+    /// `INSERT INTO <table> (<columns>) VALUES (?, …)`.
+    package var insertSQL: String
+    /// The same with the id column first.
+    package var insertWithIDSQL: String
+
+    package init(table: String, idColumn: String, insertSQL: String, insertWithIDSQL: String) {
+        self.table = table
+        self.idColumn = idColumn
+        self.insertSQL = insertSQL
+        self.insertWithIDSQL = insertWithIDSQL
+    }
+}
+
+extension DBBObjectConnection {
+    package var insertBatchSize: Int { 1 }
+
+    package func insertBatch(_ values: [DBBValue], rows: Int, of table: DBBInsertTarget) throws -> [Int64] {
+        guard rows > 0 else { return [] }
+        let insert = try insertStatement(table.insertSQL, idColumn: table.idColumn)
+        let width = values.count / rows
+        return try (0..<rows).map { row in try insert.insert(values[(row * width)..<((row + 1) * width)]) }
+    }
 }
 
 /// Sets the scalar properties of an object from the columns of a row (``DBBObjectConnection/scalarReader(_:)``).

@@ -240,9 +240,22 @@ struct DBBObjectWriter {
         var statementsOf: (map: DBBTableMap, insert: Connection.Statement, update: Connection.Statement?)?
         // One buffer for every row, bound value by value without boxing the values as `DBBBindable`s.
         var arguments: [DBBValue] = []
+        // New rows of one class waiting to be inserted together, where the engine batches inserts (a server):
+        // their values one row after another, and their indexes in the plan.
+        let batchSize = db.insertBatchSize
+        var batch: (map: DBBTableMap, values: [DBBValue], indexes: [Int])?
+        func insertBatch() throws {
+            guard let pending = batch else { return }
+            batch = nil
+            let newIDs = try db.insertBatch(pending.values, rows: pending.indexes.count, of: pending.map.insertTarget)
+            for (index, id) in zip(pending.indexes, newIDs) { ids[index] = id }
+        }
         for (index, row) in plan.rows.enumerated() {
             let map = row.map
             let isNew = row.existingID == 0
+            // A row of another class may reference the waiting rows: they get their ids first. A waiting row
+            // that references another waiting row has its key set afterwards, as for a reference to a later row.
+            if let pending = batch, pending.map !== map || pending.indexes.count >= batchSize { try insertBatch() }
             arguments.removeAll(keepingCapacity: true)
             if map.hasTimestamps {
                 arguments.append(.real(stamp))
@@ -264,6 +277,10 @@ struct DBBObjectWriter {
                 try db.objectStatement(map.insertWithIDSQL).run(([.integer(row.presetID)] + arguments)[...])
                 ids[index] = row.presetID
                 try db.didInsert(presetID: row.presetID, table: map.tableName, idColumn: map.idColumn)
+            } else if isNew && batchSize > 1 {
+                batch = batch ?? (map, [], [])
+                batch?.values.append(contentsOf: arguments)
+                batch?.indexes.append(index)
             } else if isNew {
                 guard let insert = statementsOf?.insert else { continue }
                 ids[index] = try insert.insert(arguments[...])
@@ -280,6 +297,7 @@ struct DBBObjectWriter {
                 try requireRowUpdated(row, changes: try db.objectStatement(update).run(arguments[...]))
             }
         }
+        try insertBatch()
 
         for (index, row) in plan.rows.enumerated() where !row.joins.isEmpty {
             let ownerID = ids[index]

@@ -96,6 +96,8 @@ final class DBBTableMap: Sendable {
     let insertSQL: String
     /// `insertSQL` with the id column first, for objects whose id was set before their first save.
     let insertWithIDSQL: String
+    /// The table as ``DBBObjectConnection/insertBatch(_:rows:of:)`` inserts into it.
+    let insertTarget: DBBInsertTarget
     /// `nil` when the class has nothing to update (no timestamps, no columns).
     let updateSQL: String?
     let deleteSQL: String
@@ -178,6 +180,8 @@ final class DBBTableMap: Sendable {
         selectSQL = description.selectSQL(columns: writeColumns)
         insertSQL = description.insertSQL(columns: writeColumns)
         insertWithIDSQL = description.insertSQL(columns: writeColumns, withID: true)
+        insertTarget = DBBInsertTarget(
+            table: tableName, idColumn: description.idColumn, insertSQL: insertSQL, insertWithIDSQL: insertWithIDSQL)
         updateSQL = description.updateSQL(columns: writeColumns)
         deleteSQL = description.deleteByIDListSQL
         byIDsSQL = description.byIDListSQL
