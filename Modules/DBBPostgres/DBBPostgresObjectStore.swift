@@ -192,11 +192,20 @@ final class DBBPostgresObjectStore: DBBServerStore {
     /// its `COMMIT` was sent (the server then rolled it back). The work is plain data (a save plan, ids), so it
     /// runs again unchanged. A write whose `COMMIT` was sent on a connection that then ended may or may not have
     /// committed: it is reported, never run twice.
+    ///
+    /// Work of one statement runs without `BEGIN` and `COMMIT`: the statement is its own transaction. Its
+    /// "commit" is sent with it, so a write of one statement whose connection ended is not run again.
     private static func run<Work: DBBObjectWork>(_ work: Work, on lane: Lane, isWrite: Bool) throws -> Work.Result {
         var attempt = 1
+        let isTransaction = !work.isSingleStatement
         while true {
             var commitSent = false
             do {
+                guard isTransaction else {
+                    if lane.connection.connection.isClosed { try lane.connection.reconnect() }
+                    commitSent = true
+                    return try work.run(on: lane.connection)
+                }
                 try lane.begin(isWrite: isWrite)
                 do {
                     let result = try work.run(on: lane.connection)

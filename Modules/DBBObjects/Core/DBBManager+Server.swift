@@ -13,6 +13,10 @@ package protocol DBBObjectWork: Sendable, SendableMetatype {
     /// needs no transaction of its own on SQLite.
     static var readsSeveralStatements: Bool { get }
 
+    /// Whether the work runs exactly one statement, which is a transaction by itself: a server runs it without
+    /// `BEGIN` and `COMMIT`, two round trips fewer.
+    var isSingleStatement: Bool { get }
+
     /// Runs the work on a connection, inside the transaction or snapshot its engine opened for it.
     ///
     /// - Parameter db: the connection.
@@ -103,6 +107,7 @@ package protocol DBBServerLane: AnyObject {
 
 extension DBBObjectWork {
     package static var readsSeveralStatements: Bool { true }
+    package var isSingleStatement: Bool { !Self.readsSeveralStatements }
 }
 
 extension DBBManager {
@@ -210,6 +215,14 @@ struct DBBCountWork: DBBObjectWork {
 struct DBBSaveWork: DBBObjectWork {
     let plan: DBBSavePlan
 
+    /// One object whose row is one `INSERT` or `UPDATE`: no join table, no preset id (its sequence is moved
+    /// after), no reference to itself (set after its insert).
+    var isSingleStatement: Bool {
+        guard plan.rows.count == 1, let row = plan.rows.first else { return false }
+        return row.joins.isEmpty && row.presetID == 0
+            && !row.keyReferences.contains { if case .pending = $0 { true } else { false } }
+    }
+
     func run<Connection: DBBObjectConnection>(on db: Connection) throws -> DBBObjectWriter.Outcome {
         try DBBObjectWriter.execute(plan, in: db)
     }
@@ -235,6 +248,9 @@ struct DBBFetchWork: DBBObjectWork {
     let distinct: DBBQueryPlan?
     let map: DBBTableMap
     let manager: DBBManager
+
+    /// A class without join tables and references loads with one `SELECT`, unless distinct or grouped.
+    var isSingleStatement: Bool { distinct == nil && map.joins.isEmpty && map.foreignKeys.isEmpty }
 
     func run<Connection: DBBObjectConnection>(on db: Connection) throws -> [DBBTableObject] {
         var request = request
