@@ -540,7 +540,7 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
     }
 
     func forEachObjectRow(_ sql: String, arguments: [DBBValue], _ body: ([DBBValue]) throws -> Void) throws {
-        for row in try connection.fetchAll(numbering(sql), arguments) { try body(row) }
+        try connection.forEachRow(numbering(sql), arguments, body)
     }
 
     static func integer(in row: [DBBValue], at column: Int) throws -> Int64? { row[column].int64Value }
