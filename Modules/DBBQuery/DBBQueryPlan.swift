@@ -320,6 +320,14 @@ enum DBBConditionTokenizer {
             startsIdentifier(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                 || byte == UInt8(ascii: "$")
         }
+        /// Digits, `-`, `,` and spaces, with at least one digit: the text of a Swift integer array.
+        func isIntegerList(_ slice: ArraySlice<UInt8>) -> Bool {
+            slice.contains { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+                && slice.allSatisfy {
+                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ",")
+                        || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "-")
+                }
+        }
         let dot = UInt8(ascii: ".")
         var index = 0
         var previousSignificant: UInt8?
@@ -341,7 +349,13 @@ enum DBBConditionTokenizer {
                     end += 1
                 }
                 let quoted = text(index..<min(end + 1, bytes.count))
-                if byte == UInt8(ascii: "'") {
+                if byte == UInt8(ascii: "["), previousSignificant == UInt8(ascii: "("),
+                    isIntegerList(bytes[(index + 1)..<min(end, bytes.count)])
+                {
+                    // A Swift `[Int]` interpolated into `IN (\(ids))` reads `IN ([1, 2])`, as the seed's README
+                    // writes it: the list, not an identifier.
+                    tokens.append(Token(text: text((index + 1)..<min(end, bytes.count))))
+                } else if byte == UInt8(ascii: "'") {
                     tokens.append(Token(text: quoted))
                 } else {
                     // A quoted identifier may still name a property.

@@ -65,6 +65,21 @@ final class Shape: DBBTableObject {
         }
     }
 
+    @Test func theSeedsDatabaseLastErrorMessageTellsWhyASaveFailed() throws {
+        let manager = try DBBManager.inMemory()
+        try manager.addTableClasses([Shape.self])
+        #expect(manager.database.lastErrorMessage() == "")
+        let shape = Shape(dbManager: manager)
+        shape.label = "square"
+        try manager.queue.inDatabase { db in try db.execute("DROP TABLE Shape") }
+        // As seed 001 writes it.
+        if !shape.saveToDB() {
+            print(manager.database.lastErrorMessage())
+        }
+        #expect(manager.database.lastErrorMessage().contains("Shape"))
+        #expect(manager.database.lastErrorMessage() == manager.errorMessage())
+    }
+
     @Test func theSeedsMappingByTableNameAndCGFloatProperties() throws {
         let test = try TestManager(.memory, classes: [Shape.self])
         let shape = Shape(dbManager: test.manager)

@@ -62,6 +62,16 @@ import Testing
             options: .options(withConditions: ["participants IN (\(ids))"]), manager: world.manager)
         #expect(byParticipants.map(\.idNum) == [world.meetings[0], world.meetings[2], world.meetings[3]].map(\.idNum))
 
+        // As the seed's README writes it: "project IN (\(idsArray))", with a Swift array of integers.
+        let idsArray = [world.people[1].idNum, world.people[4].idNum]
+        let bySwiftArray = try Meeting.fetch(
+            options: .options(withConditions: ["participants IN (\(idsArray))"]), manager: world.manager)
+        #expect(bySwiftArray.map(\.idNum) == byParticipants.map(\.idNum))
+        let projectIDs = [Int(projectID)]
+        let byProjects = try Meeting.fetch(
+            options: .options(withConditions: ["project IN (\(projectIDs))"]), manager: world.manager)
+        #expect(byProjects.map(\.purpose) == ["Meeting of Apollo", "Meeting of Apollo"])
+
         let urgent = try Project.fetch(options: .options(withConditions: ["tags = 'urgent'"]), manager: world.manager)
         #expect(urgent.map(\.name) == ["Apollo", "Cygnus"])
     }

@@ -148,6 +148,23 @@ struct DBBValueBindingTests {
         }
     }
 
+    @Test("a mixed [Any] binds as JSON text, as DBSQLite bound an NSArray; a non-JSON element is a clear error")
+    func mixedArray() throws {
+        let db = try DBBDatabase.inMemory()
+        let mixed: [Any] = ["x", 1, true, 2.5, NSNull(), ["k": "v"]]
+        #expect(try db.fetchValue(String.self, "SELECT ?", mixed) == #"["x",1,true,2.5,null,{"k":"v"}]"#)
+        let parsed = try JSONSerialization.jsonObject(with: Data(#"[1,"two",[3]]"#.utf8))
+        let array = try #require(parsed as? [Any])
+        #expect(try db.fetchValue(Int.self, "SELECT json_array_length(?)", array) == 3)
+        try db.execute("CREATE TABLE t (v TEXT)")
+        let error = #expect(throws: DBBError.self) {
+            try db.execute("INSERT INTO t VALUES (?)", ["ok", Date()] as [Any])
+        }
+        #expect(error?.resultCode == .mismatch)
+        #expect(error?.message.contains("Date") == true)
+        #expect(try db.fetchValue(Int.self, "SELECT count(*) FROM t") == 0)
+    }
+
     @Test("JSON columns read back into arrays and dictionaries with the reading options")
     func jsonReading() throws {
         let db = try DBBDatabase.inMemory()
@@ -192,16 +209,20 @@ struct DBBValueBindingTests {
         #expect(try db.fetchValue(Int.self, "SELECT count(*) FROM t") == 0)
     }
 
-    @Test("an array binds only when its elements are JSON values")
-    func arraysOfJSONElementsOnly() {
-        #expect(([String]() as Any) is any DBBBindable)
-        #expect(([[Int]]() as Any) is any DBBBindable)
-        #expect(([[String: Any]]() as Any) is any DBBBindable)
-        #expect(([NSNull()] as Any) is any DBBBindable)
-        #expect(!(([Date]() as Any) is any DBBBindable))
-        #expect(!(([Data]() as Any) is any DBBBindable))
-        #expect(!(([Any]() as Any) is any DBBBindable))
-        #expect(!(([URL]() as Any) is any DBBBindable))
+    @Test("an array binds when its elements are JSON values, and is refused when bound otherwise")
+    func arraysOfJSONElementsOnly() throws {
+        let db = try DBBDatabase.inMemory()
+        try db.execute("CREATE TABLE t (v TEXT)")
+        #expect(try db.fetchValue(String.self, "SELECT ?", [[1], [2, 3]]) == "[[1],[2,3]]")
+        #expect(try db.fetchValue(String.self, "SELECT ?", [NSNull()]) == "[null]")
+        for (array, name) in [([Date()], "Date"), ([Data([1])], "Data"), ([URL(fileURLWithPath: "/")], "URL")]
+            as [([Any], String)]
+        {
+            let error = expectDBBError { try db.execute("INSERT INTO t VALUES (?)", array) }
+            #expect(error?.resultCode == .mismatch)
+            #expect(error?.message.contains(name) == true)
+        }
+        #expect(try db.fetchValue(Int.self, "SELECT count(*) FROM t") == 0)
     }
 
     @Test("a custom type binds through DBBBindable")

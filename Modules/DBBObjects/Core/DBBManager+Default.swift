@@ -132,6 +132,10 @@ extension DBBManager {
         return folder.appendingPathComponent(name, isDirectory: false)
     }
 
+    /// The seed's `dbMgr.database`, for its `dbMgr.database.lastErrorMessage()`: what the last failed call of
+    /// the manager recorded, as ``errorMessage()``.
+    public var database: DBBManagerErrors { DBBManagerErrors(manager: self) }
+
     /// A manager of a private in-memory database (DBBuilder's in-memory store); the same as ``inMemory()``.
     ///
     /// - Returns: a new manager with every feature of a file manager.
@@ -139,4 +143,15 @@ extension DBBManager {
     public static func inMemoryDatabaseManager() throws -> DBBManager {
         try inMemory()
     }
+}
+
+/// What the seed's `dbMgr.database` gave for error messages: `dbMgr.database.lastErrorMessage()`.
+public struct DBBManagerErrors: Sendable {
+    let manager: DBBManager
+
+    /// The message of the manager's last failure, whichever thread recorded it; empty when none failed. The
+    /// same as ``DBBManager/errorMessage()``.
+    ///
+    /// - Returns: the message.
+    public func lastErrorMessage() -> String { manager.errorMessage() }
 }

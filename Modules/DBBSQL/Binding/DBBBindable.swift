@@ -3,8 +3,8 @@ public import Foundation
 /// A Swift value that can be bound to a statement parameter.
 ///
 /// The library makes `String`, every integer type, `Bool`, `Float`, `Double`, `Date`, `Data`, `URL`,
-/// ``DBBValue``, optionals of them, arrays of ``DBBJSONElement``s and string-keyed dictionaries of JSON
-/// values conform.
+/// ``DBBValue``, optionals of them, and arrays and string-keyed dictionaries of JSON values (stored as JSON
+/// text; their elements are checked when they are bound) conform.
 /// Conform your own types by returning the ``DBBValue`` that stores them.
 public protocol DBBBindable {
     /// The SQLite value that stores `self`.
@@ -176,38 +176,13 @@ extension UInt64: DBBBindable {
     }
 }
 
-/// A value that can be an element of a JSON array: a string, a number, a boolean, `NSNull`, or an array or a
-/// string-keyed dictionary of them. An array binds as JSON text only when its elements conform, so an array
-/// that cannot be JSON (`[Date]`, `[Data]`) is refused by the compiler.
-///
-/// A dictionary conforms whatever its values' type, as a `[String: Any]` from `JSONSerialization` does; its
-/// values are checked when it is bound.
-public protocol DBBJSONElement {}
-
-extension String: DBBJSONElement {}
-extension Bool: DBBJSONElement {}
-extension Double: DBBJSONElement {}
-extension Float: DBBJSONElement {}
-extension Int: DBBJSONElement {}
-extension Int8: DBBJSONElement {}
-extension Int16: DBBJSONElement {}
-extension Int32: DBBJSONElement {}
-extension Int64: DBBJSONElement {}
-extension UInt: DBBJSONElement {}
-extension UInt8: DBBJSONElement {}
-extension UInt16: DBBJSONElement {}
-extension UInt32: DBBJSONElement {}
-extension UInt64: DBBJSONElement {}
-extension NSNull: DBBJSONElement {}
-extension NSNumber: DBBJSONElement {}
-extension Array: DBBJSONElement where Element: DBBJSONElement {}
-extension Dictionary: DBBJSONElement where Key == String {}
-
-extension Array: DBBBindable where Element: DBBJSONElement {
-    /// An array of JSON values (strings, numbers, booleans, `NSNull`, arrays, dictionaries) is stored
-    /// as JSON text, written with ``DBBCodingOptions/jsonWritingOptions``.
+extension Array: DBBBindable {
+    /// An array of JSON values (strings, numbers, booleans, `NSNull`, arrays, string-keyed dictionaries) is
+    /// stored as JSON text, written with ``DBBCodingOptions/jsonWritingOptions``. Its elements are checked when
+    /// it is bound, as a dictionary's values are, so a mixed `[Any]` (`["x", 1, true]`, or what
+    /// `JSONSerialization` returns) binds as DBSQLite bound an `NSArray`.
     ///
-    /// - Throws: ``DBBError`` (mismatch) when a dictionary in it holds a value that is not a JSON value.
+    /// - Throws: ``DBBError`` (mismatch) when an element is not a JSON value (a `Date`, a `Data`).
     public func dbbValue(options: DBBCodingOptions) throws -> DBBValue {
         try DBBJSON.text(from: self, options: options)
     }
@@ -227,8 +202,12 @@ extension Dictionary: DBBBindable where Key == String {
 enum DBBJSON {
     static func text(from object: Any, options: DBBCodingOptions) throws -> DBBValue {
         guard JSONSerialization.isValidJSONObject(object) else {
+            let elements: [Any] = (object as? [Any]) ?? (object as? [String: Any]).map { Array($0.values) } ?? []
+            let offending = elements.first { !JSONSerialization.isValidJSONObject([$0]) }
             throw DBBError(
-                .mismatch, message: "the value holds elements that are not JSON values",
+                .mismatch,
+                message: "the value holds elements that are not JSON values"
+                    + (offending.map { " (one is a \(type(of: $0)))" } ?? ""),
                 context: "binding a JSON array or dictionary")
         }
         do {
