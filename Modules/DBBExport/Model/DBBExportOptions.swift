@@ -39,6 +39,10 @@ public struct DBBRestoreOptions: Sendable, Equatable {
     /// Whether to run `PRAGMA integrity_check` on the new database before it is moved into place.
     /// Default: `false`.
     public var checkIntegrity: Bool
+    /// Whether a restore over an existing database first checks that the disk has room for the copy, and
+    /// refuses it before the target is touched when it has not. Tests turn it off to reach the rollback of a
+    /// copy that fails halfway. Default: `true`.
+    package var checksFreeSpace = true
 
     /// Creates restore options.
     ///

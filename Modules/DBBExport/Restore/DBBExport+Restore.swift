@@ -11,7 +11,10 @@ extension DBBExport {
     ///
     /// The database is built in a temporary file beside the target, with journaling off and in one
     /// transaction, and renamed into place only when the whole dump has been read and checked (the gzip
-    /// CRC included). On any failure the temporary file is removed and the target is left as it was.
+    /// CRC included). An existing database is replaced through SQLite's online backup API instead, so that
+    /// connections that have it open see the old database or the new one: the copy is refused before it
+    /// begins when the disk has no room for it, and rolled back when it fails halfway. On any failure the
+    /// temporary file is removed and the target is left as it was.
     ///
     /// - Parameters:
     ///   - dumpURL: the dump to read.
@@ -19,9 +22,10 @@ extension DBBExport {
     ///   - options: whether to replace an existing file, and whether to check the new database's integrity.
     ///   - progress: called on the calling thread as tables and rows are done.
     /// - Returns: what was read from the dump.
-    /// - Throws: ``DBBExportError`` for a missing, damaged or foreign dump (naming where), an existing target, or
-    ///   a file that cannot be written; `DBBError` when SQLite rejects a statement of the dump's schema
-    ///   or a row (its context names the table and row).
+    /// - Throws: ``DBBExportError`` for a missing, damaged or foreign dump (naming where), an existing target,
+    ///   a file that cannot be written, or a disk without room for the copy; `DBBError` when SQLite rejects a
+    ///   statement of the dump's schema or a row (its context names the table and row), or fails to write
+    ///   (a full disk).
     @discardableResult
     public static func restore(
         dumpAt dumpURL: URL, to databaseURL: URL, options: DBBRestoreOptions = DBBRestoreOptions(),
@@ -79,60 +83,12 @@ extension DBBExport {
             }
             try db.close()
             database = nil
-            try install(target)
+            try DatabaseTarget.install(target, checksFreeSpace: options.checksFreeSpace)
             return report
         } catch {
             try? database?.close()
             target.discard()
             throw error
-        }
-    }
-
-    /// Puts the finished temporary database in place of the target.
-    ///
-    /// A target that is an SQLite database is not renamed over: another connection may have it open, and
-    /// its journal or write-ahead log would be read as part of the new file. The new database is copied
-    /// into it through SQLite's own locking (the online backup API) instead, after SQLite has recovered
-    /// whatever a crashed writer left. Any other target (none, or not a database) is replaced by a rename,
-    /// its stale side files removed first.
-    private static func install(_ target: TargetFile) throws {
-        guard target.replaceExisting, let destination = try openExistingDatabase(at: target.path) else {
-            try target.commit()
-            return
-        }
-        defer { try? destination.close() }
-        let source = try DBBDatabase(path: target.temporaryPath, mode: .readOnly)
-        defer { try? source.close() }
-        do {
-            try source.backup(into: destination, timeout: busyTimeout)
-        } catch let error as DBBError where error.resultCode == .readOnly && (try? destination.journalMode()) == .wal {
-            // A WAL database cannot take pages of another size: leave WAL mode for the copy and return to
-            // it after. Leaving needs every other connection closed.
-            do {
-                try destination.setJournalMode(.delete)
-            } catch {
-                throw DBBExportError(
-                    .io,
-                    "the target is a WAL database with another page size, open in another connection; "
-                        + "close it and restore again", path: target.path)
-            }
-            try source.backup(into: destination, timeout: busyTimeout)
-            try destination.setJournalMode(.wal)
-        }
-        try source.close()
-        try destination.close()
-        target.discard()
-    }
-
-    /// Opens an existing target that is an SQLite database; `nil` when there is no file or it is not a
-    /// database (or one too damaged to read its schema).
-    private static func openExistingDatabase(at path: String) throws -> DBBDatabase? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        do {
-            // Reading the schema also rolls back a hot journal, or replays a write-ahead log, a crash left.
-            return try DBBDatabase(path: path, mode: .readWrite, busyTimeout: busyTimeout)
-        } catch let error as DBBError where error.resultCode == .notADatabase || error.resultCode == .corrupt {
-            return nil
         }
     }
 }
