@@ -29,8 +29,17 @@ public enum DBBExport {
     static let progressInterval = 4096
     /// How long reading a source, or replacing a target database, waits for another connection's lock.
     static let busyTimeout: TimeInterval = 5
-    /// The longest string or BLOB this SQLite library stores (`SQLITE_LIMIT_LENGTH`): longer values in a
-    /// dump are refused while they stream in, before they take memory.
+    /// The longest string or BLOB, in bytes, that a dump writes and a restore or verification reads unless
+    /// their options say otherwise: 64 MiB.
+    ///
+    /// A longer value is refused with ``DBBExportError/Kind/valueTooLong``, naming its table, row and column;
+    /// in a dump being read it is refused while it streams in, before it is held. The limit is what bounds
+    /// the memory a dump, restore or verification takes: each holds about three copies of its longest value
+    /// at once (the library's, the one SQLite binds, the record SQLite builds), on top of about 25 MiB of
+    /// its own: `dbb-backup` peaks under 256 MiB with values at this limit.
+    public static let defaultMaximumValueLength = 64 << 20
+    /// The longest string or BLOB this SQLite library stores (`SQLITE_LIMIT_LENGTH`): no limit set in the
+    /// options goes beyond it.
     static let valueLengthLimit: Int = (try? DBBDatabase.inMemory())?.maximumValueLength ?? 1_000_000_000
 
     // MARK: Dump
@@ -53,9 +62,9 @@ public enum DBBExport {
     ///   - options: the tables to dump, the compression level, whether to replace an existing file.
     ///   - progress: called on the calling thread as tables and rows are done.
     /// - Returns: what was written: header, schema, tables with their row counts, sizes.
-    /// - Throws: ``DBBExportError`` (missingInput, targetExists, unknownTable, io — the source is not a
-    ///   regular file, a FIFO for example) or `DBBError` when the database cannot be read (a virtual table's
-    ///   missing module among them).
+    /// - Throws: ``DBBExportError`` (missingInput, targetExists, unknownTable, valueTooLong, io — the source
+    ///   is not a regular file, a FIFO for example) or `DBBError` when the database cannot be read (a virtual
+    ///   table's missing module among them).
     @discardableResult
     public static func dump(
         databaseAt databaseURL: URL, to dumpURL: URL, options: DBBDumpOptions = DBBDumpOptions(),
@@ -88,8 +97,8 @@ public enum DBBExport {
     ///   - options: the tables to dump and the compression level.
     ///   - progress: called on the calling thread as tables and rows are done.
     /// - Returns: what was written.
-    /// - Throws: ``DBBExportError`` (missingInput, unknownTable, io) or `DBBError` when the database cannot be
-    ///   read.
+    /// - Throws: ``DBBExportError`` (missingInput, unknownTable, valueTooLong, io) or `DBBError` when the
+    ///   database cannot be read, as ``dump(databaseAt:to:options:progress:)`` throws.
     @discardableResult
     public static func dump(
         databaseAt databaseURL: URL, writingTo output: FileHandle, options: DBBDumpOptions = DBBDumpOptions(),
@@ -139,7 +148,8 @@ public enum DBBExport {
     ///   - options: the tables to dump, the compression level, whether to replace an existing file.
     ///   - progress: called on the calling thread as tables and rows are done.
     /// - Returns: what was written.
-    /// - Throws: ``DBBExportError`` (targetExists, unknownTable, io) or `DBBError`.
+    /// - Throws: ``DBBExportError`` (targetExists, unknownTable, valueTooLong, io) or `DBBError`, as
+    ///   ``dump(databaseAt:to:options:progress:)`` throws.
     @discardableResult
     public static func dump(
         _ db: DBBDatabase, to dumpURL: URL, options: DBBDumpOptions = DBBDumpOptions(),
@@ -163,8 +173,9 @@ public enum DBBExport {
     ) throws -> DBBDumpReport {
         try db.beginTransaction(.deferred)
         defer { try? db.rollback() }
-        let plan = try DumpPlan(
+        var plan = try DumpPlan(
             db: db, selection: options.tables, skipsUnavailable: options.skipsUnavailableVirtualTables)
+        plan.maximumValueLength = min(options.maximumValueLength, valueLengthLimit)
         let writer =
             switch destination {
             case .target(let target): try GzipFileWriter(path: target.temporaryPath, level: options.compressionLevel)
@@ -214,8 +225,7 @@ public enum DBBExport {
             json.raw(",\"rows\":[")
             let statement = try db.prepare(layout.selectSQL)
             let width = statement.columnCount
-            // Text that is not valid UTF-8 reads back with U+FFFD in place of the bad bytes; such text is
-            // written in its tagged form, with its stored bytes (in rowid tables of UTF-8 databases).
+            // Raw text is kept in rowid tables of UTF-8 databases.
             let keepsRawText = plan.header.encoding == "UTF-8" && layout.rowIDColumn != nil
             var rows = 0
             let cursor = try statement.cursor()
@@ -224,16 +234,23 @@ public enum DBBExport {
                 for column in 0..<width {
                     if column > 0 { json.byte(UInt8(ascii: ",")) }
                     let value = row.value(at: column)
-                    guard case .text(let text) = value else {
-                        json.value(value)
-                        continue
-                    }
-                    let mark = json.position
-                    if json.string(text), keepsRawText, case let raw = row.storedBytes(at: column),
-                        !raw.elementsEqual(text.utf8)
-                    {
-                        json.truncate(to: mark)
-                        json.rawText(raw)
+                    switch value {
+                    case .text(let text):
+                        try requireLength(text.utf8.count, limit: plan.maximumValueLength, table, rows + 1, column)
+                        // Text that is not valid UTF-8 reads back with U+FFFD in place of the bad bytes; such
+                        // text is written in its tagged form, with its stored bytes.
+                        if keepsRawText, DumpJSONWriter.holdsReplacementCharacter(text),
+                            case let raw = row.storedBytes(at: column), !raw.elementsEqual(text.utf8)
+                        {
+                            try json.rawText(raw)
+                        } else {
+                            try json.streamedString(text)
+                        }
+                    case .blob(let data):
+                        try requireLength(data.count, limit: plan.maximumValueLength, table, rows + 1, column)
+                        try json.blob(data)
+                    default:
+                        try json.value(value)
                     }
                 }
                 json.byte(UInt8(ascii: "]"))
@@ -257,6 +274,19 @@ public enum DBBExport {
             header: header, schema: plan.schema, tables: header.tables, jsonBytes: sizes.uncompressed,
             compressedBytes: sizes.compressed, leftOut: plan.leftOut)
     }
+
+    /// Refuses a value of a source row longer than the dump's limit, naming where it is.
+    private static func requireLength(_ count: Int, limit: Int, _ table: DBBDumpTable, _ row: Int, _ column: Int)
+        throws
+    {
+        guard count > limit else { return }
+        let name = table.hasRowID ? (column == 0 ? "rowid" : table.columns[column - 1]) : table.columns[column]
+        throw DBBExportError(
+            .valueTooLong,
+            "the value is \(count) bytes, longer than the \(limit)-byte limit on one value "
+                + "(DBBDumpOptions.maximumValueLength); a restore with that limit would refuse it",
+            table: table.name, row: row, column: name)
+    }
 }
 
 /// What a dump will hold: the header, the schema objects and the layout of each table section.
@@ -266,6 +296,8 @@ struct DumpPlan {
     var layouts: [TableLayout]
     /// Virtual tables left out because this SQLite library lacks their module.
     var leftOut: [DBBSchemaObject] = []
+    /// The longest string or BLOB the dump writes.
+    var maximumValueLength = DBBExport.defaultMaximumValueLength
 
     init(db: DBBDatabase, selection: [String]?, skipsUnavailable: Bool) throws {
         var all = try DBBSchemaObject.all(in: db)

@@ -35,6 +35,9 @@ public struct DBBExportError: Error, Sendable, Equatable, CustomStringConvertibl
         case missingInput
         /// A table or other name given in the options does not exist in the database.
         case unknownTable
+        /// A string or BLOB is longer than the options allow (``DBBExport/defaultMaximumValueLength`` unless
+        /// they say otherwise): in a dump being read, or in a database being dumped.
+        case valueTooLong
     }
 
     /// What kind of problem was found.

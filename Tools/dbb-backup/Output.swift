@@ -41,7 +41,8 @@ func runReportingErrors<T>(json: Bool = false, _ body: () throws -> T) throws ->
 
 func exitCode(for error: DBBExportError) -> Int32 {
     switch error.kind {
-    case .truncated, .corruptCompression, .notADump, .unsupportedVersion, .malformed: ExitStatus.dataError
+    case .truncated, .corruptCompression, .notADump, .unsupportedVersion, .malformed, .valueTooLong:
+        ExitStatus.dataError
     case .targetExists: ExitStatus.cannotCreate
     case .unknownTable: ExitStatus.usage
     case .missingInput: ExitStatus.noInput
@@ -53,12 +54,25 @@ func exitCode(for error: DBBExportError) -> Int32 {
 func toolWording(_ error: DBBExportError) -> DBBExportError {
     var worded = error
     if error.kind == .targetExists { worded.message = "the target file exists; pass --force to replace it" }
+    worded.message = flagWording(worded.message)
     return worded
 }
 
 /// SQLite's error in the tool's words: what failed and what was being done, without the library's SQL.
 func toolWording(_ error: DBBError) -> String {
-    error.context.map { "\(error.message) (while \($0))" } ?? error.message
+    flagWording(error.context.map { "\(error.message) (while \($0))" } ?? error.message)
+}
+
+/// The library's names of its options in a message, as the tool's flags.
+private func flagWording(_ message: String) -> String {
+    var message = message
+    for (option, flag) in [
+        ("maximumValueLength in the options", "--max-value-size"),
+        ("DBBDumpOptions.maximumValueLength", "--max-value-size"),
+    ] {
+        message = message.replacingOccurrences(of: option, with: flag)
+    }
+    return message
 }
 
 private func report(_ message: String, details: ErrorOutput, json: Bool) {

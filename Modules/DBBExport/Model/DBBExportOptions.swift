@@ -13,6 +13,11 @@ public struct DBBDumpOptions: Sendable, Equatable {
     /// read nor re-created) and list them in ``DBBDumpReport/leftOut``, instead of refusing the dump.
     /// Default: `false`.
     public var skipsUnavailableVirtualTables: Bool
+    /// The longest string or BLOB, in bytes, the dump writes; a longer value in the database is refused with
+    /// ``DBBExportError/Kind/valueTooLong``, since a restore with the same limit would refuse it. It bounds the
+    /// memory a restore of the dump takes. Default: ``DBBExport/defaultMaximumValueLength`` (64 MiB); SQLite's
+    /// own limit (`SQLITE_LIMIT_LENGTH`) caps it.
+    public var maximumValueLength: Int = DBBExport.defaultMaximumValueLength
 
     /// Creates dump options.
     ///
@@ -43,6 +48,11 @@ public struct DBBRestoreOptions: Sendable, Equatable {
     /// refuses it before the target is touched when it has not. Tests turn it off to reach the rollback of a
     /// copy that fails halfway. Default: `true`.
     package var checksFreeSpace = true
+    /// The longest string or BLOB, in bytes, the restore reads; a longer value in the dump is refused with
+    /// ``DBBExportError/Kind/valueTooLong`` while it streams in, before it is held. It bounds the memory the
+    /// restore takes. Default: ``DBBExport/defaultMaximumValueLength`` (64 MiB); SQLite's own limit
+    /// (`SQLITE_LIMIT_LENGTH`) caps it.
+    public var maximumValueLength: Int = DBBExport.defaultMaximumValueLength
 
     /// Creates restore options.
     ///

@@ -19,13 +19,14 @@ extension DBBExport {
     /// - Parameters:
     ///   - dumpURL: the dump to read.
     ///   - databaseURL: the database file to create.
-    ///   - options: whether to replace an existing file, and whether to check the new database's integrity.
+    ///   - options: whether to replace an existing file, whether to check the new database's integrity, and
+    ///     the longest value to read.
     ///   - progress: called on the calling thread as tables and rows are done.
     /// - Returns: what was read from the dump.
-    /// - Throws: ``DBBExportError`` for a missing, damaged or foreign dump (naming where), an existing target,
-    ///   a file that cannot be written, or a disk without room for the copy; `DBBError` when SQLite rejects a
-    ///   statement of the dump's schema or a row (its context names the table and row), or fails to write
-    ///   (a full disk).
+    /// - Throws: ``DBBExportError`` for a missing, damaged or foreign dump (naming where), a value longer
+    ///   than the options allow, an existing target, a file that cannot be written, or a disk without room
+    ///   for the copy; `DBBError` when SQLite rejects a statement of the dump's schema or a row (its context
+    ///   names the table and row), or fails to write (a full disk).
     @discardableResult
     public static func restore(
         dumpAt dumpURL: URL, to databaseURL: URL, options: DBBRestoreOptions = DBBRestoreOptions(),
@@ -70,7 +71,9 @@ extension DBBExport {
             let db = try DBBDatabase(path: target.temporaryPath, mode: .readWriteCreate)
             database = db
             let loader = RestoreConsumer(db: db, loadsRows: true)
-            let report = try ConcurrentDumpParser(source: source, progress: progress).run(loader)
+            let parser = ConcurrentDumpParser(
+                source: source, progress: progress, maximumValueLength: options.maximumValueLength)
+            let report = try parser.run(loader)
             try loader.finish()
             if options.checkIntegrity {
                 let result = try db.fetchValues(String.self, "PRAGMA main.integrity_check")
@@ -108,8 +111,9 @@ final class RestoreConsumer: DumpConsumer {
     private var insertColumns: [String] = []
     private var insertTable = ""
 
-    /// Whether rows are inserted; when not, the consumer only checks the dump against SQLite (the
-    /// schema is built, every table's INSERT prepared), as ``DBBExport/verify(dumpAt:progress:)`` does.
+    /// Whether rows are inserted; when not, the consumer only checks the dump against SQLite (the schema is
+    /// built, every table's INSERT prepared), as ``DBBExport/verify(dumpAt:maximumValueLength:progress:)``
+    /// does.
     private let loadsRows: Bool
 
     init(db: DBBDatabase, loadsRows: Bool) {
@@ -210,10 +214,22 @@ final class RestoreConsumer: DumpConsumer {
         } else {
             try db.prepare(insertSQL(rawText: rawText)).execute(values: values)
         }
+        // A statement keeps its bound values after it runs: SQLite's copy of a long one is let go at once,
+        // so that it is not held while the next long value is read.
+        if values.contains(where: Self.isLong) { insert?.reset() }
     }
 
     func endTable(_ table: DBBDumpTable) throws {
         insert = nil
+    }
+
+    /// Whether a value is a long string or BLOB, as the parser counts them.
+    private static func isLong(_ value: DBBValue) -> Bool {
+        switch value {
+        case .text(let text): text.utf8.count > DumpJSONReader.longStringLength
+        case .blob(let data): data.count > DumpJSONReader.longStringLength
+        default: false
+        }
     }
 
     /// Creates indexes, views and triggers, sets the header values, and commits.
