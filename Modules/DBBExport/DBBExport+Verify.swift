@@ -33,14 +33,15 @@ extension DBBExport {
         return report
     }
 
-    /// Reads a dump from end to end and checks it, without writing anything.
+    /// Reads a dump from end to end and checks it, as a restore would, without writing a database.
     ///
     /// Checks the gzip stream (the CRC-32 and length of every member), the JSON syntax, the format name
     /// and version, the shape of every value, each row's width, and each table's row count against the
-    /// header. The schema is checked as ``restore(dumpAt:to:options:progress:)`` checks it, by building
-    /// it in a private in-memory database with the same checks, so a dump verify passes is one whose
-    /// schema restore accepts. (Rows are not inserted: a row that breaks a constraint of its table, a
-    /// duplicate key, is found by restore only.)
+    /// header. The schema and the rows are checked as ``restore(dumpAt:to:options:progress:)`` checks them:
+    /// they are loaded, with the same statements, into a private temporary database that SQLite keeps in
+    /// memory up to its page cache and in a temporary file beyond (in `SQLITE_TMPDIR`, else `/var/tmp` or
+    /// `/tmp`), removed when the check ends. So every constraint a restore meets (a duplicate rowid or
+    /// primary key, a `UNIQUE` index, `NOT NULL`, `CHECK`) fails verify as it fails restore.
     ///
     /// - Parameters:
     ///   - dumpURL: the dump to read.
@@ -48,7 +49,8 @@ extension DBBExport {
     ///     it streams in, before it is held. Default: ``defaultMaximumValueLength`` (64 MiB).
     ///   - progress: called on the calling thread as tables and rows are read.
     /// - Returns: the header, the schema, and the tables with the number of rows actually read.
-    /// - Throws: ``DBBExportError`` naming the first problem and where it was found.
+    /// - Throws: ``DBBExportError`` naming the first problem and where it was found; `DBBError` when SQLite
+    ///   refuses a statement of the schema or a row (its context names the table and row).
     public static func verify(
         dumpAt dumpURL: URL, maximumValueLength: Int = defaultMaximumValueLength,
         progress: ((DBBExportProgress) -> Void)? = nil
@@ -72,12 +74,12 @@ extension DBBExport {
         try checkedRead(from: .handle(input), maximumValueLength: maximumValueLength, progress: progress)
     }
 
-    /// Reads a dump, checking it as a restore would: the schema is built in a private in-memory database.
+    /// Reads a dump, checking it as a restore would: it is loaded into a private temporary database.
     private static func checkedRead(
         from source: DumpSource, maximumValueLength: Int, progress: ((DBBExportProgress) -> Void)?
     ) throws -> DBBDumpReport {
         let checker = try RestoreConsumer.checking()
-        let parser = DumpParser(source: source, progress: progress, maximumValueLength: maximumValueLength)
+        let parser = ConcurrentDumpParser(source: source, progress: progress, maximumValueLength: maximumValueLength)
         let report = try parser.run(checker)
         try checker.finish()
         return report
@@ -218,7 +220,8 @@ private final class ContinuingConsumer: DumpConsumer {
         forward { try $0.beginTable(table) }
     }
 
-    func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) {
+    func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
+        try checker.row(values, rawText: rawText, number: number, of: table)
         forward { comparer in
             // Located as the parser locates a consumer's error.
             do {

@@ -56,6 +56,12 @@ public enum DBBExport {
     /// restore: the dump is refused with an error naming it, unless
     /// ``DBBDumpOptions/skipsUnavailableVirtualTables`` is set (the report then lists what was left out).
     ///
+    /// A damaged database whose dump no restore would accept is refused: the dump checks each table's
+    /// rowids and `NOT NULL` columns as it streams, and that it reads as many rows as it counted; with
+    /// ``DBBDumpOptions/checksIntegrity`` it runs `PRAGMA integrity_check` first. With
+    /// ``DBBDumpOptions/allowsDamaged`` such a database is dumped anyway, as far as it can be read and
+    /// restored, and the header's ``DBBDumpHeader/damage`` says what was wrong.
+    ///
     /// - Parameters:
     ///   - databaseURL: the SQLite database to back up.
     ///   - dumpURL: the file to write, conventionally ending in `.json.gz`.
@@ -64,7 +70,7 @@ public enum DBBExport {
     /// - Returns: what was written: header, schema, tables with their row counts, sizes.
     /// - Throws: ``DBBExportError`` (missingInput, targetExists, unknownTable, valueTooLong, io — the source
     ///   is not a regular file, a FIFO for example) or `DBBError` when the database cannot be read (a virtual
-    ///   table's missing module among them).
+    ///   table's missing module among them) or is damaged (corrupt).
     @discardableResult
     public static func dump(
         databaseAt databaseURL: URL, to dumpURL: URL, options: DBBDumpOptions = DBBDumpOptions(),
@@ -98,7 +104,7 @@ public enum DBBExport {
     ///   - progress: called on the calling thread as tables and rows are done.
     /// - Returns: what was written.
     /// - Throws: ``DBBExportError`` (missingInput, unknownTable, valueTooLong, io) or `DBBError` when the
-    ///   database cannot be read, as ``dump(databaseAt:to:options:progress:)`` throws.
+    ///   database cannot be read or is damaged, as ``dump(databaseAt:to:options:progress:)`` throws.
     @discardableResult
     public static func dump(
         databaseAt databaseURL: URL, writingTo output: FileHandle, options: DBBDumpOptions = DBBDumpOptions(),
@@ -173,8 +179,11 @@ public enum DBBExport {
     ) throws -> DBBDumpReport {
         try db.beginTransaction(.deferred)
         defer { try? db.rollback() }
+        var damage: [String] = []
+        if options.checksIntegrity { damage += try checkIntegrity(of: db, allowsDamaged: options.allowsDamaged) }
         var plan = try DumpPlan(
-            db: db, selection: options.tables, skipsUnavailable: options.skipsUnavailableVirtualTables)
+            db: db, selection: options.tables, skipsUnavailable: options.skipsUnavailableVirtualTables,
+            allowsDamaged: options.allowsDamaged, damage: damage)
         plan.maximumValueLength = min(options.maximumValueLength, valueLengthLimit)
         let writer =
             switch destination {
@@ -223,13 +232,13 @@ public enum DBBExport {
             json.raw(",\"rowCount\":")
             json.integer(Int64(table.rowCount))
             json.raw(",\"rows\":[")
-            let statement = try db.prepare(layout.selectSQL)
-            let width = statement.columnCount
+            var rowsOfTable = try CheckedRows(
+                layout, in: db, allowsDamage: plan.allowsDamaged, checksRepeats: layout.checksRepeatedRowIDs)
+            let width = layout.columns.count + (layout.storesRowID ? 1 : 0)
             // Raw text is kept in rowid tables of UTF-8 databases.
             let keepsRawText = plan.header.encoding == "UTF-8" && layout.rowIDColumn != nil
             var rows = 0
-            let cursor = try statement.cursor()
-            while let row = try cursor.next() {
+            while let row = try rowsOfTable.next() {
                 json.raw(rows == 0 ? "\n[" : ",\n[")
                 for column in 0..<width {
                     if column > 0 { json.byte(UInt8(ascii: ",")) }
@@ -259,9 +268,14 @@ public enum DBBExport {
                 counter.add(rows: 1)
             }
             guard rows == table.rowCount else {
-                throw DBBExportError(
-                    .io, "the table changed while it was being dumped (\(rows) rows read, \(table.rowCount) counted)",
-                    table: table.name)
+                // The read transaction keeps the table as it was: counting it through an index, and reading
+                // it through its b-tree, disagree only in a damaged file.
+                throw DBBError(
+                    .corrupt,
+                    message: "the database is damaged: table \(table.name) gives \(rows) rows when read and "
+                        + "\(table.rowCount) when counted, so no restore would accept the dump",
+                    context: "dumping table \(table.name) (PRAGMA integrity_check tells more; "
+                        + "DBBDumpOptions.allowsDamaged dumps what can be read)")
             }
             json.raw(rows == 0 ? "]}" : "\n]}")
             counter.endTable()
@@ -273,6 +287,28 @@ public enum DBBExport {
         return DBBDumpReport(
             header: header, schema: plan.schema, tables: header.tables, jsonBytes: sizes.uncompressed,
             compressedBytes: sizes.compressed, leftOut: plan.leftOut)
+    }
+    /// Runs `PRAGMA integrity_check` on the source.
+    ///
+    /// - Returns: what the dump's header records of a failed check, when damage is allowed.
+    /// - Throws: `DBBError` (corrupt) with the check's first findings when the source fails it and damage is
+    ///   not allowed.
+    private static func checkIntegrity(of db: DBBDatabase, allowsDamaged: Bool) throws -> [String] {
+        let findings: [String]
+        do {
+            findings = try db.fetchValues(String.self, "PRAGMA main.integrity_check(20)")
+        } catch let error as DBBError where allowsDamaged {
+            return ["integrity_check could not run: \(error.message)"]
+        }
+        guard findings != ["ok"] else { return [] }
+        let summary = findings.prefix(3).joined(separator: "; ") + (findings.count > 3 ? "; …" : "")
+        guard allowsDamaged else {
+            throw DBBError(
+                .corrupt, message: "the database fails its integrity check: \(summary)",
+                context: "checking the database before dumping it (DBBDumpOptions.allowsDamaged dumps what can be read)"
+            )
+        }
+        return ["integrity_check: \(summary)"]
     }
 
     /// Refuses a value of a source row longer than the dump's limit, naming where it is.
@@ -298,8 +334,12 @@ struct DumpPlan {
     var leftOut: [DBBSchemaObject] = []
     /// The longest string or BLOB the dump writes.
     var maximumValueLength = DBBExport.defaultMaximumValueLength
+    /// Whether rows a restore would refuse are left out, rather than the dump refused.
+    let allowsDamaged: Bool
 
-    init(db: DBBDatabase, selection: [String]?, skipsUnavailable: Bool) throws {
+    init(db: DBBDatabase, selection: [String]?, skipsUnavailable: Bool, allowsDamaged: Bool, damage: [String]) throws {
+        self.allowsDamaged = allowsDamaged
+        var damage = damage
         var all = try DBBSchemaObject.all(in: db)
         var leftOut: [DBBSchemaObject] = []
         // A virtual table whose module is missing can be neither read nor re-created: refuse, naming it,
@@ -361,7 +401,30 @@ struct DumpPlan {
         for object in chosen where object.type == "table" && !object.isVirtualTable {
             var layout = try TableLayout(table: object.name, in: db)
             if object.name.lowercased() == "sqlite_sequence" { layout.condition = sequenceCondition }
-            let count = try db.fetchValue(Int.self, layout.countSQL) ?? 0
+            var count: Int
+            if !allowsDamaged {
+                count = try db.fetchValue(Int.self, layout.countSQL) ?? 0
+            } else {
+                // Counting through a damaged index may fail where reading the table does not.
+                count = ((try? db.fetchValue(Int.self, layout.countSQL)) ?? nil) ?? -1
+                // A first pass counts the rows the dump will write, which the header lists before them.
+                var rows = try CheckedRows(layout, in: db, allowsDamage: true)
+                while try rows.next() != nil {}
+                if rows.sawDisorder {
+                    // Rowids out of order may repeat: count again, leaving out the repeats.
+                    layout.checksRepeatedRowIDs = true
+                    rows = try CheckedRows(layout, in: db, allowsDamage: true, checksRepeats: true)
+                    while try rows.next() != nil {}
+                }
+                if let found = rows.damage { damage.append(found) }
+                if rows.count + rows.leftOut != count && rows.stop == nil {
+                    let read = rows.count + rows.leftOut
+                    damage.append(
+                        "table \(object.name): "
+                            + (count < 0 ? "it cannot be counted" : "counting gives \(count) rows, reading \(read)"))
+                }
+                count = rows.count
+            }
             layouts.append(layout)
             tables.append(
                 DBBDumpTable(name: object.name, columns: layout.columns, hasRowID: layout.storesRowID, rowCount: count))
@@ -381,7 +444,7 @@ struct DumpPlan {
             autoVacuum: try db.fetchValue(Int.self, "PRAGMA main.auto_vacuum") ?? 0,
             created: DBBDateFormatting.iso8601String(from: Date()),
             isPartial: selection != nil,
-            tables: tables)
+            tables: tables, damage: damage)
     }
 }
 

@@ -20,8 +20,8 @@ struct DBBBackup: ParsableCommand {
             dbb-backup dump app.sqlite - | ssh host dbb-backup restore - app.sqlite
 
             Exit codes: 0 success; 1 verify --against found a difference; 64 usage error or unknown table; \
-            65 the dump is damaged, not a dump, or of a newer format, or a value is longer than \
-            --max-value-size (or the input is not a database); \
+            65 the dump is damaged, not a dump, or of a newer format, a row breaks its table's constraints, or a \
+            value is longer than --max-value-size (or the input is not a database, or a damaged one); \
             66 an input file is missing or cannot be opened; 70 SQLite failed; 73 the target exists \
             (use --force); 74 an I/O error, a full disk, or a target that cannot be written.
             """,
@@ -49,6 +49,18 @@ func refuseTerminal(_ name: String?, _ descriptor: Int32) throws {
         descriptor == STDIN_FILENO
         ? ("read a compressed dump from", "standard input") : ("write a compressed dump to", "standard output")
     throw ValidationError("refusing to \(verb) a terminal; redirect \(stream).")
+}
+
+/// Warns, on standard error, that a dump holds what could be read of a damaged database.
+///
+/// - Parameters:
+///   - damage: the header's record of the damage; nothing is printed when it is empty.
+///   - verb: "dumped" when the dump was just written, "written" when it is read.
+func printDamage(_ damage: [String], verb: String) {
+    guard !damage.isEmpty else { return }
+    printToStandardError(
+        "dbb-backup: warning: the dump was \(verb) from a damaged database and holds what could be read of it:")
+    for line in damage { printToStandardError("  \(line)") }
 }
 
 /// Options every subcommand that takes a while shares.
@@ -114,6 +126,18 @@ extension DBBBackup {
         @Flag(name: .shortAndLong, help: "Replace the output file if it exists.")
         var force = false
 
+        @Flag(
+            name: .long,
+            help: "Run PRAGMA integrity_check on the database first, and refuse it if it fails (exit code 65).")
+        var check = false
+
+        @Flag(
+            name: .long,
+            help: ArgumentHelp(
+                "Dump a damaged database anyway: what can be read and restored, with a warning.",
+                discussion: "Rows a restore would refuse are left out, and the dump's header records the damage."))
+        var allowDamaged = false
+
         @OptionGroup var valueSize: ValueSizeOptions
 
         @OptionGroup var outputOptions: OutputOptions
@@ -130,6 +154,8 @@ extension DBBBackup {
             var options = DBBDumpOptions(
                 tables: table.isEmpty ? nil : table, compressionLevel: level, replaceExisting: force)
             options.maximumValueLength = valueSize.bytes
+            options.checksIntegrity = check
+            options.allowsDamaged = allowDamaged
             let databaseURL = URL(fileURLWithPath: database)
             let report = try runReportingErrors {
                 if toStandardOutput {
@@ -143,6 +169,8 @@ extension DBBBackup {
                 }
             }
             bar.finish()
+            // A warning is printed even with --quiet: the dump is not the whole database.
+            printDamage(report.header.damage, verb: "dumped")
             if !outputOptions.quiet {
                 let summary =
                     "dumped \(report.totalRows) rows of \(report.tables.count) tables to "
@@ -245,6 +273,7 @@ extension DBBBackup {
                 print("  \(table.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rowCount) rows")
             }
             print("total: \(report.totalRows) rows in \(report.tables.count) tables")
+            printDamage(report.header.damage, verb: "written")
         }
     }
 
@@ -298,6 +327,7 @@ extension DBBBackup {
                 }
             }
             bar.finish()
+            if !json { printDamage(report.header.damage, verb: "written") }
             if json {
                 printJSON(VerifyOutput(report: report, compared: against, difference: difference))
             } else if !outputOptions.quiet {

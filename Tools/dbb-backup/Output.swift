@@ -31,7 +31,8 @@ func runReportingErrors<T>(json: Bool = false, _ body: () throws -> T) throws ->
     } catch let error as DBBError {
         report(toolWording(error), details: ErrorOutput(error), json: json)
         switch error.resultCode {
-        case .notADatabase, .corrupt: throw ExitCode(ExitStatus.dataError)
+        // A row of the dump that breaks its table's constraints is bad data, as a damaged source is.
+        case .notADatabase, .corrupt, .constraint: throw ExitCode(ExitStatus.dataError)
         case .cannotOpen: throw ExitCode(ExitStatus.noInput)
         case .ioError, .full: throw ExitCode(ExitStatus.ioError)
         default: throw ExitCode(ExitStatus.software)
@@ -69,6 +70,8 @@ private func flagWording(_ message: String) -> String {
     for (option, flag) in [
         ("maximumValueLength in the options", "--max-value-size"),
         ("DBBDumpOptions.maximumValueLength", "--max-value-size"),
+        ("DBBDumpOptions.allowsDamaged", "--allow-damaged"),
+        ("DBBDumpOptions.checksIntegrity", "--check"),
     ] {
         message = message.replacingOccurrences(of: option, with: flag)
     }
@@ -160,6 +163,8 @@ struct HeaderOutput: Encodable {
     var partial: Bool
     var totalRows: Int
     var tables: [TableOutput]
+    /// What was wrong with the source of a dump of a damaged database; absent otherwise.
+    var damage: [String]?
 
     init(_ header: DBBDumpHeader) {
         sqliteVersion = header.sqliteVersion
@@ -172,6 +177,7 @@ struct HeaderOutput: Encodable {
         partial = header.isPartial
         totalRows = header.totalRows
         tables = header.tables.map { TableOutput(name: $0.name, rowCount: $0.rowCount) }
+        damage = header.damage.isEmpty ? nil : header.damage
     }
 }
 

@@ -18,6 +18,16 @@ public struct DBBDumpOptions: Sendable, Equatable {
     /// memory a restore of the dump takes. Default: ``DBBExport/defaultMaximumValueLength`` (64 MiB); SQLite's
     /// own limit (`SQLITE_LIMIT_LENGTH`) caps it.
     public var maximumValueLength: Int = DBBExport.defaultMaximumValueLength
+    /// Whether to run `PRAGMA integrity_check` on the source before dumping it, refusing a database that
+    /// fails it (unless ``allowsDamaged``). The check reads the whole file, indexes included, so it takes
+    /// about as long as the dump. Default: `false`; the dump always makes the checks it can while it streams.
+    public var checksIntegrity = false
+    /// Whether to dump a damaged source instead of refusing it: the dump then holds every row that can be
+    /// read and that a restore would accept, the rest left out, and says so in its header's
+    /// ``DBBDumpHeader/damage`` (and the report's). Without it, a source that fails the integrity check or
+    /// a check made while streaming (rowids out of order, a NULL in a `NOT NULL` column, rows that read and
+    /// count differently) is refused with `DBBError` (corrupt). Default: `false`.
+    public var allowsDamaged = false
 
     /// Creates dump options.
     ///

@@ -70,7 +70,7 @@ extension DBBExport {
         do {
             let db = try DBBDatabase(path: target.temporaryPath, mode: .readWriteCreate)
             database = db
-            let loader = RestoreConsumer(db: db, loadsRows: true)
+            let loader = RestoreConsumer(db: db)
             let parser = ConcurrentDumpParser(
                 source: source, progress: progress, maximumValueLength: options.maximumValueLength)
             let report = try parser.run(loader)
@@ -111,19 +111,14 @@ final class RestoreConsumer: DumpConsumer {
     private var insertColumns: [String] = []
     private var insertTable = ""
 
-    /// Whether rows are inserted; when not, the consumer only checks the dump against SQLite (the schema is
-    /// built, every table's INSERT prepared), as ``DBBExport/verify(dumpAt:maximumValueLength:progress:)``
-    /// does.
-    private let loadsRows: Bool
-
-    init(db: DBBDatabase, loadsRows: Bool) {
+    init(db: DBBDatabase) {
         self.db = db
-        self.loadsRows = loadsRows
     }
 
-    /// A consumer that checks a dump as a restore would, in a private in-memory database, loading no rows.
+    /// A consumer that checks a dump as a restore would, loading it into a private temporary database: SQLite
+    /// keeps one in memory up to its page cache, in a temporary file beyond, and removes it when it closes.
     static func checking() throws -> RestoreConsumer {
-        RestoreConsumer(db: try DBBDatabase.inMemory(), loadsRows: false)
+        RestoreConsumer(db: try DBBDatabase(path: ""))
     }
 
     func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws {
@@ -182,7 +177,7 @@ final class RestoreConsumer: DumpConsumer {
                 .malformed, "the dump stores rowids for a table that has none (a WITHOUT ROWID table)",
                 table: table.name)
         }
-        if loadsRows && prefilled.contains(table.name.lowercased()) {
+        if prefilled.contains(table.name.lowercased()) {
             try db.execute("DELETE FROM \(layout.qualifiedName)")
         }
         var names = table.columns.map(DBBDatabase.quoteIdentifier)
@@ -207,7 +202,6 @@ final class RestoreConsumer: DumpConsumer {
     }
 
     func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
-        guard loadsRows else { return }
         if rawText.isEmpty || isUTF8 {
             // Raw text is bound as UTF-8 text with its bytes, which a UTF-8 database keeps.
             try insert?.execute(values: values, textBytesAt: rawText)
