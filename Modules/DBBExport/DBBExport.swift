@@ -48,8 +48,8 @@ public enum DBBExport {
     ///
     /// The database is opened read-only and read in one transaction, so the dump is a consistent
     /// snapshot even while other connections write; a lock another process holds is waited for (up to
-    /// five seconds). A database with a hot rollback journal (its writer crashed) is opened for writing
-    /// instead, so SQLite can roll the journal back as any client would before reading. The dump is
+    /// five seconds in all). A database with a hot rollback journal (its writer crashed) is opened for
+    /// writing instead, so SQLite can roll the journal back as any client would before reading. The dump is
     /// written to a temporary file beside the target, synced, and renamed into place when complete.
     ///
     /// A virtual table whose module this SQLite library lacks cannot be read, nor re-created by a
@@ -68,9 +68,10 @@ public enum DBBExport {
     ///   - options: the tables to dump, the compression level, whether to replace an existing file.
     ///   - progress: called on the calling thread as tables and rows are done.
     /// - Returns: what was written: header, schema, tables with their row counts, sizes.
-    /// - Throws: ``DBBExportError`` (missingInput, targetExists, unknownTable, valueTooLong, io — the source
-    ///   is not a regular file, a FIFO for example) or `DBBError` when the database cannot be read (a virtual
-    ///   table's missing module among them) or is damaged (corrupt).
+    /// - Throws: ``DBBExportError`` (missingInput — the file does not exist or cannot be reached —,
+    ///   targetExists, unknownTable, valueTooLong, io — the source is not a regular file, a FIFO for example)
+    ///   or `DBBError` when the database cannot be read (a virtual table's missing module among them), stays
+    ///   locked past the wait (busy), or is damaged (corrupt).
     @discardableResult
     public static func dump(
         databaseAt databaseURL: URL, to dumpURL: URL, options: DBBDumpOptions = DBBDumpOptions(),
@@ -136,12 +137,21 @@ public enum DBBExport {
 
     /// Opens a source database read-only, waiting for other connections' locks; a hot rollback journal
     /// (which only a connection that may write can roll back) makes it open for writing instead.
+    ///
+    /// The wait is one budget of ``busyTimeout`` for the whole open and the dump's first read: opening waits
+    /// for the lock to read the schema, and what it waited is taken from what the reads after it may wait.
     private static func openSource(_ path: String) throws -> DBBDatabase {
+        let deadline = Date(timeIntervalSinceNow: busyTimeout)
+        let db: DBBDatabase
         do {
-            return try DBBDatabase(path: path, mode: .readOnly, busyTimeout: busyTimeout)
+            db = try DBBDatabase(path: path, mode: .readOnly, busyTimeout: busyTimeout)
         } catch let error as DBBError where error.resultCode == .readOnly {
-            return try DBBDatabase(path: path, mode: .readWrite, busyTimeout: busyTimeout)
+            db = try DBBDatabase(
+                path: path, mode: .readWrite, busyTimeout: max(0.001, deadline.timeIntervalSinceNow))
         }
+        // 0 would turn waiting off; a millisecond keeps it on without waiting again.
+        try db.setBusyTimeout(max(0.001, deadline.timeIntervalSinceNow))
+        return db
     }
 
     /// Dumps an open database to a gzip-compressed JSON file.

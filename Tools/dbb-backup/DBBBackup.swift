@@ -22,7 +22,7 @@ struct DBBBackup: ParsableCommand {
             Exit codes: 0 success; 1 verify --against found a difference; 64 usage error or unknown table; \
             65 the dump is damaged, not a dump, or of a newer format, a row breaks its table's constraints, or a \
             value is longer than --max-value-size (or the input is not a database, or a damaged one); \
-            66 an input file is missing or cannot be opened; 70 SQLite failed; 73 the target exists \
+            66 an input file is missing or cannot be reached or opened; 70 SQLite failed; 73 the target exists \
             (use --force); 74 an I/O error, a full disk, or a target that cannot be written.
             """,
         version: DBBPackage.version,
