@@ -5,7 +5,7 @@ extension DBBExport {
     /// Reads a dump's header and schema only, without reading its rows.
     ///
     /// Fast whatever the dump's size. The table list and row counts come from the header; use
-    /// ``verify(dumpAt:progress:)`` to check that the rows are really there.
+    /// ``verify(dumpAt:maximumValueLength:progress:)`` to check that the rows are really there.
     ///
     /// - Parameter dumpURL: the dump to read.
     /// - Returns: the header and schema; `tables` lists the header's tables and counts, and the byte
@@ -33,46 +33,54 @@ extension DBBExport {
         return report
     }
 
-    /// Reads a dump from end to end and checks it, without writing anything.
+    /// Reads a dump from end to end and checks it, as a restore would, without writing a database.
     ///
     /// Checks the gzip stream (the CRC-32 and length of every member), the JSON syntax, the format name
     /// and version, the shape of every value, each row's width, and each table's row count against the
-    /// header. The schema is checked as ``restore(dumpAt:to:options:progress:)`` checks it, by building
-    /// it in a private in-memory database with the same checks, so a dump verify passes is one whose
-    /// schema restore accepts. (Rows are not inserted: a row that breaks a constraint of its table, a
-    /// duplicate key, is found by restore only.)
+    /// header. The schema and the rows are checked as ``restore(dumpAt:to:options:progress:)`` checks them:
+    /// they are loaded, with the same statements, into a private temporary database that SQLite keeps in
+    /// memory up to its page cache and in a temporary file beyond (in `SQLITE_TMPDIR`, else `/var/tmp` or
+    /// `/tmp`), removed when the check ends. So every constraint a restore meets (a duplicate rowid or
+    /// primary key, a `UNIQUE` index, `NOT NULL`, `CHECK`) fails verify as it fails restore.
     ///
     /// - Parameters:
     ///   - dumpURL: the dump to read.
+    ///   - maximumValueLength: the longest string or BLOB accepted, in bytes; a longer one is refused while
+    ///     it streams in, before it is held. Default: ``defaultMaximumValueLength`` (64 MiB).
     ///   - progress: called on the calling thread as tables and rows are read.
     /// - Returns: the header, the schema, and the tables with the number of rows actually read.
-    /// - Throws: ``DBBExportError`` naming the first problem and where it was found.
-    public static func verify(dumpAt dumpURL: URL, progress: ((DBBExportProgress) -> Void)? = nil) throws
-        -> DBBDumpReport
-    {
-        try checkedRead(from: .file(dumpURL.path), progress: progress)
+    /// - Throws: ``DBBExportError`` naming the first problem and where it was found; `DBBError` when SQLite
+    ///   refuses a statement of the schema or a row (its context names the table and row).
+    public static func verify(
+        dumpAt dumpURL: URL, maximumValueLength: Int = defaultMaximumValueLength,
+        progress: ((DBBExportProgress) -> Void)? = nil
+    ) throws -> DBBDumpReport {
+        try checkedRead(from: .file(dumpURL.path), maximumValueLength: maximumValueLength, progress: progress)
     }
 
     /// Reads a dump from an open handle, such as standard input or a pipe, to its end and checks it, as
-    /// ``verify(dumpAt:progress:)`` checks a file.
+    /// ``verify(dumpAt:maximumValueLength:progress:)`` checks a file.
     ///
     /// - Parameters:
     ///   - input: the handle to read the dump from; it stays open.
+    ///   - maximumValueLength: the longest string or BLOB accepted, in bytes.
     ///   - progress: called on the calling thread as tables and rows are read.
-    /// - Returns: what ``verify(dumpAt:progress:)`` returns.
-    /// - Throws: ``DBBExportError`` naming the first problem and where it was found.
-    public static func verify(readingFrom input: FileHandle, progress: ((DBBExportProgress) -> Void)? = nil) throws
-        -> DBBDumpReport
-    {
-        try checkedRead(from: .handle(input), progress: progress)
+    /// - Returns: what ``verify(dumpAt:maximumValueLength:progress:)`` returns.
+    /// - Throws: what ``verify(dumpAt:maximumValueLength:progress:)`` throws.
+    public static func verify(
+        readingFrom input: FileHandle, maximumValueLength: Int = defaultMaximumValueLength,
+        progress: ((DBBExportProgress) -> Void)? = nil
+    ) throws -> DBBDumpReport {
+        try checkedRead(from: .handle(input), maximumValueLength: maximumValueLength, progress: progress)
     }
 
-    /// Reads a dump, checking it as a restore would: the schema is built in a private in-memory database.
-    private static func checkedRead(from source: DumpSource, progress: ((DBBExportProgress) -> Void)?) throws
-        -> DBBDumpReport
-    {
+    /// Reads a dump, checking it as a restore would: it is loaded into a private temporary database.
+    private static func checkedRead(
+        from source: DumpSource, maximumValueLength: Int, progress: ((DBBExportProgress) -> Void)?
+    ) throws -> DBBDumpReport {
         let checker = try RestoreConsumer.checking()
-        let report = try DumpParser(source: source, progress: progress).run(checker)
+        let parser = ConcurrentDumpParser(source: source, progress: progress, maximumValueLength: maximumValueLength)
+        let report = try parser.run(checker)
         try checker.finish()
         return report
     }
@@ -87,12 +95,15 @@ extension DBBExport {
     /// - Parameters:
     ///   - dumpURL: the dump to read.
     ///   - databaseURL: the database to compare with; it is opened read-only.
+    ///   - maximumValueLength: the longest string or BLOB accepted, in bytes. Default:
+    ///     ``defaultMaximumValueLength`` (64 MiB).
     ///   - progress: called on the calling thread as tables and rows are compared.
     /// - Returns: the first difference, or `nil` when the database holds exactly what the dump holds.
     /// - Throws: ``DBBExportError`` for a missing database, a damaged or foreign dump; `DBBError` when the
     ///   database cannot be read.
     public static func compare(
-        dumpAt dumpURL: URL, withDatabaseAt databaseURL: URL, progress: ((DBBExportProgress) -> Void)? = nil
+        dumpAt dumpURL: URL, withDatabaseAt databaseURL: URL, maximumValueLength: Int = defaultMaximumValueLength,
+        progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> DBBDumpDifference? {
         try DBBExportError.requireExists(databaseURL.path, "the database file")
         let db = try DBBDatabase(path: databaseURL.path, mode: .readOnly)
@@ -101,7 +112,9 @@ extension DBBExport {
         defer { try? db.rollback() }
         let comparer = CompareConsumer(db: db)
         do {
-            _ = try ConcurrentDumpParser(source: .file(dumpURL.path), progress: progress).run(comparer)
+            let parser = ConcurrentDumpParser(
+                source: .file(dumpURL.path), progress: progress, maximumValueLength: maximumValueLength)
+            _ = try parser.run(comparer)
         } catch let found as FoundDifference {
             return found.difference
         }
@@ -110,31 +123,40 @@ extension DBBExport {
 }
 
 extension DBBExport {
-    /// Reads a dump from end to end, checking it as ``verify(dumpAt:progress:)`` does, and compares it with
-    /// a database as ``compare(dumpAt:withDatabaseAt:progress:)`` does, in one pass.
+    /// Reads a dump from end to end, checking it as ``verify(dumpAt:maximumValueLength:progress:)`` does,
+    /// and compares it with a database as ``compare(dumpAt:withDatabaseAt:maximumValueLength:progress:)``
+    /// does, in one pass.
     ///
     /// Problems are reported as the two calls one after the other would: a damaged dump first, then a
     /// database that cannot be read, then the first difference. After a difference the dump is still
     /// read to its end, to check it.
     ///
-    /// - Returns: what ``verify(dumpAt:progress:)`` returns, and the first difference or `nil`.
-    /// - Throws: what ``verify(dumpAt:progress:)`` throws, then what
-    ///   ``compare(dumpAt:withDatabaseAt:progress:)`` throws.
+    /// - Returns: what ``verify(dumpAt:maximumValueLength:progress:)`` returns, and the first difference or
+    ///   `nil`.
+    /// - Throws: what ``verify(dumpAt:maximumValueLength:progress:)`` throws, then what
+    ///   ``compare(dumpAt:withDatabaseAt:maximumValueLength:progress:)`` throws.
     package static func verifyAndCompare(
-        dumpAt dumpURL: URL, withDatabaseAt databaseURL: URL, progress: ((DBBExportProgress) -> Void)? = nil
+        dumpAt dumpURL: URL, withDatabaseAt databaseURL: URL, maximumValueLength: Int = defaultMaximumValueLength,
+        progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> (report: DBBDumpReport, difference: DBBDumpDifference?) {
-        try verifyAndCompare(.file(dumpURL.path), withDatabaseAt: databaseURL, progress: progress)
+        try verifyAndCompare(
+            .file(dumpURL.path), withDatabaseAt: databaseURL, maximumValueLength: maximumValueLength,
+            progress: progress)
     }
 
-    /// ``verifyAndCompare(dumpAt:withDatabaseAt:progress:)`` for a dump read from an open handle.
+    /// ``verifyAndCompare(dumpAt:withDatabaseAt:maximumValueLength:progress:)`` for a dump read from an open
+    /// handle.
     package static func verifyAndCompare(
-        readingFrom input: FileHandle, withDatabaseAt databaseURL: URL, progress: ((DBBExportProgress) -> Void)? = nil
+        readingFrom input: FileHandle, withDatabaseAt databaseURL: URL,
+        maximumValueLength: Int = defaultMaximumValueLength, progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> (report: DBBDumpReport, difference: DBBDumpDifference?) {
-        try verifyAndCompare(.handle(input), withDatabaseAt: databaseURL, progress: progress)
+        try verifyAndCompare(
+            .handle(input), withDatabaseAt: databaseURL, maximumValueLength: maximumValueLength, progress: progress)
     }
 
     private static func verifyAndCompare(
-        _ source: DumpSource, withDatabaseAt databaseURL: URL, progress: ((DBBExportProgress) -> Void)?
+        _ source: DumpSource, withDatabaseAt databaseURL: URL, maximumValueLength: Int,
+        progress: ((DBBExportProgress) -> Void)?
     ) throws -> (report: DBBDumpReport, difference: DBBDumpDifference?) {
         var db: DBBDatabase?
         var databaseError: (any Error)?
@@ -153,7 +175,8 @@ extension DBBExport {
         let checker = try RestoreConsumer.checking()
         let comparer = ContinuingConsumer(
             checker: checker, comparer: databaseError == nil ? db.map(CompareConsumer.init(db:)) : nil)
-        let report = try ConcurrentDumpParser(source: source, progress: progress).run(comparer)
+        let parser = ConcurrentDumpParser(source: source, progress: progress, maximumValueLength: maximumValueLength)
+        let report = try parser.run(comparer)
         try checker.finish()
         if let databaseError { throw databaseError }
         switch comparer.stop {
@@ -197,7 +220,8 @@ private final class ContinuingConsumer: DumpConsumer {
         forward { try $0.beginTable(table) }
     }
 
-    func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) {
+    func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
+        try checker.row(values, rawText: rawText, number: number, of: table)
         forward { comparer in
             // Located as the parser locates a consumer's error.
             do {

@@ -29,8 +29,17 @@ public enum DBBExport {
     static let progressInterval = 4096
     /// How long reading a source, or replacing a target database, waits for another connection's lock.
     static let busyTimeout: TimeInterval = 5
-    /// The longest string or BLOB this SQLite library stores (`SQLITE_LIMIT_LENGTH`): longer values in a
-    /// dump are refused while they stream in, before they take memory.
+    /// The longest string or BLOB, in bytes, that a dump writes and a restore or verification reads unless
+    /// their options say otherwise: 64 MiB.
+    ///
+    /// A longer value is refused with ``DBBExportError/Kind/valueTooLong``, naming its table, row and column;
+    /// in a dump being read it is refused while it streams in, before it is held. The limit is what bounds
+    /// the memory a dump, restore or verification takes: each holds about three copies of its longest value
+    /// at once (the library's, the one SQLite binds, the record SQLite builds), on top of about 25 MiB of
+    /// its own: `dbb-backup` peaks under 256 MiB with values at this limit.
+    public static let defaultMaximumValueLength = 64 << 20
+    /// The longest string or BLOB this SQLite library stores (`SQLITE_LIMIT_LENGTH`): no limit set in the
+    /// options goes beyond it.
     static let valueLengthLimit: Int = (try? DBBDatabase.inMemory())?.maximumValueLength ?? 1_000_000_000
 
     // MARK: Dump
@@ -39,13 +48,19 @@ public enum DBBExport {
     ///
     /// The database is opened read-only and read in one transaction, so the dump is a consistent
     /// snapshot even while other connections write; a lock another process holds is waited for (up to
-    /// five seconds). A database with a hot rollback journal (its writer crashed) is opened for writing
-    /// instead, so SQLite can roll the journal back as any client would before reading. The dump is
+    /// five seconds in all). A database with a hot rollback journal (its writer crashed) is opened for
+    /// writing instead, so SQLite can roll the journal back as any client would before reading. The dump is
     /// written to a temporary file beside the target, synced, and renamed into place when complete.
     ///
     /// A virtual table whose module this SQLite library lacks cannot be read, nor re-created by a
     /// restore: the dump is refused with an error naming it, unless
     /// ``DBBDumpOptions/skipsUnavailableVirtualTables`` is set (the report then lists what was left out).
+    ///
+    /// A damaged database whose dump no restore would accept is refused: the dump checks each table's
+    /// rowids and `NOT NULL` columns as it streams, and that it reads as many rows as it counted; with
+    /// ``DBBDumpOptions/checksIntegrity`` it runs `PRAGMA integrity_check` first. With
+    /// ``DBBDumpOptions/allowsDamaged`` such a database is dumped anyway, as far as it can be read and
+    /// restored, and the header's ``DBBDumpHeader/damage`` says what was wrong.
     ///
     /// - Parameters:
     ///   - databaseURL: the SQLite database to back up.
@@ -53,9 +68,10 @@ public enum DBBExport {
     ///   - options: the tables to dump, the compression level, whether to replace an existing file.
     ///   - progress: called on the calling thread as tables and rows are done.
     /// - Returns: what was written: header, schema, tables with their row counts, sizes.
-    /// - Throws: ``DBBExportError`` (missingInput, targetExists, unknownTable, io — the source is not a
-    ///   regular file, a FIFO for example) or `DBBError` when the database cannot be read (a virtual table's
-    ///   missing module among them).
+    /// - Throws: ``DBBExportError`` (missingInput — the file does not exist or cannot be reached —,
+    ///   targetExists, unknownTable, valueTooLong, io — the source is not a regular file, a FIFO for example)
+    ///   or `DBBError` when the database cannot be read (a virtual table's missing module among them), stays
+    ///   locked past the wait (busy), or is damaged (corrupt).
     @discardableResult
     public static func dump(
         databaseAt databaseURL: URL, to dumpURL: URL, options: DBBDumpOptions = DBBDumpOptions(),
@@ -88,8 +104,8 @@ public enum DBBExport {
     ///   - options: the tables to dump and the compression level.
     ///   - progress: called on the calling thread as tables and rows are done.
     /// - Returns: what was written.
-    /// - Throws: ``DBBExportError`` (missingInput, unknownTable, io) or `DBBError` when the database cannot be
-    ///   read.
+    /// - Throws: ``DBBExportError`` (missingInput, unknownTable, valueTooLong, io) or `DBBError` when the
+    ///   database cannot be read or is damaged, as ``dump(databaseAt:to:options:progress:)`` throws.
     @discardableResult
     public static func dump(
         databaseAt databaseURL: URL, writingTo output: FileHandle, options: DBBDumpOptions = DBBDumpOptions(),
@@ -121,12 +137,21 @@ public enum DBBExport {
 
     /// Opens a source database read-only, waiting for other connections' locks; a hot rollback journal
     /// (which only a connection that may write can roll back) makes it open for writing instead.
+    ///
+    /// The wait is one budget of ``busyTimeout`` for the whole open and the dump's first read: opening waits
+    /// for the lock to read the schema, and what it waited is taken from what the reads after it may wait.
     private static func openSource(_ path: String) throws -> DBBDatabase {
+        let deadline = Date(timeIntervalSinceNow: busyTimeout)
+        let db: DBBDatabase
         do {
-            return try DBBDatabase(path: path, mode: .readOnly, busyTimeout: busyTimeout)
+            db = try DBBDatabase(path: path, mode: .readOnly, busyTimeout: busyTimeout)
         } catch let error as DBBError where error.resultCode == .readOnly {
-            return try DBBDatabase(path: path, mode: .readWrite, busyTimeout: busyTimeout)
+            db = try DBBDatabase(
+                path: path, mode: .readWrite, busyTimeout: max(0.001, deadline.timeIntervalSinceNow))
         }
+        // 0 would turn waiting off; a millisecond keeps it on without waiting again.
+        try db.setBusyTimeout(max(0.001, deadline.timeIntervalSinceNow))
+        return db
     }
 
     /// Dumps an open database to a gzip-compressed JSON file.
@@ -139,7 +164,8 @@ public enum DBBExport {
     ///   - options: the tables to dump, the compression level, whether to replace an existing file.
     ///   - progress: called on the calling thread as tables and rows are done.
     /// - Returns: what was written.
-    /// - Throws: ``DBBExportError`` (targetExists, unknownTable, io) or `DBBError`.
+    /// - Throws: ``DBBExportError`` (targetExists, unknownTable, valueTooLong, io) or `DBBError`, as
+    ///   ``dump(databaseAt:to:options:progress:)`` throws.
     @discardableResult
     public static func dump(
         _ db: DBBDatabase, to dumpURL: URL, options: DBBDumpOptions = DBBDumpOptions(),
@@ -163,8 +189,12 @@ public enum DBBExport {
     ) throws -> DBBDumpReport {
         try db.beginTransaction(.deferred)
         defer { try? db.rollback() }
-        let plan = try DumpPlan(
-            db: db, selection: options.tables, skipsUnavailable: options.skipsUnavailableVirtualTables)
+        var damage: [String] = []
+        if options.checksIntegrity { damage += try checkIntegrity(of: db, allowsDamaged: options.allowsDamaged) }
+        var plan = try DumpPlan(
+            db: db, selection: options.tables, skipsUnavailable: options.skipsUnavailableVirtualTables,
+            allowsDamaged: options.allowsDamaged, damage: damage)
+        plan.maximumValueLength = min(options.maximumValueLength, valueLengthLimit)
         let writer =
             switch destination {
             case .target(let target): try GzipFileWriter(path: target.temporaryPath, level: options.compressionLevel)
@@ -212,28 +242,34 @@ public enum DBBExport {
             json.raw(",\"rowCount\":")
             json.integer(Int64(table.rowCount))
             json.raw(",\"rows\":[")
-            let statement = try db.prepare(layout.selectSQL)
-            let width = statement.columnCount
-            // Text that is not valid UTF-8 reads back with U+FFFD in place of the bad bytes; such text is
-            // written in its tagged form, with its stored bytes (in rowid tables of UTF-8 databases).
+            var rowsOfTable = try CheckedRows(
+                layout, in: db, allowsDamage: plan.allowsDamaged, checksRepeats: layout.checksRepeatedRowIDs)
+            let width = layout.columns.count + (layout.storesRowID ? 1 : 0)
+            // Raw text is kept in rowid tables of UTF-8 databases.
             let keepsRawText = plan.header.encoding == "UTF-8" && layout.rowIDColumn != nil
             var rows = 0
-            let cursor = try statement.cursor()
-            while let row = try cursor.next() {
+            while let row = try rowsOfTable.next() {
                 json.raw(rows == 0 ? "\n[" : ",\n[")
                 for column in 0..<width {
                     if column > 0 { json.byte(UInt8(ascii: ",")) }
                     let value = row.value(at: column)
-                    guard case .text(let text) = value else {
-                        json.value(value)
-                        continue
-                    }
-                    let mark = json.position
-                    if json.string(text), keepsRawText, case let raw = row.storedBytes(at: column),
-                        !raw.elementsEqual(text.utf8)
-                    {
-                        json.truncate(to: mark)
-                        json.rawText(raw)
+                    switch value {
+                    case .text(let text):
+                        try requireLength(text.utf8.count, limit: plan.maximumValueLength, table, rows + 1, column)
+                        // Text that is not valid UTF-8 reads back with U+FFFD in place of the bad bytes; such
+                        // text is written in its tagged form, with its stored bytes.
+                        if keepsRawText, DumpJSONWriter.holdsReplacementCharacter(text),
+                            case let raw = row.storedBytes(at: column), !raw.elementsEqual(text.utf8)
+                        {
+                            try json.rawText(raw)
+                        } else {
+                            try json.streamedString(text)
+                        }
+                    case .blob(let data):
+                        try requireLength(data.count, limit: plan.maximumValueLength, table, rows + 1, column)
+                        try json.blob(data)
+                    default:
+                        try json.value(value)
                     }
                 }
                 json.byte(UInt8(ascii: "]"))
@@ -242,9 +278,14 @@ public enum DBBExport {
                 counter.add(rows: 1)
             }
             guard rows == table.rowCount else {
-                throw DBBExportError(
-                    .io, "the table changed while it was being dumped (\(rows) rows read, \(table.rowCount) counted)",
-                    table: table.name)
+                // The read transaction keeps the table as it was: counting it through an index, and reading
+                // it through its b-tree, disagree only in a damaged file.
+                throw DBBError(
+                    .corrupt,
+                    message: "the database is damaged: table \(table.name) gives \(rows) rows when read and "
+                        + "\(table.rowCount) when counted, so no restore would accept the dump",
+                    context: "dumping table \(table.name) (PRAGMA integrity_check tells more; "
+                        + "DBBDumpOptions.allowsDamaged dumps what can be read)")
             }
             json.raw(rows == 0 ? "]}" : "\n]}")
             counter.endTable()
@@ -257,6 +298,41 @@ public enum DBBExport {
             header: header, schema: plan.schema, tables: header.tables, jsonBytes: sizes.uncompressed,
             compressedBytes: sizes.compressed, leftOut: plan.leftOut)
     }
+    /// Runs `PRAGMA integrity_check` on the source.
+    ///
+    /// - Returns: what the dump's header records of a failed check, when damage is allowed.
+    /// - Throws: `DBBError` (corrupt) with the check's first findings when the source fails it and damage is
+    ///   not allowed.
+    private static func checkIntegrity(of db: DBBDatabase, allowsDamaged: Bool) throws -> [String] {
+        let findings: [String]
+        do {
+            findings = try db.fetchValues(String.self, "PRAGMA main.integrity_check(20)")
+        } catch let error as DBBError where allowsDamaged {
+            return ["integrity_check could not run: \(error.message)"]
+        }
+        guard findings != ["ok"] else { return [] }
+        let summary = findings.prefix(3).joined(separator: "; ") + (findings.count > 3 ? "; …" : "")
+        guard allowsDamaged else {
+            throw DBBError(
+                .corrupt, message: "the database fails its integrity check: \(summary)",
+                context: "checking the database before dumping it (DBBDumpOptions.allowsDamaged dumps what can be read)"
+            )
+        }
+        return ["integrity_check: \(summary)"]
+    }
+
+    /// Refuses a value of a source row longer than the dump's limit, naming where it is.
+    private static func requireLength(_ count: Int, limit: Int, _ table: DBBDumpTable, _ row: Int, _ column: Int)
+        throws
+    {
+        guard count > limit else { return }
+        let name = table.hasRowID ? (column == 0 ? "rowid" : table.columns[column - 1]) : table.columns[column]
+        throw DBBExportError(
+            .valueTooLong,
+            "the value is \(count) bytes, longer than the \(limit)-byte limit on one value "
+                + "(DBBDumpOptions.maximumValueLength); a restore with that limit would refuse it",
+            table: table.name, row: row, column: name)
+    }
 }
 
 /// What a dump will hold: the header, the schema objects and the layout of each table section.
@@ -266,8 +342,14 @@ struct DumpPlan {
     var layouts: [TableLayout]
     /// Virtual tables left out because this SQLite library lacks their module.
     var leftOut: [DBBSchemaObject] = []
+    /// The longest string or BLOB the dump writes.
+    var maximumValueLength = DBBExport.defaultMaximumValueLength
+    /// Whether rows a restore would refuse are left out, rather than the dump refused.
+    let allowsDamaged: Bool
 
-    init(db: DBBDatabase, selection: [String]?, skipsUnavailable: Bool) throws {
+    init(db: DBBDatabase, selection: [String]?, skipsUnavailable: Bool, allowsDamaged: Bool, damage: [String]) throws {
+        self.allowsDamaged = allowsDamaged
+        var damage = damage
         var all = try DBBSchemaObject.all(in: db)
         var leftOut: [DBBSchemaObject] = []
         // A virtual table whose module is missing can be neither read nor re-created: refuse, naming it,
@@ -329,7 +411,30 @@ struct DumpPlan {
         for object in chosen where object.type == "table" && !object.isVirtualTable {
             var layout = try TableLayout(table: object.name, in: db)
             if object.name.lowercased() == "sqlite_sequence" { layout.condition = sequenceCondition }
-            let count = try db.fetchValue(Int.self, layout.countSQL) ?? 0
+            var count: Int
+            if !allowsDamaged {
+                count = try db.fetchValue(Int.self, layout.countSQL) ?? 0
+            } else {
+                // Counting through a damaged index may fail where reading the table does not.
+                count = ((try? db.fetchValue(Int.self, layout.countSQL)) ?? nil) ?? -1
+                // A first pass counts the rows the dump will write, which the header lists before them.
+                var rows = try CheckedRows(layout, in: db, allowsDamage: true)
+                while try rows.next() != nil {}
+                if rows.sawDisorder {
+                    // Rowids out of order may repeat: count again, leaving out the repeats.
+                    layout.checksRepeatedRowIDs = true
+                    rows = try CheckedRows(layout, in: db, allowsDamage: true, checksRepeats: true)
+                    while try rows.next() != nil {}
+                }
+                if let found = rows.damage { damage.append(found) }
+                if rows.count + rows.leftOut != count && rows.stop == nil {
+                    let read = rows.count + rows.leftOut
+                    damage.append(
+                        "table \(object.name): "
+                            + (count < 0 ? "it cannot be counted" : "counting gives \(count) rows, reading \(read)"))
+                }
+                count = rows.count
+            }
             layouts.append(layout)
             tables.append(
                 DBBDumpTable(name: object.name, columns: layout.columns, hasRowID: layout.storesRowID, rowCount: count))
@@ -349,7 +454,7 @@ struct DumpPlan {
             autoVacuum: try db.fetchValue(Int.self, "PRAGMA main.auto_vacuum") ?? 0,
             created: DBBDateFormatting.iso8601String(from: Date()),
             isPartial: selection != nil,
-            tables: tables)
+            tables: tables, damage: damage)
     }
 }
 

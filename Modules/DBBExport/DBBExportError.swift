@@ -1,5 +1,11 @@
 internal import Foundation
 
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
 /// The error DBBExport throws for a problem with a dump file, a target file, or the data itself.
 ///
 /// Problems SQLite reports (a schema statement that fails, a full disk) are thrown as `DBBError`;
@@ -31,10 +37,14 @@ public struct DBBExportError: Error, Sendable, Equatable, CustomStringConvertibl
         case targetExists
         /// A file could not be opened, read, written or renamed.
         case io
-        /// An input file, the database or the dump to read, does not exist.
+        /// An input file, the database or the dump to read, does not exist or cannot be reached (a folder on
+        /// its path denies search permission).
         case missingInput
         /// A table or other name given in the options does not exist in the database.
         case unknownTable
+        /// A string or BLOB is longer than the options allow (``DBBExport/defaultMaximumValueLength`` unless
+        /// they say otherwise): in a dump being read, or in a database being dumped.
+        case valueTooLong
     }
 
     /// What kind of problem was found.
@@ -91,15 +101,22 @@ public struct DBBExportError: Error, Sendable, Equatable, CustomStringConvertibl
         return places.isEmpty ? message : "\(message) (\(places.joined(separator: ", ")))"
     }
 
-    /// Throws ``Kind/missingInput`` when an input file does not exist.
+    /// Throws ``Kind/missingInput`` when an input file does not exist, or cannot be reached: a folder on
+    /// its path denies search permission, which `stat` reports as such rather than as a missing file.
     ///
     /// - Parameters:
     ///   - path: the input file.
     ///   - name: what the file is, for the message: "the dump file", "the database file".
     static func requireExists(_ path: String, _ name: String) throws {
-        guard FileManager.default.fileExists(atPath: path) else {
+        var status = stat()
+        guard stat(path, &status) != 0 else { return }
+        let reason = errno
+        guard reason != ENOENT && reason != ENOTDIR else {
             throw DBBExportError(.missingInput, "\(name) does not exist", path: path)
         }
+        let why = String(cString: strerror(reason))
+        let hint = reason == EACCES ? " (a folder on its path denies search permission)" : ""
+        throw DBBExportError(.missingInput, "\(name) cannot be reached: \(why)\(hint)", path: path)
     }
 
     /// Whether the gzip stream is damaged or cut short (not the JSON inside it).

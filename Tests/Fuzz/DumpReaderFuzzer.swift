@@ -3,8 +3,9 @@
 //
 // Each input is the JSON text of a dump (the layer inside the gzip stream, whose CRC would stop almost
 // every mutation). The text is handed to the reader in chunks of varying size, to exercise values that
-// span chunks, and what it reads goes to the checking consumer `verify` uses, which builds the schema in
-// a private in-memory database. Any error is fine; a crash, a trap, a hang or a leak is a finding.
+// span chunks, and what it reads goes to the checking consumer `verify` uses, which builds the schema and
+// loads the rows in a private temporary database. Any error is fine; a crash, a trap, a hang or a leak is a
+// finding.
 
 import DBBSQL
 import Foundation

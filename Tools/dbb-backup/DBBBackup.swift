@@ -20,9 +20,10 @@ struct DBBBackup: ParsableCommand {
             dbb-backup dump app.sqlite - | ssh host dbb-backup restore - app.sqlite
 
             Exit codes: 0 success; 1 verify --against found a difference; 64 usage error or unknown table; \
-            65 the dump is damaged, not a dump, or of a newer format (or the input is not a database); \
-            66 an input file is missing or cannot be opened; 70 SQLite failed; 73 the target exists \
-            (use --force); 74 an I/O error.
+            65 the dump is damaged, not a dump, or of a newer format, a row breaks its table's constraints, or a \
+            value is longer than --max-value-size (or the input is not a database, or a damaged one); \
+            66 an input file is missing or cannot be reached or opened; 70 SQLite failed; 73 the target exists \
+            (use --force); 74 an I/O error, a full disk, or a target that cannot be written.
             """,
         version: DBBPackage.version,
         subcommands: [Dump.self, Restore.self, Inspect.self, Verify.self]
@@ -50,10 +51,55 @@ func refuseTerminal(_ name: String?, _ descriptor: Int32) throws {
     throw ValidationError("refusing to \(verb) a terminal; redirect \(stream).")
 }
 
+/// Warns, on standard error, that a dump holds what could be read of a damaged database.
+///
+/// - Parameters:
+///   - damage: the header's record of the damage; nothing is printed when it is empty.
+///   - verb: "dumped" when the dump was just written, "written" when it is read.
+func printDamage(_ damage: [String], verb: String) {
+    guard !damage.isEmpty else { return }
+    printToStandardError(
+        "dbb-backup: warning: the dump was \(verb) from a damaged database and holds what could be read of it:")
+    for line in damage { printToStandardError("  \(line)") }
+}
+
 /// Options every subcommand that takes a while shares.
 struct OutputOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Print nothing but errors: no progress bar, no summary.")
     var quiet = false
+}
+
+/// A size in bytes, written as a number with an optional K, M or G (powers of 1024): `1048576`, `64M`.
+struct ByteSize: ExpressibleByArgument {
+    var bytes: Int
+
+    init?(argument: String) {
+        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var digits = argument.uppercased()
+        var unit = 1
+        if let last = digits.last, let multiplier = units[last] {
+            unit = multiplier
+            digits.removeLast()
+        }
+        guard let number = Int(digits), number > 0 else { return nil }
+        let (product, overflow) = number.multipliedReportingOverflow(by: unit)
+        guard !overflow else { return nil }
+        bytes = product
+    }
+}
+
+/// The limit on one value, which bounds the memory a dump, restore or verify takes.
+struct ValueSizeOptions: ParsableArguments {
+    @Option(
+        name: .customLong("max-value-size"),
+        help: ArgumentHelp(
+            "The longest string or BLOB to accept, in bytes or with K, M or G (default 64M).",
+            discussion: "A dump, restore or verify holds about three copies of its longest value at once. "
+                + "A dump written with a larger limit needs it to be restored and verified."))
+    var maxValueSize: ByteSize?
+
+    /// The limit in bytes.
+    var bytes: Int { maxValueSize?.bytes ?? DBBExport.defaultMaximumValueLength }
 }
 
 extension DBBBackup {
@@ -80,6 +126,20 @@ extension DBBBackup {
         @Flag(name: .shortAndLong, help: "Replace the output file if it exists.")
         var force = false
 
+        @Flag(
+            name: .long,
+            help: "Run PRAGMA integrity_check on the database first, and refuse it if it fails (exit code 65).")
+        var check = false
+
+        @Flag(
+            name: .long,
+            help: ArgumentHelp(
+                "Dump a damaged database anyway: what can be read and restored, with a warning.",
+                discussion: "Rows a restore would refuse are left out, and the dump's header records the damage."))
+        var allowDamaged = false
+
+        @OptionGroup var valueSize: ValueSizeOptions
+
         @OptionGroup var outputOptions: OutputOptions
 
         func validate() throws {
@@ -91,8 +151,11 @@ extension DBBBackup {
             let target = output ?? database + ".json.gz"
             let toStandardOutput = target == standardStreamName
             let bar = ProgressBar(enabled: !outputOptions.quiet, verb: "dumping")
-            let options = DBBDumpOptions(
+            var options = DBBDumpOptions(
                 tables: table.isEmpty ? nil : table, compressionLevel: level, replaceExisting: force)
+            options.maximumValueLength = valueSize.bytes
+            options.checksIntegrity = check
+            options.allowsDamaged = allowDamaged
             let databaseURL = URL(fileURLWithPath: database)
             let report = try runReportingErrors {
                 if toStandardOutput {
@@ -106,6 +169,8 @@ extension DBBBackup {
                 }
             }
             bar.finish()
+            // A warning is printed even with --quiet: the dump is not the whole database.
+            printDamage(report.header.damage, verb: "dumped")
             if !outputOptions.quiet {
                 let summary =
                     "dumped \(report.totalRows) rows of \(report.tables.count) tables to "
@@ -137,6 +202,8 @@ extension DBBBackup {
         @Flag(name: .long, help: "Run PRAGMA integrity_check on the new database before moving it into place.")
         var checkIntegrity = false
 
+        @OptionGroup var valueSize: ValueSizeOptions
+
         @OptionGroup var outputOptions: OutputOptions
 
         func validate() throws {
@@ -145,7 +212,8 @@ extension DBBBackup {
 
         func run() throws {
             let bar = ProgressBar(enabled: !outputOptions.quiet, verb: "restoring")
-            let options = DBBRestoreOptions(replaceExisting: force, checkIntegrity: checkIntegrity)
+            var options = DBBRestoreOptions(replaceExisting: force, checkIntegrity: checkIntegrity)
+            options.maximumValueLength = valueSize.bytes
             let target = URL(fileURLWithPath: database)
             let report = try runReportingErrors {
                 if dump == standardStreamName {
@@ -205,6 +273,7 @@ extension DBBBackup {
                 print("  \(table.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rowCount) rows")
             }
             print("total: \(report.totalRows) rows in \(report.tables.count) tables")
+            printDamage(report.header.damage, verb: "written")
         }
     }
 
@@ -226,6 +295,8 @@ extension DBBBackup {
         @Flag(help: "Print the result as JSON.")
         var json = false
 
+        @OptionGroup var valueSize: ValueSizeOptions
+
         @OptionGroup var outputOptions: OutputOptions
 
         func validate() throws {
@@ -234,6 +305,7 @@ extension DBBBackup {
 
         func run() throws {
             let url = URL(fileURLWithPath: dump)
+            let limit = valueSize.bytes
             let input = dump == standardStreamName ? FileHandle.standardInput : nil
             // One pass over the dump checks it and, with --against, compares it.
             let bar = ProgressBar(
@@ -242,15 +314,20 @@ extension DBBBackup {
                 switch (input, against) {
                 case (let input?, let against?):
                     try DBBExport.verifyAndCompare(
-                        readingFrom: input, withDatabaseAt: URL(fileURLWithPath: against), progress: bar.update)
+                        readingFrom: input, withDatabaseAt: URL(fileURLWithPath: against), maximumValueLength: limit,
+                        progress: bar.update)
                 case (nil, let against?):
                     try DBBExport.verifyAndCompare(
-                        dumpAt: url, withDatabaseAt: URL(fileURLWithPath: against), progress: bar.update)
-                case (let input?, nil): (try DBBExport.verify(readingFrom: input, progress: bar.update), nil)
-                case (nil, nil): (try DBBExport.verify(dumpAt: url, progress: bar.update), nil)
+                        dumpAt: url, withDatabaseAt: URL(fileURLWithPath: against), maximumValueLength: limit,
+                        progress: bar.update)
+                case (let input?, nil):
+                    (try DBBExport.verify(readingFrom: input, maximumValueLength: limit, progress: bar.update), nil)
+                case (nil, nil):
+                    (try DBBExport.verify(dumpAt: url, maximumValueLength: limit, progress: bar.update), nil)
                 }
             }
             bar.finish()
+            if !json { printDamage(report.header.damage, verb: "written") }
             if json {
                 printJSON(VerifyOutput(report: report, compared: against, difference: difference))
             } else if !outputOptions.quiet {

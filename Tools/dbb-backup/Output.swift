@@ -31,7 +31,8 @@ func runReportingErrors<T>(json: Bool = false, _ body: () throws -> T) throws ->
     } catch let error as DBBError {
         report(toolWording(error), details: ErrorOutput(error), json: json)
         switch error.resultCode {
-        case .notADatabase, .corrupt: throw ExitCode(ExitStatus.dataError)
+        // A row of the dump that breaks its table's constraints is bad data, as a damaged source is.
+        case .notADatabase, .corrupt, .constraint: throw ExitCode(ExitStatus.dataError)
         case .cannotOpen: throw ExitCode(ExitStatus.noInput)
         case .ioError, .full: throw ExitCode(ExitStatus.ioError)
         default: throw ExitCode(ExitStatus.software)
@@ -41,7 +42,8 @@ func runReportingErrors<T>(json: Bool = false, _ body: () throws -> T) throws ->
 
 func exitCode(for error: DBBExportError) -> Int32 {
     switch error.kind {
-    case .truncated, .corruptCompression, .notADump, .unsupportedVersion, .malformed: ExitStatus.dataError
+    case .truncated, .corruptCompression, .notADump, .unsupportedVersion, .malformed, .valueTooLong:
+        ExitStatus.dataError
     case .targetExists: ExitStatus.cannotCreate
     case .unknownTable: ExitStatus.usage
     case .missingInput: ExitStatus.noInput
@@ -53,12 +55,27 @@ func exitCode(for error: DBBExportError) -> Int32 {
 func toolWording(_ error: DBBExportError) -> DBBExportError {
     var worded = error
     if error.kind == .targetExists { worded.message = "the target file exists; pass --force to replace it" }
+    worded.message = flagWording(worded.message)
     return worded
 }
 
 /// SQLite's error in the tool's words: what failed and what was being done, without the library's SQL.
 func toolWording(_ error: DBBError) -> String {
-    error.context.map { "\(error.message) (while \($0))" } ?? error.message
+    flagWording(error.context.map { "\(error.message) (while \($0))" } ?? error.message)
+}
+
+/// The library's names of its options in a message, as the tool's flags.
+private func flagWording(_ message: String) -> String {
+    var message = message
+    for (option, flag) in [
+        ("maximumValueLength in the options", "--max-value-size"),
+        ("DBBDumpOptions.maximumValueLength", "--max-value-size"),
+        ("DBBDumpOptions.allowsDamaged", "--allow-damaged"),
+        ("DBBDumpOptions.checksIntegrity", "--check"),
+    ] {
+        message = message.replacingOccurrences(of: option, with: flag)
+    }
+    return message
 }
 
 private func report(_ message: String, details: ErrorOutput, json: Bool) {
@@ -146,6 +163,8 @@ struct HeaderOutput: Encodable {
     var partial: Bool
     var totalRows: Int
     var tables: [TableOutput]
+    /// What was wrong with the source of a dump of a damaged database; absent otherwise.
+    var damage: [String]?
 
     init(_ header: DBBDumpHeader) {
         sqliteVersion = header.sqliteVersion
@@ -158,6 +177,7 @@ struct HeaderOutput: Encodable {
         partial = header.isPartial
         totalRows = header.totalRows
         tables = header.tables.map { TableOutput(name: $0.name, rowCount: $0.rowCount) }
+        damage = header.damage.isEmpty ? nil : header.damage
     }
 }
 

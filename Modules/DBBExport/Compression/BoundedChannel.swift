@@ -13,6 +13,10 @@ final class BoundedChannel<Element: Sendable>: @unchecked Sendable {
     private var finished = false
     private var failure: (any Error)?
     private var cancelled = false
+    /// Elements sent whose consumer has not finished with them: it finishes one when it asks for the next.
+    private var unfinished = 0
+    /// Whether the consumer holds an element it took.
+    private var holdsElement = false
 
     init(capacity: Int) {
         self.capacity = max(capacity, 1)
@@ -27,6 +31,7 @@ final class BoundedChannel<Element: Sendable>: @unchecked Sendable {
         while chunks.count >= capacity && !cancelled { condition.wait() }
         if cancelled { return false }
         chunks.append(chunk)
+        unfinished += 1
         condition.broadcast()
         return true
     }
@@ -47,9 +52,15 @@ final class BoundedChannel<Element: Sendable>: @unchecked Sendable {
     func receive() throws -> Element? {
         condition.lock()
         defer { condition.unlock() }
+        if holdsElement {
+            holdsElement = false
+            unfinished -= 1
+            condition.broadcast()
+        }
         while chunks.isEmpty && !finished { condition.wait() }
         if !chunks.isEmpty {
             let chunk = chunks.removeFirst()
+            holdsElement = true
             condition.broadcast()
             return chunk
         }
@@ -64,6 +75,18 @@ final class BoundedChannel<Element: Sendable>: @unchecked Sendable {
         cancelled = true
         chunks.removeAll()
         condition.broadcast()
+    }
+
+    /// Waits, on the producer's side, until the consumer has finished with every element sent: it has taken
+    /// them all and asked for the next. Meaningful with one consumer thread only (the compressing threads of
+    /// the gzip writer share a channel, and never wait on it so).
+    ///
+    /// - Returns: `false` when the consumer has cancelled, so the producer should stop.
+    func waitUntilConsumed() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while unfinished > 0 && !cancelled { condition.wait() }
+        return !cancelled
     }
 
     /// Waits until the producer has called ``finish(throwing:)``.

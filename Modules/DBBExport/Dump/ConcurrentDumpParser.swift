@@ -9,8 +9,13 @@ internal import Foundation
 struct ConcurrentDumpParser {
     let source: DumpSource
     let progress: ((DBBExportProgress) -> Void)?
-    /// The number of rows per batch.
+    /// The longest string or BLOB of a row the parser reads.
+    var maximumValueLength = DBBExport.defaultMaximumValueLength
+    /// The most rows per batch.
     static let batchSize = 256
+    /// The most bytes of text and BLOBs per batch: a batch that reaches it goes at once, so that the
+    /// channel's eight batches hold little more than this each.
+    static let batchBytes = 1 << 20
 
     /// Reads the dump and replays it into the consumer.
     ///
@@ -20,10 +25,12 @@ struct ConcurrentDumpParser {
     func run(_ consumer: DumpConsumer) throws -> DBBDumpReport {
         let channel = BoundedChannel<DumpEvent>(capacity: 8)
         let source = self.source
+        let maximumValueLength = self.maximumValueLength
         let thread = Thread {
             let batcher = BatchingConsumer(channel: channel)
             do {
-                let report = try DumpParser(source: source, progress: nil).run(batcher)
+                let parser = DumpParser(source: source, progress: nil, maximumValueLength: maximumValueLength)
+                let report = try parser.run(batcher)
                 _ = channel.send(.finished(report))
                 channel.finish()
             } catch {
@@ -109,6 +116,8 @@ private struct RowBatch: Sendable {
     var values: [DBBValue] = []
     /// Positions in `values` of raw (not UTF-8) text.
     var rawText: [Int] = []
+    /// The bytes of text and BLOBs in `values`.
+    var bytes = 0
 
     var rowCount: Int { width == 0 ? 0 : values.count / width }
 }
@@ -151,7 +160,14 @@ private final class BatchingConsumer: DumpConsumer {
         let offset = batch!.values.count
         batch!.values.append(contentsOf: values)
         for index in rawText { batch!.rawText.append(offset + index) }
-        if batch!.rowCount >= ConcurrentDumpParser.batchSize {
+        for value in values {
+            switch value {
+            case .text(let text): batch!.bytes += text.utf8.count
+            case .blob(let data): batch!.bytes += data.count
+            default: break
+            }
+        }
+        if batch!.rowCount >= ConcurrentDumpParser.batchSize || batch!.bytes >= ConcurrentDumpParser.batchBytes {
             let full = batch!
             batch = Self.emptyBatch(of: table, from: number + 1)
             try send(.rows(full))
@@ -162,5 +178,16 @@ private final class BatchingConsumer: DumpConsumer {
         if let current = batch, !current.values.isEmpty { try send(.rows(current)) }
         batch = nil
         try send(.endTable(table))
+    }
+
+    /// Hands on the rows read so far and waits until the calling thread has consumed them, so that a long
+    /// value is read only while no other is held (the parser's copy of one, SQLite's bound copy and
+    /// record of another, would be six times the longest value).
+    func willReadLongValue() throws {
+        if let current = batch, !current.values.isEmpty {
+            try send(.rows(current))
+            batch = Self.emptyBatch(of: current.table, from: current.firstNumber + current.rowCount)
+        }
+        guard channel.waitUntilConsumed() else { throw ParsingCancelled() }
     }
 }

@@ -11,6 +11,14 @@ protocol DumpConsumer: AnyObject {
     func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws
     /// Called after the last row of a table section.
     func endTable(_ table: DBBDumpTable) throws
+    /// Called when the parser starts reading a long string, before it holds it: a consumer on another
+    /// thread waits there until the rows handed on before are consumed, so that no two long values are in
+    /// memory at once.
+    func willReadLongValue() throws
+}
+
+extension DumpConsumer {
+    func willReadLongValue() throws {}
 }
 
 /// Reads a dump from end to end, checking its structure, and passes what it reads to a consumer.
@@ -21,6 +29,8 @@ protocol DumpConsumer: AnyObject {
 struct DumpParser {
     let source: DumpSource
     let progress: ((DBBExportProgress) -> Void)?
+    /// The longest string or BLOB of a row the parser reads; a longer one is refused while it streams in.
+    var maximumValueLength = DBBExport.defaultMaximumValueLength
 
     /// Reads the dump.
     ///
@@ -31,7 +41,9 @@ struct DumpParser {
     func run(_ consumer: DumpConsumer?, stopAfterSchema: Bool = false) throws -> DBBDumpReport {
         let gzip = try source.openGzip()
         defer { gzip.close() }
-        let reader = DumpJSONReader(path: source.path) { try gzip.nextChunk() }
+        let reader = DumpJSONReader(path: source.path, maximumStringLength: maximumValueLength) {
+            try gzip.nextChunk()
+        }
         var report: DBBDumpReport
         do {
             report = try Self.read(reader, into: consumer, progress: progress, stopAfterSchema: stopAfterSchema)
@@ -54,6 +66,8 @@ struct DumpParser {
         _ reader: DumpJSONReader, into consumer: DumpConsumer?, progress: ((DBBExportProgress) -> Void)?,
         stopAfterSchema: Bool = false
     ) throws -> DBBDumpReport {
+        if let consumer { reader.onLongString = { try consumer.willReadLongValue() } }
+        defer { reader.onLongString = nil }
         var session = Session(reader: reader, consumer: consumer, progress: progress)
         try session.readDocument(stopAfterSchema: stopAfterSchema)
         guard let header = session.header else {

@@ -17,6 +17,8 @@ struct TableLayout {
     let rowIDColumn: Int?
     /// An extra `WHERE` condition (for the selected entries of `sqlite_sequence`).
     var condition: String?
+    /// Whether a dump of a damaged source checks the rowids for repeats, having found them out of order.
+    var checksRepeatedRowIDs = false
 
     /// The table name quoted for SQL, in the main schema.
     var qualifiedName: String { "main." + DBBDatabase.quoteIdentifier(name) }

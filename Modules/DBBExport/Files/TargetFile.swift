@@ -35,8 +35,9 @@ struct TargetFile {
     /// Everything that would make the final rename fail is checked here, before any work is done.
     ///
     /// - Throws: ``DBBExportError`` (targetExists) when the target exists and may not be replaced,
-    ///   (io) when it is a directory or another file that is not a regular file, or when its directory
-    ///   does not exist or cannot be written.
+    ///   (io) when it is a directory or another file that is not a regular file, when its directory
+    ///   does not exist or cannot be written, or when it is a database to restore over (or has a side file)
+    ///   that cannot be written.
     init(path: String, replaceExisting: Bool, purpose: Purpose) throws {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
@@ -56,6 +57,17 @@ struct TargetFile {
                 throw DBBExportError(
                     .targetExists, "the target file exists; set the options' replaceExisting to replace it",
                     path: path)
+            }
+            // A database is copied into, not renamed over (`DatabaseTarget`): it, and the side files SQLite
+            // writes beside it, must be writable, which is known now rather than after the whole restore.
+            if purpose == .restore && DatabaseFileHeader.isDatabase(path) {
+                for file in [path] + Self.sideFileSuffixes.map({ path + $0 })
+                where file == path || FileManager.default.fileExists(atPath: file) {
+                    guard access(file, W_OK) == 0 else {
+                        throw DBBExportError(
+                            .io, "cannot write the target database: \(systemErrorText())", path: file)
+                    }
+                }
             }
         }
         guard access(directory, W_OK) == 0 else {

@@ -18,9 +18,8 @@ final class DumpJSONReader {
     private var bufferStart: Int64 = 0
     private var atEnd = false
     private var scratch: [UInt8] = []
-    /// The full parts of a long string being read, kept apart so that growing it never copies it.
-    private var segments: [[UInt8]] = []
-    /// The size of one part of a long string.
+    /// The size of one part of a long string: the part is sealed (checked, and decoded from base64) when it
+    /// fills, so that growing the string never copies it, and its bytes are never held twice.
     private static let segmentSize = 16 << 20
     let path: String?
     /// Set when ``readRowValue()`` read a `{"text":…}` value: TEXT whose bytes (returned as a BLOB value)
@@ -31,17 +30,25 @@ final class DumpJSONReader {
     /// The most JSON values one tree read (a header, one schema object, a table's column list) may hold,
     /// so hostile input cannot make a small file build a huge tree.
     static let maximumTreeValues = 1_000_000
-    /// The longest string accepted, in bytes of UTF-8 once decoded: the longest value SQLite accepts
-    /// (`SQLITE_LIMIT_LENGTH`), checked while the string streams in, so a long one fails before it fills
-    /// memory. BLOBs and raw text, written in base64, are allowed the base64 length of as many bytes.
+    /// The longest string accepted, in bytes of UTF-8 once decoded: the options' limit on one value, at most
+    /// the longest value SQLite accepts (`SQLITE_LIMIT_LENGTH`), checked while the string streams in, so a
+    /// long one fails before it fills memory. BLOBs and raw text, written in base64, are allowed the base64
+    /// length of as many bytes.
     let maximumStringLength: Int
+    /// Called once for each string that grows past ``longStringLength`` bytes, before it grows further: the
+    /// parser waits there until what it handed on before has been consumed, so that no two long values are
+    /// held at once.
+    var onLongString: (() throws -> Void)?
+    /// The length past which a string is long.
+    static let longStringLength = 1 << 20
     private var treeValuesLeft = 0
 
     init(
-        path: String?, maximumStringLength: Int = DBBExport.valueLengthLimit, nextChunk: @escaping () throws -> [UInt8]?
+        path: String?, maximumStringLength: Int = DBBExport.defaultMaximumValueLength,
+        nextChunk: @escaping () throws -> [UInt8]?
     ) {
         self.path = path
-        self.maximumStringLength = maximumStringLength
+        self.maximumStringLength = min(maximumStringLength, DBBExport.valueLengthLimit)
         self.nextChunk = nextChunk
     }
 
@@ -182,25 +189,62 @@ final class DumpJSONReader {
 
     /// Reads a JSON string (the next non-blank byte must be its opening quote).
     ///
-    /// - Parameter limit: the longest string accepted, in decoded bytes. Default: ``maximumStringLength``.
-    func readString(limit: Int? = nil) throws -> String {
+    /// - Parameters:
+    ///   - valueLimit: the longest value accepted, in bytes. Default: the longest SQLite stores; row values
+    ///     pass ``maximumStringLength``.
+    ///   - base64: whether the string is base64 text, so that the limit is on the bytes it encodes.
+    func readString(valueLimit: Int = DBBExport.valueLengthLimit, base64: Bool = false) throws -> String {
         try expect(UInt8(ascii: "\""), "a string")
         let start = offset - 1
+        let limit = base64 ? valueLimit / 3 * 4 + 4 : valueLimit
         // Fast path: the whole string, without escapes, lies in the current chunk.
+        if let end = closingQuoteInChunk() {
+            guard end - index <= limit else { throw tooLong(start: start, valueLimit: valueLimit, base64: base64) }
+            let string = try buffer.withUnsafeBufferPointer { all in
+                try makeString(UnsafeBufferPointer(rebasing: all[index..<end]), start: start)
+            }
+            index = end + 1
+            return string
+        }
+        var parts = LongString(start: start, base64: false)
+        try readStringSlowly(into: &parts, limit: limit) {
+            self.tooLong(start: start, valueLimit: valueLimit, base64: base64)
+        }
+        return try parts.text()
+    }
+
+    /// Reads a JSON string of base64 text and decodes it; a long one is decoded part by part as it streams
+    /// in, so that its text is never held whole.
+    ///
+    /// - Parameter valueLimit: the most bytes the text may encode.
+    /// - Returns: the bytes, or `nil` when the text is not valid base64.
+    func readBase64(valueLimit: Int) throws -> Data? {
+        try expect(UInt8(ascii: "\""), "a string")
+        let start = offset - 1
+        let limit = valueLimit / 3 * 4 + 4  // base64 takes 4 characters for every 3 bytes
+        if let end = closingQuoteInChunk() {
+            guard end - index <= limit else { throw tooLong(start: start, valueLimit: valueLimit, base64: true) }
+            let data = Data(base64Encoded: Data(buffer[index..<end]))
+            index = end + 1
+            return data
+        }
+        var parts = LongString(start: start, base64: true)
+        try readStringSlowly(into: &parts, limit: limit) {
+            self.tooLong(start: start, valueLimit: valueLimit, base64: true)
+        }
+        return parts.bytes()
+    }
+
+    /// The index of the closing quote when the whole string lies in the current chunk without escapes.
+    private func closingQuoteInChunk() -> Int? {
         var end = index
         while end < buffer.count {
             let byte = buffer[end]
-            if byte == UInt8(ascii: "\"") {
-                let string = try buffer.withUnsafeBufferPointer { all in
-                    try makeString(UnsafeBufferPointer(rebasing: all[index..<end]), start: start)
-                }
-                index = end + 1
-                return string
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            if byte == UInt8(ascii: "\"") { return end }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
             end += 1
         }
-        return try readStringSlowly(start: start, limit: limit ?? maximumStringLength)
+        return nil
     }
 
     private func makeString(_ bytes: UnsafeBufferPointer<UInt8>, start: Int64) throws -> String {
@@ -210,48 +254,112 @@ final class DumpJSONReader {
         return string
     }
 
-    private func readStringSlowly(start: Int64, limit: Int) throws -> String {
+    /// The parts of a long string: sealed ones, checked (UTF-8 text) or decoded (base64), and the bytes of
+    /// the part being filled.
+    private struct LongString {
+        let start: Int64
+        let base64: Bool
+        var textParts: [String] = []
+        var dataParts: [Data] = []
+        /// Bytes in the sealed parts, as read (before base64 decoding).
+        var sealedBytes = 0
+        /// Set when a sealed part was not valid base64.
+        var invalid = false
+
+        init(start: Int64, base64: Bool) {
+            self.start = start
+            self.base64 = base64
+        }
+
+        /// Seals the complete part at the front of `scratch` (whole characters, or whole base64 quanta) and
+        /// leaves the rest in it.
+        mutating func seal(_ scratch: inout [UInt8], final: Bool, reader: DumpJSONReader) throws {
+            let cut = final ? scratch.count : base64 ? scratch.count / 4 * 4 : Self.characterBoundary(scratch)
+            sealedBytes += cut
+            if base64 {
+                if let data = Data(base64Encoded: Data(scratch[..<cut])) {
+                    dataParts.append(data)
+                } else {
+                    invalid = true
+                }
+            } else {
+                // Cut at a character boundary, each part is valid UTF-8 exactly when the whole string is.
+                textParts.append(
+                    try scratch[..<cut].withUnsafeBufferPointer { try reader.makeString($0, start: start) })
+            }
+            scratch.removeSubrange(..<cut)
+        }
+
+        /// Where the last whole character of `bytes` ends: before an incomplete multi-byte sequence at the end.
+        static func characterBoundary(_ bytes: [UInt8]) -> Int {
+            var lead = bytes.count - 1
+            while lead >= 0 && lead > bytes.count - 4 && bytes[lead] & 0xC0 == 0x80 { lead -= 1 }
+            guard lead >= 0 else { return bytes.count }
+            let byte = bytes[lead]
+            let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+            return lead + length > bytes.count ? lead : bytes.count
+        }
+
+        /// The text, joined part by part, each part released once copied, so it is held only once.
+        mutating func text() throws -> String {
+            guard textParts.count > 1 else { return textParts.first ?? "" }
+            var whole = ""
+            whole.reserveCapacity(textParts.reduce(0) { $0 + $1.utf8.count })
+            for index in textParts.indices {
+                whole += textParts[index]
+                textParts[index] = ""
+            }
+            return whole
+        }
+
+        /// The decoded bytes, joined part by part, or `nil` when the text was not valid base64.
+        mutating func bytes() -> Data? {
+            guard !invalid else { return nil }
+            guard dataParts.count > 1 else { return dataParts.first ?? Data() }
+            var whole = Data(capacity: dataParts.reduce(0) { $0 + $1.count })
+            for index in dataParts.indices {
+                whole.append(dataParts[index])
+                dataParts[index] = Data()
+            }
+            return whole
+        }
+    }
+
+    private func readStringSlowly(into parts: inout LongString, limit: Int, tooLong: () -> DBBExportError) throws {
         scratch.removeAll(keepingCapacity: true)
-        if scratch.capacity > Self.segmentSize { scratch = [] }  // give back what one long string took
-        segments = []
-        defer { segments = [] }
-        var segmentBytes = 0
+        if scratch.capacity > Self.longStringLength { scratch = [] }  // give back what a long string took
+        var isLong = false
         while true {
+            if !isLong && parts.sealedBytes + scratch.count > Self.longStringLength {
+                isLong = true
+                try onLongString?()
+            }
             if index >= buffer.count {
-                guard try refill() else { throw error(.truncated, "the JSON text ends inside a string", at: start) }
+                guard try refill() else {
+                    throw error(.truncated, "the JSON text ends inside a string", at: parts.start)
+                }
             }
             // Plain bytes are copied a run at a time, and the length is checked before the copy grows.
             let end = plainRunEnd()
             if end > index {
-                guard segmentBytes + scratch.count + (end - index) <= limit else {
-                    throw tooLong(start: start, limit: limit)
-                }
-                if scratch.count >= Self.segmentSize {
-                    segmentBytes += scratch.count
-                    segments.append(scratch)
-                    scratch = []
-                    scratch.reserveCapacity(Self.segmentSize + 65536)
+                guard parts.sealedBytes + scratch.count + (end - index) <= limit else { throw tooLong() }
+                if scratch.count + (end - index) > Self.segmentSize {
+                    try parts.seal(&scratch, final: false, reader: self)
                 }
                 scratch.append(contentsOf: buffer[index..<end])
                 index = end
                 continue
             }
-            if segmentBytes + scratch.count + 4 > limit { throw tooLong(start: start, limit: limit) }
             let byte = buffer[index]
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                if !segments.isEmpty {
-                    var joined: [UInt8] = []
-                    joined.reserveCapacity(segmentBytes + scratch.count)
-                    for segment in segments { joined.append(contentsOf: segment) }
-                    joined.append(contentsOf: scratch)
-                    segments = []
-                    return try joined.withUnsafeBufferPointer { try makeString($0, start: start) }
-                }
-                return try scratch.withUnsafeBufferPointer { try makeString($0, start: start) }
+                try parts.seal(&scratch, final: true, reader: self)
+                return
             case UInt8(ascii: "\\"):
-                try readEscape(start: start)
+                // An escape adds at most 4 bytes, checked once it is decoded.
+                try readEscape(start: parts.start)
+                if parts.sealedBytes + scratch.count > limit { throw tooLong() }
             case 0..<0x20:
                 throw error(.malformed, "a control character must be escaped inside a string", at: offset - 1)
             default:
@@ -283,10 +391,17 @@ final class DumpJSONReader {
         }
     }
 
-    private func tooLong(start: Int64, limit: Int) -> DBBExportError {
-        error(
-            .malformed,
-            "a string is longer than \(limit) bytes, more than SQLite stores in one value (SQLITE_MAX_LENGTH)",
+    private func tooLong(start: Int64, valueLimit: Int, base64: Bool) -> DBBExportError {
+        let what = base64 ? "a BLOB or raw text encodes more than" : "a string is longer than"
+        guard valueLimit < DBBExport.valueLengthLimit else {
+            return error(
+                .malformed, "\(what) \(valueLimit) bytes, more than SQLite stores in one value (SQLITE_MAX_LENGTH)",
+                at: start)
+        }
+        return error(
+            .valueTooLong,
+            "\(what) \(valueLimit) bytes, the limit on one value (maximumValueLength in the options; the "
+                + "default is \(DBBExport.defaultMaximumValueLength >> 20) MiB), so it is not read",
             at: start)
     }
 
@@ -550,7 +665,7 @@ final class DumpJSONReader {
         guard let byte = try peek() else { throw unexpected(nil, expecting: "a value") }
         switch byte {
         case UInt8(ascii: "\""):
-            return .text(try readString())
+            return .text(try readString(valueLimit: maximumStringLength))
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return try readNumber()
         case UInt8(ascii: "n"):
@@ -570,24 +685,22 @@ final class DumpJSONReader {
         let start = offset
         try expect(UInt8(ascii: "{"), "'{'")
         let tag = try readKey()
-        // Base64 takes 4 characters for every 3 bytes.
-        let payload = try readString(limit: maximumStringLength / 3 * 4 + 4)
-        guard try nextObjectMember() == false else {
-            throw error(.malformed, "a tagged value must have exactly one member", at: start)
-        }
         switch tag {
-        case "blob":
-            guard let data = Data(base64Encoded: payload) else {
-                throw error(.malformed, "the BLOB is not valid base64", at: start)
+        case "blob", "text":
+            let data = try readBase64(valueLimit: maximumStringLength)
+            guard try nextObjectMember() == false else {
+                throw error(.malformed, "a tagged value must have exactly one member", at: start)
             }
-            return .blob(data)
-        case "text":
-            guard let data = Data(base64Encoded: payload) else {
-                throw error(.malformed, "the raw text is not valid base64", at: start)
+            guard let data else {
+                throw error(.malformed, "the \(tag == "blob" ? "BLOB" : "raw text") is not valid base64", at: start)
             }
-            lastValueWasRawText = true
+            if tag == "text" { lastValueWasRawText = true }
             return .blob(data)
         case "real":
+            let payload = try readString(valueLimit: maximumStringLength)
+            guard try nextObjectMember() == false else {
+                throw error(.malformed, "a tagged value must have exactly one member", at: start)
+            }
             switch payload {
             case "inf": return .real(.infinity)
             case "-inf": return .real(-.infinity)

@@ -1,6 +1,12 @@
 internal import DBBSQL
 internal import Foundation
 
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
 /// Writes JSON text into a buffer and hands full buffers to the gzip writer.
 ///
 /// Only what a dump needs: punctuation, strings, exact 64-bit integers, doubles that always read
@@ -8,7 +14,7 @@ internal import Foundation
 struct DumpJSONWriter {
     private var buffer: [UInt8] = []
     private let output: GzipFileWriter
-    private static let flushThreshold = 1024 * 1024
+    static let flushThreshold = 1024 * 1024
 
     init(output: GzipFileWriter) {
         self.output = output
@@ -39,41 +45,64 @@ struct DumpJSONWriter {
         buffer.append(value)
     }
 
-    /// The number of bytes buffered, to undo a value with ``truncate(to:)``.
-    var position: Int { buffer.count }
-
-    /// Drops what was appended after `position` (nothing is flushed in the middle of a value).
-    mutating func truncate(to position: Int) {
-        buffer.removeSubrange(position...)
+    /// Appends a JSON string, escaping quotes, backslashes and every control character.
+    mutating func string(_ text: String) {
+        var text = text
+        text.withUTF8 { appendEscaped($0) }
     }
 
-    /// Appends a JSON string, escaping quotes, backslashes and every control character.
+    /// Appends a row's JSON string, handing the buffer to the gzip writer every ``flushThreshold`` bytes of
+    /// text, so that the JSON text of a long value is never held whole.
     ///
-    /// - Returns: whether the text holds U+FFFD, the character that stands in for bytes that were not
-    ///   valid UTF-8 when the text was read.
-    @discardableResult
-    mutating func string(_ text: String) -> Bool {
+    /// - Throws: ``DBBExportError`` (io) when an earlier chunk could not be compressed or written.
+    mutating func streamedString(_ text: String) throws {
         var text = text
-        return text.withUTF8 { appendEscaped($0) }
+        try text.withUTF8 { bytes in
+            buffer.append(UInt8(ascii: "\""))
+            var start = 0
+            while start < bytes.count {
+                let end = min(start + Self.flushThreshold, bytes.count)
+                // Escapes concern single bytes below 0x80, so a part may end inside a multi-byte character.
+                appendEscapedContent(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                try flushIfNeeded()
+                start = end
+            }
+            buffer.append(UInt8(ascii: "\""))
+        }
+    }
+
+    /// Whether text holds U+FFFD, the character that stands in for bytes that were not valid UTF-8 when the
+    /// text was read (`EF BF BD` in UTF-8).
+    static func holdsReplacementCharacter(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            var index = 0
+            // memchr finds each candidate lead byte at memory speed, even in a debug build.
+            while index + 2 < bytes.count, let found = memchr(base + index, 0xEF, bytes.count - index - 2) {
+                index = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - base
+                if bytes[index + 1] == 0xBF && bytes[index + 2] == 0xBD { return true }
+                index += 1
+            }
+            return false
+        }
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    private mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    private mutating func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
         buffer.append(UInt8(ascii: "\""))
+        appendEscapedContent(bytes)
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscapedContent(_ bytes: UnsafeBufferPointer<UInt8>) {
         var runStart = 0
         var index = 0
-        var replacement = false
         let count = bytes.count
         while index < count {
             let byte = bytes[index]
-            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != 0xEF {
-                index += 1
-                continue
-            }
-            if byte == 0xEF {
-                // U+FFFD is EF BF BD in UTF-8; it needs no escaping.
-                if index + 2 < count && bytes[index + 1] == 0xBF && bytes[index + 2] == 0xBD { replacement = true }
+            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
                 index += 1
                 continue
             }
@@ -100,8 +129,6 @@ struct DumpJSONWriter {
         if runStart < count {
             buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
         }
-        buffer.append(UInt8(ascii: "\""))
-        return replacement
     }
 
     /// Appends an integer exactly, as a JSON number without fraction or exponent.
@@ -143,28 +170,47 @@ struct DumpJSONWriter {
         }
     }
 
-    /// Appends a BLOB in its tagged form, `{"blob":"<base64>"}`.
-    mutating func blob(_ data: Data) {
+    /// Appends a BLOB in its tagged form, `{"blob":"<base64>"}`, handing the buffer to the gzip writer as it
+    /// fills.
+    ///
+    /// - Throws: ``DBBExportError`` (io) when an earlier chunk could not be compressed or written.
+    mutating func blob(_ data: Data) throws {
         raw("{\"blob\":\"")
-        buffer.append(contentsOf: data.base64EncodedData())
+        try base64(data)
         raw("\"}")
     }
 
     /// Appends TEXT that is not valid UTF-8 in its tagged form, `{"text":"<base64 of its bytes>"}`.
-    mutating func rawText(_ bytes: Data) {
+    ///
+    /// - Throws: ``DBBExportError`` (io) when an earlier chunk could not be compressed or written.
+    mutating func rawText(_ bytes: Data) throws {
         raw("{\"text\":\"")
-        buffer.append(contentsOf: bytes.base64EncodedData())
+        try base64(bytes)
         raw("\"}")
     }
 
-    /// Appends a value in its storage class's JSON form.
-    mutating func value(_ value: DBBValue) {
+    /// Base64 in parts of a multiple of 3 bytes, which encode to the same text as the whole.
+    private mutating func base64(_ data: Data) throws {
+        let part = Self.flushThreshold / 4 * 3
+        var start = data.startIndex
+        while start < data.endIndex {
+            let end = data.index(start, offsetBy: part, limitedBy: data.endIndex) ?? data.endIndex
+            buffer.append(contentsOf: data[start..<end].base64EncodedData())
+            try flushIfNeeded()
+            start = end
+        }
+    }
+
+    /// Appends a row value in its storage class's JSON form.
+    ///
+    /// - Throws: ``DBBExportError`` (io) when an earlier chunk could not be compressed or written.
+    mutating func value(_ value: DBBValue) throws {
         switch value {
         case .null: raw("null")
         case .integer(let integer): self.integer(integer)
         case .real(let real): self.real(real)
-        case .text(let text): string(text)
-        case .blob(let data): blob(data)
+        case .text(let text): try streamedString(text)
+        case .blob(let data): try blob(data)
         }
     }
 

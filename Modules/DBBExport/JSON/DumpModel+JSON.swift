@@ -2,7 +2,7 @@
 
 extension DBBDumpHeader {
     var jsonValue: JSONValue {
-        .object([
+        var members: [(key: String, value: JSONValue)] = [
             ("sqliteVersion", .string(sqliteVersion)),
             ("userVersion", .integer(Int64(userVersion))),
             ("applicationId", .integer(Int64(applicationID))),
@@ -17,7 +17,10 @@ extension DBBDumpHeader {
                 .array(
                     tables.map { .object([("name", .string($0.name)), ("rowCount", .integer(Int64($0.rowCount)))]) })
             ),
-        ])
+        ]
+        // Only a dump of a damaged source has the member, so older readers see every other dump as before.
+        if !damage.isEmpty { members.append(("damage", .array(damage.map { .string($0) }))) }
+        return .object(members)
     }
 
     /// Reads a header; `error` builds the error for a member of the wrong shape.
@@ -51,6 +54,12 @@ extension DBBDumpHeader {
                 throw error("entry \(index + 1) of the header's \"tables\" needs a \"name\" and a \"rowCount\"")
             }
             return DBBDumpTable(name: name, rowCount: Int(count))
+        }
+        let notes: [JSONValue] = try member(
+            "damage", { if case .array(let value) = $0 { value } else { nil } }, default: [])
+        damage = try notes.map { note in
+            guard let text = string(note) else { throw error("the header's \"damage\" must be an array of strings") }
+            return text
         }
         var total = 0
         for table in tables {

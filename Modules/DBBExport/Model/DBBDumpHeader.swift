@@ -24,6 +24,10 @@ public struct DBBDumpHeader: Sendable, Equatable {
     public var isPartial: Bool
     /// The table sections the dump holds, in order, with their row counts.
     public var tables: [DBBDumpTable]
+    /// What was wrong with the source, when it was dumped although damaged
+    /// (``DBBDumpOptions/allowsDamaged``): the integrity check's findings, rows left out, tables cut short.
+    /// Empty for a dump of a sound database.
+    public var damage: [String]
 
     /// The total number of rows in all table sections (`Int.max` if they add up to more).
     public var totalRows: Int { tables.saturatingRowTotal }
@@ -32,7 +36,7 @@ public struct DBBDumpHeader: Sendable, Equatable {
     public init(
         formatVersion: Int = DBBExport.formatVersion, sqliteVersion: String, userVersion: Int32 = 0,
         applicationID: Int32 = 0, pageSize: Int = 4096, encoding: String = "UTF-8", autoVacuum: Int = 0,
-        created: String, isPartial: Bool = false, tables: [DBBDumpTable] = []
+        created: String, isPartial: Bool = false, tables: [DBBDumpTable] = [], damage: [String] = []
     ) {
         self.formatVersion = formatVersion
         self.sqliteVersion = sqliteVersion
@@ -44,6 +48,7 @@ public struct DBBDumpHeader: Sendable, Equatable {
         self.created = created
         self.isPartial = isPartial
         self.tables = tables
+        self.damage = damage
     }
 }
 
@@ -157,8 +162,8 @@ public struct DBBExportProgress: Sendable, Equatable {
     public var fractionDone: Double { rowCount == 0 ? 1 : Double(rowsDone) / Double(rowCount) }
 }
 
-/// The first difference ``DBBExport/compare(dumpAt:withDatabaseAt:progress:)`` found between a dump and
-/// a database.
+/// The first difference ``DBBExport/compare(dumpAt:withDatabaseAt:maximumValueLength:progress:)`` found
+/// between a dump and a database.
 public struct DBBDumpDifference: Sendable, Equatable, CustomStringConvertible {
     /// The table where the difference is, if it is in a table.
     public var table: String?

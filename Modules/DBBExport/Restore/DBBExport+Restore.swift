@@ -11,17 +11,22 @@ extension DBBExport {
     ///
     /// The database is built in a temporary file beside the target, with journaling off and in one
     /// transaction, and renamed into place only when the whole dump has been read and checked (the gzip
-    /// CRC included). On any failure the temporary file is removed and the target is left as it was.
+    /// CRC included). An existing database is replaced through SQLite's online backup API instead, so that
+    /// connections that have it open see the old database or the new one: the copy is refused before it
+    /// begins when the disk has no room for it, and rolled back when it fails halfway. On any failure the
+    /// temporary file is removed and the target is left as it was.
     ///
     /// - Parameters:
     ///   - dumpURL: the dump to read.
     ///   - databaseURL: the database file to create.
-    ///   - options: whether to replace an existing file, and whether to check the new database's integrity.
+    ///   - options: whether to replace an existing file, whether to check the new database's integrity, and
+    ///     the longest value to read.
     ///   - progress: called on the calling thread as tables and rows are done.
     /// - Returns: what was read from the dump.
-    /// - Throws: ``DBBExportError`` for a missing, damaged or foreign dump (naming where), an existing target, or
-    ///   a file that cannot be written; `DBBError` when SQLite rejects a statement of the dump's schema
-    ///   or a row (its context names the table and row).
+    /// - Throws: ``DBBExportError`` for a missing, damaged or foreign dump (naming where), a value longer
+    ///   than the options allow, an existing target, a file that cannot be written, or a disk without room
+    ///   for the copy; `DBBError` when SQLite rejects a statement of the dump's schema or a row (its context
+    ///   names the table and row), or fails to write (a full disk).
     @discardableResult
     public static func restore(
         dumpAt dumpURL: URL, to databaseURL: URL, options: DBBRestoreOptions = DBBRestoreOptions(),
@@ -65,8 +70,10 @@ extension DBBExport {
         do {
             let db = try DBBDatabase(path: target.temporaryPath, mode: .readWriteCreate)
             database = db
-            let loader = RestoreConsumer(db: db, loadsRows: true)
-            let report = try ConcurrentDumpParser(source: source, progress: progress).run(loader)
+            let loader = RestoreConsumer(db: db)
+            let parser = ConcurrentDumpParser(
+                source: source, progress: progress, maximumValueLength: options.maximumValueLength)
+            let report = try parser.run(loader)
             try loader.finish()
             if options.checkIntegrity {
                 let result = try db.fetchValues(String.self, "PRAGMA main.integrity_check")
@@ -79,60 +86,12 @@ extension DBBExport {
             }
             try db.close()
             database = nil
-            try install(target)
+            try DatabaseTarget.install(target, checksFreeSpace: options.checksFreeSpace)
             return report
         } catch {
             try? database?.close()
             target.discard()
             throw error
-        }
-    }
-
-    /// Puts the finished temporary database in place of the target.
-    ///
-    /// A target that is an SQLite database is not renamed over: another connection may have it open, and
-    /// its journal or write-ahead log would be read as part of the new file. The new database is copied
-    /// into it through SQLite's own locking (the online backup API) instead, after SQLite has recovered
-    /// whatever a crashed writer left. Any other target (none, or not a database) is replaced by a rename,
-    /// its stale side files removed first.
-    private static func install(_ target: TargetFile) throws {
-        guard target.replaceExisting, let destination = try openExistingDatabase(at: target.path) else {
-            try target.commit()
-            return
-        }
-        defer { try? destination.close() }
-        let source = try DBBDatabase(path: target.temporaryPath, mode: .readOnly)
-        defer { try? source.close() }
-        do {
-            try source.backup(into: destination, timeout: busyTimeout)
-        } catch let error as DBBError where error.resultCode == .readOnly && (try? destination.journalMode()) == .wal {
-            // A WAL database cannot take pages of another size: leave WAL mode for the copy and return to
-            // it after. Leaving needs every other connection closed.
-            do {
-                try destination.setJournalMode(.delete)
-            } catch {
-                throw DBBExportError(
-                    .io,
-                    "the target is a WAL database with another page size, open in another connection; "
-                        + "close it and restore again", path: target.path)
-            }
-            try source.backup(into: destination, timeout: busyTimeout)
-            try destination.setJournalMode(.wal)
-        }
-        try source.close()
-        try destination.close()
-        target.discard()
-    }
-
-    /// Opens an existing target that is an SQLite database; `nil` when there is no file or it is not a
-    /// database (or one too damaged to read its schema).
-    private static func openExistingDatabase(at path: String) throws -> DBBDatabase? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        do {
-            // Reading the schema also rolls back a hot journal, or replays a write-ahead log, a crash left.
-            return try DBBDatabase(path: path, mode: .readWrite, busyTimeout: busyTimeout)
-        } catch let error as DBBError where error.resultCode == .notADatabase || error.resultCode == .corrupt {
-            return nil
         }
     }
 }
@@ -152,18 +111,14 @@ final class RestoreConsumer: DumpConsumer {
     private var insertColumns: [String] = []
     private var insertTable = ""
 
-    /// Whether rows are inserted; when not, the consumer only checks the dump against SQLite (the
-    /// schema is built, every table's INSERT prepared), as ``DBBExport/verify(dumpAt:progress:)`` does.
-    private let loadsRows: Bool
-
-    init(db: DBBDatabase, loadsRows: Bool) {
+    init(db: DBBDatabase) {
         self.db = db
-        self.loadsRows = loadsRows
     }
 
-    /// A consumer that checks a dump as a restore would, in a private in-memory database, loading no rows.
+    /// A consumer that checks a dump as a restore would, loading it into a private temporary database: SQLite
+    /// keeps one in memory up to its page cache, in a temporary file beyond, and removes it when it closes.
     static func checking() throws -> RestoreConsumer {
-        RestoreConsumer(db: try DBBDatabase.inMemory(), loadsRows: false)
+        RestoreConsumer(db: try DBBDatabase(path: ""))
     }
 
     func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws {
@@ -222,7 +177,7 @@ final class RestoreConsumer: DumpConsumer {
                 .malformed, "the dump stores rowids for a table that has none (a WITHOUT ROWID table)",
                 table: table.name)
         }
-        if loadsRows && prefilled.contains(table.name.lowercased()) {
+        if prefilled.contains(table.name.lowercased()) {
             try db.execute("DELETE FROM \(layout.qualifiedName)")
         }
         var names = table.columns.map(DBBDatabase.quoteIdentifier)
@@ -247,17 +202,28 @@ final class RestoreConsumer: DumpConsumer {
     }
 
     func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
-        guard loadsRows else { return }
         if rawText.isEmpty || isUTF8 {
             // Raw text is bound as UTF-8 text with its bytes, which a UTF-8 database keeps.
             try insert?.execute(values: values, textBytesAt: rawText)
         } else {
             try db.prepare(insertSQL(rawText: rawText)).execute(values: values)
         }
+        // A statement keeps its bound values after it runs: SQLite's copy of a long one is let go at once,
+        // so that it is not held while the next long value is read.
+        if values.contains(where: Self.isLong) { insert?.reset() }
     }
 
     func endTable(_ table: DBBDumpTable) throws {
         insert = nil
+    }
+
+    /// Whether a value is a long string or BLOB, as the parser counts them.
+    private static func isLong(_ value: DBBValue) -> Bool {
+        switch value {
+        case .text(let text): text.utf8.count > DumpJSONReader.longStringLength
+        case .blob(let data): data.count > DumpJSONReader.longStringLength
+        default: false
+        }
     }
 
     /// Creates indexes, views and triggers, sets the header values, and commits.
