@@ -259,7 +259,8 @@ final class DBBPostgresObjectStore: DBBServerStore {
     ///   - blocking: whether the caller waits for the work on its thread.
     ///   - closing: whether the caller is closing the manager, which a closed manager allows.
     private func requireUsable(blocking: Bool, closing: Bool = false) throws {
-        let context = "using the manager of \(configuration)"
+        // Built only for an error: the redacted URL costs as much as the save plan of one object.
+        var context: String { "using the manager of \(configuration)" }
         if !closing, isClosed.load(ordering: .acquiring) {
             throw DBBError.misuse(
                 "the manager of \(configuration) is closed", recovery: "open a new manager", context: context)
