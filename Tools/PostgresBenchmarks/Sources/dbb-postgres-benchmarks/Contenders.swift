@@ -60,7 +60,7 @@ final class HandWrittenContender: Contender {
 
     init(batched: Bool) {
         self.batched = batched
-        name = batched ? "hand-written, 1,000-row INSERTs" : "hand-written"
+        name = batched ? "hand-written 1000-row INSERTs" : "hand-written"
     }
 
     func takesPart(in id: String) -> Bool { !batched || id == "W1" }

@@ -315,3 +315,9 @@ final class DatabaseAdmin {
         }
     }
 }
+
+/// An error as the report prints it: postgres-nio's errors tell what failed only in their reflection (without
+/// the password).
+func describe(_ error: any Error) -> String {
+    error is PSQLError ? String(reflecting: error) : "\(error)"
+}
