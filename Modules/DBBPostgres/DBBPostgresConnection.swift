@@ -277,36 +277,31 @@ public final class DBBPostgresConnection: Sendable {
     /// Runs a statement synchronously.
     @discardableResult
     func run(_ sql: String, _ arguments: [Argument], context: String) throws -> DBBPostgresResult {
-        try Self.requireBlockingAllowed(context: context, sql: sql)
-        try requireOpen(sql: sql, context: context)
-        let query = try DBBPostgresCoding.query(sql, arguments, context: context)
-        let result: PostgresQueryResult
-        do {
-            result = try connection.query(query, logger: logger).wait()
-        } catch {
-            throw map(error, sql: sql, context: context)
-        }
-        return try DBBPostgresCoding.result(result, sql: sql, context: context)
+        try DBBPostgresCoding.result(try query(sql, arguments, context: context), sql: sql, context: context)
     }
 
     /// Runs a query synchronously and hands each row to `body` as values, in one buffer reused from row to row:
     /// the object loader reads a row once, so the rows are not kept.
     func forEachRow(_ sql: String, _ arguments: [DBBValue], _ body: ([DBBValue]) throws -> Void) throws {
         let context = "fetching rows"
-        try Self.requireBlockingAllowed(context: context, sql: sql)
-        try requireOpen(sql: sql, context: context)
-        let query = try DBBPostgresCoding.query(sql, arguments.map(Argument.value), context: context)
-        let result: PostgresQueryResult
-        do {
-            result = try connection.query(query, logger: logger).wait()
-        } catch {
-            throw map(error, sql: sql, context: context)
-        }
+        let result = try query(sql, arguments.map(Argument.value), context: context)
         var values: [DBBValue] = []
         for row in result.rows {
             values.removeAll(keepingCapacity: true)
             for cell in row { values.append(try DBBPostgresCoding.value(of: cell, sql: sql, context: context)) }
             try body(values)
+        }
+    }
+
+    /// Sends a statement and waits for its whole result, where waiting is allowed.
+    private func query(_ sql: String, _ arguments: [Argument], context: String) throws -> PostgresQueryResult {
+        try Self.requireBlockingAllowed(context: context, sql: sql)
+        try requireOpen(sql: sql, context: context)
+        let query = try DBBPostgresCoding.query(sql, arguments, context: context)
+        do {
+            return try connection.query(query, logger: logger).wait()
+        } catch {
+            throw map(error, sql: sql, context: context)
         }
     }
 

@@ -95,9 +95,13 @@ final class DBBPostgresObjectStore: DBBServerStore {
             queue.setSpecific(key: DBBPostgresObjectStore.laneKey, value: ObjectIdentifier(self))
         }
 
-        func begin(isWrite: Bool) throws {
-            // A connection the server or the network ended is made anew before a transaction starts.
+        /// Makes a connection the server or the network ended anew, before work starts on it.
+        func reconnectIfClosed() throws {
             if connection.connection.isClosed { try connection.reconnect() }
+        }
+
+        func begin(isWrite: Bool) throws {
+            try reconnectIfClosed()
             try connection.connection.begin(isolation: isWrite ? nil : .repeatableRead, readOnly: !isWrite)
         }
 
@@ -202,7 +206,7 @@ final class DBBPostgresObjectStore: DBBServerStore {
             var commitSent = false
             do {
                 guard isTransaction else {
-                    if lane.connection.connection.isClosed { try lane.connection.reconnect() }
+                    try lane.reconnectIfClosed()
                     commitSent = true
                     return try work.run(on: lane.connection)
                 }

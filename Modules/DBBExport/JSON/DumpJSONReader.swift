@@ -378,13 +378,15 @@ final class DumpJSONReader {
             var length = all.count - index
             for stop in [UInt8(ascii: "\""), UInt8(ascii: "\\")] {
                 if let found = memchr(start, Int32(stop), length) {
-                    length = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - start
+                    // memchr returns a pointer into the same buffer: only its distance is used.
+                    length = UnsafeRawPointer(start).distance(to: found)
                 }
             }
             // Control characters are rare: each is looked for in what is left of the run.
             for control in UInt8(0)..<0x20 where length > 0 {
                 if let found = memchr(start, Int32(control), length) {
-                    length = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - start
+                    // memchr returns a pointer into the same buffer: only its distance is used.
+                    length = UnsafeRawPointer(start).distance(to: found)
                 }
             }
             return index + length

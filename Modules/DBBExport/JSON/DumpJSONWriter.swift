@@ -80,7 +80,8 @@ struct DumpJSONWriter {
             var index = 0
             // memchr finds each candidate lead byte at memory speed, even in a debug build.
             while index + 2 < bytes.count, let found = memchr(base + index, 0xEF, bytes.count - index - 2) {
-                index = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - base
+                // memchr returns a pointer into the same buffer: only its distance is used.
+                index = UnsafeRawPointer(base).distance(to: found)
                 if bytes[index + 1] == 0xBF && bytes[index + 2] == 0xBD { return true }
                 index += 1
             }
