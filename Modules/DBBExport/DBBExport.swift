@@ -195,6 +195,10 @@ public enum DBBExport {
             db: db, selection: options.tables, skipsUnavailable: options.skipsUnavailableVirtualTables,
             allowsDamaged: options.allowsDamaged, damage: damage)
         plan.maximumValueLength = min(options.maximumValueLength, valueLengthLimit)
+        // SQLite then refuses a longer value before it allocates it, rather than the dump after it is held.
+        let connectionLimit = db.maximumValueLength
+        db.maximumValueLength = min(plan.maximumValueLength, connectionLimit)
+        defer { db.maximumValueLength = connectionLimit }
         let writer =
             switch destination {
             case .target(let target): try GzipFileWriter(path: target.temporaryPath, level: options.compressionLevel)
@@ -248,7 +252,7 @@ public enum DBBExport {
             // Raw text is kept in rowid tables of UTF-8 databases.
             let keepsRawText = plan.header.encoding == "UTF-8" && layout.rowIDColumn != nil
             var rows = 0
-            while let row = try rowsOfTable.next() {
+            while let row = try nextRow(of: &rowsOfTable, layout, table, after: rows, in: db, plan: plan) {
                 json.raw(rows == 0 ? "\n[" : ",\n[")
                 for column in 0..<width {
                     if column > 0 { json.byte(UInt8(ascii: ",")) }
@@ -321,15 +325,47 @@ public enum DBBExport {
         return ["integrity_check: \(summary)"]
     }
 
+    /// The next row of a table; a value longer than the connection's limit, which SQLite refuses unread, is
+    /// reported as ``DBBExportError/Kind/valueTooLong`` naming its row and column.
+    private static func nextRow(
+        of rows: inout CheckedRows, _ layout: TableLayout, _ table: DBBDumpTable, after count: Int,
+        in db: DBBDatabase, plan: DumpPlan
+    ) throws -> DBBRow? {
+        do {
+            return try rows.next()
+        } catch let error as DBBError where error.resultCode == .tooBig {
+            // Each column of the failing row is read alone, in the same order, to find the long one.
+            var names = layout.columns.map(DBBDatabase.quoteIdentifier)
+            if layout.storesRowID, let rowIDName = layout.rowIDName { names.insert(rowIDName, at: 0) }
+            var column = 0
+            for (index, name) in names.enumerated() {
+                var sql = "SELECT \(name) FROM \(layout.qualifiedName)"
+                if let condition = layout.condition { sql += " WHERE \(condition)" }
+                if let rowIDName = layout.rowIDName { sql += " ORDER BY \(rowIDName)" }
+                do {
+                    try db.forEachRow(sql + " LIMIT 1 OFFSET ?", arguments: [count]) { _ in }
+                } catch let probe as DBBError where probe.resultCode == .tooBig {
+                    column = index
+                    break
+                }
+            }
+            try requireLength(
+                plan.maximumValueLength + 1, limit: plan.maximumValueLength, table, count + 1, column,
+                exact: false)
+            throw error
+        }
+    }
+
     /// Refuses a value of a source row longer than the dump's limit, naming where it is.
-    private static func requireLength(_ count: Int, limit: Int, _ table: DBBDumpTable, _ row: Int, _ column: Int)
-        throws
-    {
+    private static func requireLength(
+        _ count: Int, limit: Int, _ table: DBBDumpTable, _ row: Int, _ column: Int, exact: Bool = true
+    ) throws {
         guard count > limit else { return }
         let name = table.hasRowID ? (column == 0 ? "rowid" : table.columns[column - 1]) : table.columns[column]
         throw DBBExportError(
             .valueTooLong,
-            "the value is \(count) bytes, longer than the \(limit)-byte limit on one value "
+            (exact ? "the value is \(count) bytes, longer" : "the value is longer")
+                + " than the \(limit)-byte limit on one value "
                 + "(DBBDumpOptions.maximumValueLength); a restore with that limit would refuse it",
             table: table.name, row: row, column: name)
     }

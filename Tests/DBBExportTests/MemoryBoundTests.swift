@@ -47,6 +47,33 @@ struct MemoryBoundTests {
         } throws: { ($0 as? DBBExportError)?.kind == .valueTooLong }
     }
 
+    @Test("a 400 MB string in the source is refused by dump before it is read, naming its row and column")
+    func giantSourceString() throws {
+        let folder = try TemporaryFolder()
+        let source = folder.file("giant.sqlite")
+        let db = try DBBDatabase(path: source.path)
+        try db.executeStatements(
+            """
+            CREATE TABLE t (a, b, c);
+            INSERT INTO t VALUES (1, 'x', 'y');
+            INSERT INTO t VALUES (2, printf('%.*c', 400 * 1048576, 'x'), 'z');
+            """)
+        try db.close()
+        let dump = folder.file("giant.json.gz")
+        let run = try runMeasuringPeakMemory(BackupToolTests.tool, ["dump", "-q", source.path, dump.path])
+        #expect(run.status == 65)
+        #expect(run.peakKiB < 128 * 1024, "peak \(run.peakKiB) KiB")
+        print("dump of a 400 MB string: exit \(run.status), peak \(run.peakKiB / 1024) MiB")
+        let message = try ToolProcess.run("dbb-backup", ["dump", "-q", source.path, dump.path]).standardError
+        #expect(message.contains("longer than the 67108864-byte limit"), "\(message)")
+        #expect(message.contains("table t, row 2, column b"), "\(message)")
+        #expect(try folder.contents() == ["giant.sqlite"])
+        // The limit was the dump's alone: the connection reads the string again once the dump has failed.
+        let reopened = try DBBDatabase(path: source.path)
+        #expect(throws: DBBExportError.self) { try DBBExport.dump(reopened, to: dump) }
+        #expect(try reopened.fetchValue(Int.self, "SELECT length(b) FROM t WHERE a = 2") == 400 << 20)
+    }
+
     @Test("values at the limit are dumped, verified and restored in under 256 MiB, exactly")
     func valuesAtTheLimit() throws {
         let folder = try TemporaryFolder()

@@ -58,9 +58,9 @@ struct RestoreTargetTests {
     }
 
     /// What the system's sqlite3 shell, a client that is not this library, reads from the target.
-    static func expectExactlyTheDump(_ target: URL, source: URL, sourceLocation: SourceLocation = #_sourceLocation)
-        throws
-    {
+    static func expectExactlyTheDump(
+        _ target: URL, source: URL, keptPageSize: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         #expect(
             try sqlite3Shell(
                 target, "SELECT count(*), min(v), max(v) FROM t; PRAGMA user_version; PRAGMA integrity_check")
@@ -68,7 +68,11 @@ struct RestoreTargetTests {
         #expect(
             try sqlite3Shell(target, "SELECT name FROM sqlite_master ORDER BY name") == "t\nt_v",
             sourceLocation: sourceLocation)
-        #expect(try SQLComparison.differences(original: source, restored: target) == [], sourceLocation: sourceLocation)
+        // A WAL target keeps its own page size, which SQLite cannot change while it is in WAL mode.
+        let pageSize = keptPageSize.map { ["page_size: 4096 vs \($0)"] } ?? []
+        #expect(
+            try SQLComparison.differences(original: source, restored: target) == pageSize,
+            sourceLocation: sourceLocation)
     }
 
     @Test("a restore over a crashed WAL database gives exactly the dump", arguments: [true, false])
@@ -82,15 +86,30 @@ struct RestoreTargetTests {
         #expect(try folder.contents().filter { $0.hasPrefix(".") } == [])
     }
 
-    @Test("a crashed WAL database of another page size is replaced too")
+    @Test("a crashed WAL database of another page size is replaced too, keeping its page size and WAL mode")
     func overCrashedWALTargetOfAnotherPageSize() throws {
         let folder = try TemporaryFolder()
         let (source, dump) = try Self.sourceAndDump(in: folder)
         let target = folder.file("target.sqlite")
         try Self.leaveCrashedWALDatabase(at: target, in: folder, largeLog: true, pageSize: 1024)
         try DBBExport.restore(dumpAt: dump, to: target, options: DBBRestoreOptions(replaceExisting: true))
-        try Self.expectExactlyTheDump(target, source: source)
-        #expect(try sqlite3Shell(target, "PRAGMA page_size") == "4096")
+        try Self.expectExactlyTheDump(target, source: source, keptPageSize: 1024)
+        #expect(try sqlite3Shell(target, "PRAGMA page_size; PRAGMA journal_mode") == "1024\nwal")
+    }
+
+    @Test("a WAL database of another page size open in another connection is replaced while it stays open")
+    func walTargetOfAnotherPageSizeOpenElsewhere() throws {
+        let folder = try TemporaryFolder()
+        let (source, dump) = try Self.sourceAndDump(in: folder)
+        let target = folder.file("target.sqlite")
+        let other = try DBBDatabase(path: target.path)
+        try other.executeStatements("PRAGMA page_size = 1024")
+        try other.setJournalMode(.wal)
+        try other.executeStatements("CREATE TABLE old (x); INSERT INTO old VALUES (1)")
+        try DBBExport.restore(dumpAt: dump, to: target, options: DBBRestoreOptions(replaceExisting: true))
+        #expect(try other.fetchValue(Int.self, "SELECT count(*) FROM t") == 200)
+        try other.close()
+        try Self.expectExactlyTheDump(target, source: source, keptPageSize: 1024)
     }
 
     @Test("stale side files without a main file are not read as part of the new database")

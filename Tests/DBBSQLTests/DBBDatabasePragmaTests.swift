@@ -22,6 +22,26 @@ struct DBBDatabasePragmaTests {
         }
     }
 
+    @Test("a lowered value length limit refuses longer values read or written, and raising it takes them again")
+    func valueLengthLimit() throws {
+        try withDatabase(.file) { db throws in
+            let original = db.maximumValueLength
+            #expect(original >= 1_000_000_000)
+            try db.execute("CREATE TABLE t (v)")
+            try db.execute("INSERT INTO t VALUES (zeroblob(5000))")
+            db.maximumValueLength = 4096
+            #expect(db.maximumValueLength == 4096)
+            let read = #expect(throws: DBBError.self) { try db.fetchValue(Data.self, "SELECT v FROM t") }
+            #expect(read?.resultCode == .tooBig)
+            let written = #expect(throws: DBBError.self) { try db.execute("INSERT INTO t VALUES (zeroblob(4097))") }
+            #expect(written?.resultCode == .tooBig)
+            try db.execute("INSERT INTO t VALUES (zeroblob(4000))")
+            db.maximumValueLength = Int.max  // clamped to SQLite's compiled-in maximum
+            #expect(db.maximumValueLength == original)
+            #expect(try db.fetchValues(Int.self, "SELECT length(v) FROM t ORDER BY rowid") == [5000, 4000])
+        }
+    }
+
     @Test(
         "busy timeout, foreign keys, case-sensitive LIKE, temp store read back what was set",
         arguments: DatabaseKind.allCases)

@@ -76,7 +76,7 @@ struct CheckedRows {
             let row: DBBRow?
             do {
                 row = try cursor.next()
-            } catch let error as DBBError where allowsDamage {
+            } catch let error as DBBError where allowsDamage && error.resultCode != .tooBig {
                 stop = "reading stopped after \(count) rows: \(error.message)"
                 return nil
             }

@@ -15,8 +15,10 @@ internal import Foundation
 /// crashed writer left. Any other target (none, or not a database) is replaced by a rename, its stale side
 /// files removed first.
 ///
+/// A WAL target's page size cannot change while it is in WAL mode, so a restore over one builds the new
+/// database in the target's page size (see `DBBExport.restore`), and the copy never changes its journal mode.
 /// When the copy fails (a full disk, an I/O error), the target is rolled back before the error is
-/// returned, its journal mode restored, and the side files the attempt created removed: the copy leaves no
+/// returned, and the side files the attempt created removed: the copy leaves no
 /// hot journal for the next reader to find, and no empty `-wal` or `-shm` beside a database that had none.
 struct DatabaseTarget {
     /// The target, and the finished temporary database beside it.
@@ -66,37 +68,23 @@ struct DatabaseTarget {
             throw error
         }
         var source: DBBDatabase?
-        // Whether the target left WAL mode for the copy, and must return to it.
-        var leftWAL = false
         do {
             let opened = try DBBDatabase(path: file.temporaryPath, mode: .readOnly)
             source = opened
-            do {
-                try opened.backup(into: destination, timeout: DBBExport.busyTimeout)
-            } catch let error as DBBError
-                where error.resultCode == .readOnly && (try? destination.journalMode()) == .wal
-            {
-                // A WAL database cannot take pages of another size: leave WAL mode for the copy and return to
-                // it after. Leaving needs every other connection closed.
-                do {
-                    try destination.setJournalMode(.delete)
-                } catch {
-                    throw DBBExportError(
-                        .io,
-                        "the target is a WAL database with another page size, open in another connection; "
-                            + "close it and restore again", path: file.path)
-                }
-                leftWAL = true
-                try opened.backup(into: destination, timeout: DBBExport.busyTimeout)
-                try destination.setJournalMode(.wal)
-                leftWAL = false
-            }
+            try opened.backup(into: destination, timeout: DBBExport.busyTimeout)
         } catch {
             try? source?.close()
             try? destination.close()
-            // The temporary file goes first: rolling back, or returning to WAL mode, may need its room.
+            // The temporary file goes first: rolling back may need its room.
             file.discard()
-            try rollBack(leftWAL: leftWAL, after: error)
+            try rollBack(after: error)
+            if let error = error as? DBBError, error.resultCode == .readOnly, header.isWAL {
+                // The new database was built in the target's page size; another process changed it meanwhile.
+                throw DBBExportError(
+                    .io,
+                    "the target's page size changed during the restore (\(error.message)); restore again",
+                    path: file.path)
+            }
             throw error
         }
         try? source?.close()
@@ -107,12 +95,11 @@ struct DatabaseTarget {
     }
 
     /// Rolls back what a failed copy left: a hot journal (which SQLite, in the error state a full disk leaves
-    /// it in, rolls back only when a connection next reads the file), the journal mode a WAL target left for
-    /// the copy, and the side files the attempt created.
+    /// it in, rolls back only when a connection next reads the file) and the side files the attempt created.
     ///
     /// - Throws: ``DBBExportError`` (io) when the target cannot be rolled back now; the message carries the
     ///   copy's error, and says that SQLite rolls the target back when it next opens it.
-    private func rollBack(leftWAL: Bool, after failure: any Error) throws {
+    private func rollBack(after failure: any Error) throws {
         var recoveryError: (any Error)?
         do {
             // Opening reads the schema, which rolls back a hot journal: the file's pages are put back as
@@ -120,7 +107,6 @@ struct DatabaseTarget {
             // `-wal` and `-shm`.
             let db = try DBBDatabase(path: file.path, mode: .readWrite, busyTimeout: 1)
             defer { try? db.close() }
-            if leftWAL { try db.setJournalMode(.wal) }
             try db.close()
         } catch {
             recoveryError = error
@@ -152,8 +138,7 @@ struct DatabaseTarget {
     ///
     /// Into a WAL database of the same page size, every new page is first appended to the write-ahead log
     /// (24 bytes of frame header each). Otherwise the rollback journal keeps every old page (8 bytes of frame
-    /// each) and the file grows to the new size; a WAL target left for the copy first checkpoints its log
-    /// into the file. A margin covers the filesystem's rounding to blocks.
+    /// each) and the file grows to the new size. A margin covers the filesystem's rounding to blocks.
     ///
     /// - Throws: ``DBBExportError`` (io) naming the room needed and the room free.
     private func requireSpace(newPageSize: Int) throws {

@@ -70,7 +70,13 @@ extension DBBExport {
         do {
             let db = try DBBDatabase(path: target.temporaryPath, mode: .readWriteCreate)
             database = db
-            let loader = RestoreConsumer(db: db)
+            // A WAL database's page size cannot change while it is in WAL mode. Over one, the new database
+            // takes the target's page size: the copy then needs no change of journal mode, works while other
+            // connections have the target open, and a failed copy rolls back to the very bytes it had.
+            let walPageSize =
+                options.replaceExisting
+                ? DatabaseFileHeader(path: databaseURL.path).flatMap { $0.isWAL ? $0.pageSize : nil } : nil
+            let loader = RestoreConsumer(db: db, pageSize: walPageSize)
             let parser = ConcurrentDumpParser(
                 source: source, progress: progress, maximumValueLength: options.maximumValueLength)
             let report = try parser.run(loader)
@@ -110,9 +116,13 @@ final class RestoreConsumer: DumpConsumer {
     /// The columns of the current table's INSERT, quoted.
     private var insertColumns: [String] = []
     private var insertTable = ""
+    /// The page size to build, when not the dump's.
+    private let pageSize: Int?
 
-    init(db: DBBDatabase) {
+    /// A consumer loading into `db`, built in the dump's page size or in `pageSize`.
+    init(db: DBBDatabase, pageSize: Int? = nil) {
         self.db = db
+        self.pageSize = pageSize
     }
 
     /// A consumer that checks a dump as a restore would, loading it into a private temporary database: SQLite
@@ -127,7 +137,7 @@ final class RestoreConsumer: DumpConsumer {
         // These take effect only before the first table exists.
         try db.executeStatements(
             """
-            PRAGMA page_size = \(header.pageSize);
+            PRAGMA page_size = \(pageSize ?? header.pageSize);
             PRAGMA auto_vacuum = \(header.autoVacuum);
             PRAGMA encoding = '\(header.encoding)';
             """)

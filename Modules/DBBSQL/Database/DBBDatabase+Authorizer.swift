@@ -155,8 +155,17 @@ extension DBBDatabase {
 
     /// The largest string or BLOB, in bytes, this connection accepts (`SQLITE_LIMIT_LENGTH`).
     ///
+    /// Setting it lowers the limit (or raises it, up to SQLite's compiled-in maximum, which a larger value is
+    /// clamped to). A statement that would read or build a longer value, or write a longer row, then fails
+    /// with ``DBBError/ResultCode/tooBig`` before SQLite allocates it, so lowering the limit bounds the memory
+    /// one value can take.
+    ///
     /// Related SQLite documentation: https://www.sqlite.org/limits.html
     public var maximumValueLength: Int {
-        handle.map { Int(sqlite3_limit($0, SQLITE_LIMIT_LENGTH, -1)) } ?? 1_000_000_000
+        get { handle.map { Int(sqlite3_limit($0, SQLITE_LIMIT_LENGTH, -1)) } ?? 1_000_000_000 }
+        set {
+            guard let handle else { return }
+            sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, Int32(clamping: max(newValue, 0)))
+        }
     }
 }
