@@ -28,7 +28,8 @@ enum DBBMacroDiagnostic {
                 + "mark it @Transient to leave it out"
         case .missingType(let name):
             "write the type of property '\(name)' (for example 'var \(name): String'): @DBBTable reads types as "
-                + "written, and infers them only from literals, Date(…) and Data(…)"
+                + "written, and infers them only from literals, initializer calls such as Date() or Address(), and "
+                + "cases such as Status.open"
         case .emptyArrayLiteral(let name):
             "an empty array literal does not say its element type: write 'var \(name): [Element] = []'"
         case .noDefaultValue(let property, let type):

@@ -131,8 +131,9 @@ struct PersistedType {
     }
 
     /// The type of a property initialized with `expression` and written without a type, where the
-    /// expression says it: a literal, `-` before a numeric literal, an array literal of literals, or a call
-    /// of (or a member of) a scalar type such as `Date()` or `Date.now`.
+    /// expression says it: a literal, `-` before a numeric literal, an array literal of literals, a call
+    /// of (or a member of) a scalar type such as `Date()` or `Date.now`, an initializer call of any type
+    /// (`Address()`), or a case of a type named with it (`Status.open`).
     static func inferred(from expression: ExprSyntax) -> String? {
         if expression.is(IntegerLiteralExprSyntax.self) { return "Int" }
         if expression.is(FloatLiteralExprSyntax.self) { return "Double" }
@@ -148,16 +149,22 @@ struct PersistedType {
             return "[\(element)]"
         }
         if let call = expression.as(FunctionCallExprSyntax.self),
-            let callee = call.calledExpression.as(DeclReferenceExprSyntax.self),
-            scalarNames.contains(callee.baseName.text)
+            let callee = call.calledExpression.as(DeclReferenceExprSyntax.self), isTypeName(callee.baseName.text)
         {
             return callee.baseName.text
         }
         if let member = expression.as(MemberAccessExprSyntax.self),
-            let base = member.base?.as(DeclReferenceExprSyntax.self), scalarNames.contains(base.baseName.text)
+            let base = member.base?.as(DeclReferenceExprSyntax.self),
+            scalarNames.contains(base.baseName.text)
+                || (isTypeName(base.baseName.text) && member.declName.baseName.text.first?.isLowercase == true)
         {
             return base.baseName.text
         }
         return nil
+    }
+
+    /// Whether a name is spelled as a type is (`Address`, not `makeAddress`).
+    private static func isTypeName(_ name: String) -> Bool {
+        name.first?.isUppercase == true
     }
 }

@@ -97,7 +97,9 @@ struct PropertyReader {
     private mutating func mapped(
         name: String, key: String, typeText: String, type: PersistedType, markers: [String: AttributeSyntax]
     ) -> MappedProperty? {
-        let isColumn = type.shape == .value && type.baseName != "Data"
+        // A type the macro does not know may be a class (a reference, in a join table) or an enum or Codable
+        // value (a column): its column markers are left for registration to check.
+        let isColumn = (type.shape == .value && type.baseName != "Data") || type.shape == .object
         let isJoinedObject = (type.shape == .object && markers["ForeignKey"] == nil) || type.shape == .objects
         var failed = false
         func misplaced(_ marker: String, _ reason: String) {

@@ -1,6 +1,8 @@
 // The types of the modules below that DBBObjects' own API takes, returns or throws, so that `import DBBObjects`
 // alone is enough to write a model class and to save, fetch and delete its objects: the mapping
-// (`DBBPropertyPersistence`, `DBBTableMapping`, `DBBIndexer`, `ColumnAttribute`), the query options and sort directions, the error,
+// (`DBBPropertyPersistence`, `DBBTableMapping`, `DBBIndexer`, `ColumnAttribute`), the protocols an enum or a
+// Codable value declares to be a property (`DBBPersistableValue`, `DBBCodableValue`), the query options and sort
+// directions, the error,
 // and the connection that `manager.write`/`read` hand to their closures. The rest of DBBSQL, DBBSchema and
 // DBBQuery (typed conditions, `DBBValue`, error kinds in `catch` patterns) stays behind its own import; only the
 // umbrella `DBBBuilder` re-exports whole modules.
@@ -10,6 +12,8 @@
 @_exported public import struct DBBSQL.DBBError
 @_exported public import struct DBBSchema.ColumnAttribute
 @_exported public import typealias DBBSchema.ColumnAttributes
+@_exported public import protocol DBBSchema.DBBCodableValue
 @_exported public import struct DBBSchema.DBBIndexer
+@_exported public import protocol DBBSchema.DBBPersistableValue
 @_exported public import struct DBBSchema.DBBPropertyPersistence
 @_exported public import struct DBBSchema.DBBTableMapping

@@ -290,7 +290,8 @@ import Testing
                         + "a storage type; mark it @Transient to leave it out", line: 7, column: 17),
                 DiagnosticSpec(
                     message: "write the type of property 'total' (for example 'var total: String'): @DBBTable reads "
-                        + "types as written, and infers them only from literals, Date(…) and Data(…)", line: 8,
+                        + "types as written, and infers them only from literals, initializer calls such as Date() or "
+                        + "Address(), and cases such as Status.open", line: 8,
                     column: 9),
                 DiagnosticSpec(
                     message: "an empty array literal does not say its element type: write 'var items: [Element] = []'",

@@ -1,5 +1,6 @@
 import DBBMacros
 import DBBObjects
+import DBBQuery
 import DBBTestSupport
 import Foundation
 import Testing
@@ -57,6 +58,23 @@ enum MacroGuide {
             super.init(dbManager: dbManager)
         }
     }
+
+    enum LoanStatus: String, DBBPersistableValue {
+        case active, returned, overdue
+    }
+
+    struct Address: DBBCodableValue {
+        var street = ""
+        var city = ""
+    }
+
+    @DBBTable
+    final class Borrower: DBBTableObject {
+        var name = ""
+        var status = LoanStatus.active
+        var history: [LoanStatus] = []
+        var address = Address()
+    }
 }
 
 @Suite struct MacroDocsExamplesTests {
@@ -102,6 +120,28 @@ enum MacroGuide {
         #expect(throws: DBBError.self) { try twin.save() }
         try MacroGuide.Project.delete([loaded], manager: manager)
         #expect(manager.countForTable("Meeting") == 0)
+    }
+
+    @Test func theGuidesEnumAndCodablePropertiesSaveAndQuery() throws {
+        typealias Borrower = MacroGuide.Borrower
+        let folder = try TemporaryFolder()
+        let manager = try DBBManager(databaseURL: folder.file("borrowers.sqlite"))
+        try manager.addTableClasses([Borrower.self])
+        let ann = Borrower(dbManager: manager)
+        ann.name = "Ann"
+        ann.status = .overdue
+        ann.history = [.active, .overdue]
+        ann.address = MacroGuide.Address(street: "1 Main St", city: "Springfield")
+        let bo = Borrower(dbManager: manager)
+        bo.name = "Bo"
+        try Borrower.save([ann, bo], manager: manager)
+
+        var options = DBBQueryOptions()
+        options.filter(\Borrower.status == .overdue)
+        let overdue = try Borrower.fetch(options: options, manager: manager)
+        #expect(overdue.map(\.name) == ["Ann"])
+        #expect(overdue.first?.history == [.active, .overdue])
+        #expect(overdue.first?.address.city == "Springfield")
     }
 
     @Test func theGuidesRecordReadsChinooksAlbums() throws {

@@ -4,10 +4,10 @@ import Foundation
 import Testing
 
 // Unsupported value types are rejected at compile time: the initializers of `DBBPropertyPersistence`
-// exist only for `DBBPersistableValue` scalars, arrays of `DBBArrayElement` scalars, and
-// `DBBTableRepresentable` classes. So `.init(\Model.url)` (a `URL`) or `.init(\Model.blobs)` (a `[Data]`,
-// since `Data` is deliberately not a `DBBArrayElement`) do not compile; such code cannot be a test here.
-// What can be tested is the shape that makes them fail to compile: see `arraysOfDataHaveNoInitializer`.
+// exist only for `DBBPersistableValue` scalars, arrays of them, and `DBBTableRepresentable` classes, and
+// unavailable overloads for `[Data]` and for any other type name what is supported. So `.init(\Model.url)`
+// (a `URL`) or `.init(\Model.blobs)` (a `[Data]`) do not compile; such code cannot be a test here. What can
+// be tested is the shape that makes them fail to compile: see `arraysOfDataHaveNoArrayStorage`.
 
 @Suite struct DBBPropertyPersistenceTests {
     /// Every supported property type and the storage type DESIGN §2 says it maps to.
@@ -143,15 +143,14 @@ import Testing
         }
     }
 
-    @Test func arraysOfDataHaveNoInitializer() {
-        // `[Value]` initializers require `Value: DBBArrayElement`; every scalar but `Data` is one, so a
-        // `[Data]` property has no initializer and does not compile.
-        let elementTypes: [Any.Type] = [
+    @Test func arraysOfDataHaveNoArrayStorage() {
+        // Every scalar but `Data` has an array storage type; `[Data]` meets an unavailable initializer.
+        let elementTypes: [any DBBPersistableValue.Type] = [
             Bool.self, Int.self, Int8.self, Int16.self, Int32.self, Int64.self, UInt.self, UInt8.self, UInt16.self,
             UInt32.self, UInt64.self, Float.self, Double.self, String.self, Date.self,
         ]
-        for type in elementTypes { #expect(type is any DBBArrayElement.Type, "\(type)") }
-        #expect(!((Data.self as Any.Type) is any DBBArrayElement.Type))
+        for type in elementTypes { #expect(type.dbbArrayStorageType.isArray, "\(type)") }
+        #expect(!Data.dbbArrayStorageType.isArray)
         #expect(!((URL.self as Any.Type) is any DBBPersistableValue.Type))
     }
 

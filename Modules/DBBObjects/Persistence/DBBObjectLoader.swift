@@ -103,11 +103,9 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
         var fresh: [DBBTableObject] = []
         // Per row, only what is needed: one chained closure that sets each loaded scalar from its column.
         let scalarBase = map.leadingColumns
-        let readScalars = Connection.scalarReader(
-            map.columns.indices.compactMap { index in
-                request.properties?.contains(map.columns[index].name) ?? true
-                    ? (map.columnAccessors[index], Int32(scalarBase + index)) : nil
-            })
+        let loadedColumns = map.columns.indices.filter { request.properties?.contains(map.columns[$0].name) ?? true }
+        let scalarReaders = loadedColumns.map { (map.columnAccessors[$0], Int32(scalarBase + $0)) }
+        let readScalars = Connection.scalarReader(scalarReaders)
         let loadedKeys = map.foreignKeys.indices.compactMap { index in
             request.properties?.contains(map.foreignKeys[index].name) ?? true
                 ? (index, map.foreignKeyAccessors[index], map.foreignKeys[index].target!) : nil
@@ -141,7 +139,18 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
                 object.modifiedTime = try Connection.date(in: row, at: 2)
             }
             if !request.sparse {
-                try readScalars.read(object, row)
+                do {
+                    try readScalars.read(object, row)
+                } catch let error as DBBError {
+                    // Each column is read again alone, to name the property whose value did not convert.
+                    let failing = zip(loadedColumns, scalarReaders).first { _, reader in
+                        (try? Connection.scalarReader([reader]).read(object, row)) == nil
+                    }
+                    guard let (index, _) = failing else { throw error }
+                    var named = error
+                    named.context = "loading \(map.type).\(map.columns[index].name) of the row with id \(id)"
+                    throw named
+                }
                 for (index, accessor, target) in loadedKeys {
                     if let id = try Connection.integer(in: row, at: keyBase + index) {
                         pending.append(

@@ -14,5 +14,3 @@ extension CGFloat: DBBPersistableValue {
         CGFloat(try Double.fromStoredValue(value))
     }
 }
-
-extension CGFloat: DBBArrayElement {}

@@ -119,6 +119,10 @@ extension DBBScalarAccessor {
 @usableFromInline
 func convert<Value: DBBPersistableValue>(_ any: Any, to type: Value.Type) throws -> Value {
     if let value = any as? Value { return value }
+    // An enum's raw text, or a Codable value's JSON.
+    if Value.dbbStorageType == .string, Value.self != String.self, let text = any as? String {
+        return try Value.fromStoredValue(.text(text))
+    }
     let isNumber = any is any BinaryInteger || any is any BinaryFloatingPoint || any is Bool
     let wantsNumber = [.int, .float, .bool].contains(Value.dbbStorageType)
     guard isNumber, wantsNumber, let bindable = any as? any DBBBindable,

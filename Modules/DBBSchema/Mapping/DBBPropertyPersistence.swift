@@ -143,7 +143,7 @@ public struct DBBPropertyPersistence: Sendable {
     public init<Root: AnyObject, Value: DBBPersistableValue>(
         _ keyPath: ReferenceWritableKeyPath<Root, [Value]> & Sendable, type: DBBStorageType? = nil,
         columnName: String? = nil
-    ) where Value: DBBArrayElement {
+    ) {
         self.init(
             keyPath: keyPath, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
             foreignKey: false,
@@ -155,7 +155,7 @@ public struct DBBPropertyPersistence: Sendable {
     public init<Root: AnyObject, Value: DBBPersistableValue>(
         _ keyPath: ReferenceWritableKeyPath<Root, [Value]?> & Sendable, type: DBBStorageType? = nil,
         columnName: String? = nil
-    ) where Value: DBBArrayElement {
+    ) {
         self.init(
             keyPath: keyPath, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
             foreignKey: false,
@@ -268,7 +268,7 @@ extension DBBPropertyPersistence {
     ///   - get: returns the property's value.
     ///   - set: sets the property.
     @inlinable
-    public init<Root: AnyObject, Value: DBBPersistableValue & DBBArrayElement>(
+    public init<Root: AnyObject, Value: DBBPersistableValue>(
         type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping @Sendable (Root) -> [Value],
         set: @escaping @Sendable (Root, [Value]) -> Void
     ) {
@@ -287,7 +287,7 @@ extension DBBPropertyPersistence {
     ///   - get: returns the property's value.
     ///   - set: sets the property.
     @inlinable
-    public init<Root: AnyObject, Value: DBBPersistableValue & DBBArrayElement>(
+    public init<Root: AnyObject, Value: DBBPersistableValue>(
         type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping @Sendable (Root) -> [Value]?,
         set: @escaping @Sendable (Root, [Value]?) -> Void
     ) {
@@ -372,23 +372,22 @@ extension DBBPropertyPersistence {
     }
 }
 
-/// Scalar types that may form arrays (every persistable scalar but `Data`).
-public protocol DBBArrayElement {}
-extension Bool: DBBArrayElement {}
-extension Int: DBBArrayElement {}
-extension Int8: DBBArrayElement {}
-extension Int16: DBBArrayElement {}
-extension Int32: DBBArrayElement {}
-extension Int64: DBBArrayElement {}
-extension UInt: DBBArrayElement {}
-extension UInt8: DBBArrayElement {}
-extension UInt16: DBBArrayElement {}
-extension UInt32: DBBArrayElement {}
-extension UInt64: DBBArrayElement {}
-extension Float: DBBArrayElement {}
-extension Double: DBBArrayElement {}
-extension String: DBBArrayElement {}
-extension Date: DBBArrayElement {}
+extension DBBPropertyPersistence {
+    /// A property of a type that is not stored: chosen only when no other initializer fits, so that the
+    /// compiler names what is supported instead of a protocol a requirement failed on.
+    @available(
+        *, unavailable,
+        message: """
+            a stored property is a scalar (Bool, an integer, Float, Double, String, Date, Data), an enum with a \
+            String or integer raw value declared DBBPersistableValue, a Codable value declared DBBCodableValue, \
+            a DBBTableObject subclass, or an optional or array of one of these
+            """
+    )
+    public init<Root: AnyObject, Value>(
+        type: DBBStorageType? = nil, columnName: String? = nil, get: @escaping @Sendable (Root) -> Value,
+        set: @escaping @Sendable (Root, Value) -> Void
+    ) { fatalError("unavailable") }
+}
 
 extension DBBPropertyPersistence {
     /// The name of the property the key path leads to, when the run time can tell it; `nil` otherwise.
