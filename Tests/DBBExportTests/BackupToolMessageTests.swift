@@ -15,6 +15,29 @@ struct BackupToolMessageTests {
         #expect(run.standardError.isEmpty)
     }
 
+    @Test("a mistyped subcommand is answered with the one meant, and a database given to restore with dump")
+    func suggestions() throws {
+        for (typed, meant) in [("dumb", "dump"), ("restor", "restore"), ("verfy", "verify"), ("Inspect", "inspect")] {
+            let run = try ToolProcess.run("dbb-backup", [typed, "a", "b"])
+            #expect(run.exitCode == 64, "\(typed)")
+            #expect(
+                run.standardError.hasPrefix(
+                    "dbb-backup: error: unknown subcommand '\(typed)'; did you mean '\(meant)'?"),
+                "\(run.standardError)")
+        }
+        let folder = try TemporaryFolder()
+        let database = try copyOfFixture("chinook.sqlite", into: folder)
+        let target = folder.file("copy.sqlite")
+        for arguments in [["restore", "-q", database.path, target.path], ["verify", "-q", database.path]] {
+            let run = try ToolProcess.run("dbb-backup", arguments)
+            #expect(run.exitCode == 65, "\(arguments[0])")
+            #expect(
+                run.standardError.contains("this is an SQLite database, not a dump; did you mean dump?"),
+                "\(run.standardError)")
+        }
+        #expect(try folder.contents() == ["chinook.sqlite"])
+    }
+
     @Test("every failure is reported as 'dbb-backup: error: …' with the exit code of its kind")
     func oneErrorFormat() throws {
         let folder = try TemporaryFolder()

@@ -48,6 +48,20 @@ import Testing
         #expect(world.manager.errorMessage().contains("no such column: nope"))
     }
 
+    @Test(arguments: Storage.allCases) func aConditionNamingAnUnknownPropertySaysSo(storage: Storage) throws {
+        let world = try DBBObjectsQueryTests.world(storage)
+        let typo = DBBQueryOptions.options(withConditions: ["fristName = 'Ann'"])
+        for error in [
+            #expect(throws: DBBError.self) { try Person.fetch(options: typo, manager: world.manager) },
+            #expect(throws: DBBError.self) { try Person.fetchCount(options: typo, manager: world.manager) },
+        ] {
+            #expect(error?.message == "fristName is not a mapped property of Person (no such column: fristName)")
+        }
+        // A column SQLite knows (the id) is not reported as a property, nor is a real property's failure.
+        let known = DBBQueryOptions.options(withConditions: ["id > 0 AND firstName = 'Ann'"])
+        #expect(try Person.fetchCount(options: known, manager: world.manager) == 1)
+    }
+
     @Test func fetchCountHasAnAsyncForm() async throws {
         let world = try DBBObjectsQueryTests.world()
         let lees = DBBQueryOptions.options(withConditions: ["lastName = 'Lee'"])

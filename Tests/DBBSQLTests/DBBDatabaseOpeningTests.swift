@@ -4,6 +4,25 @@ import Testing
 
 @Suite("Opening and closing databases")
 struct DBBDatabaseOpeningTests {
+    @Test("a database in a missing folder is an error that names the folder, and creates nothing")
+    func missingFolderIsNamed() throws {
+        let folder = try TemporaryFolder()
+        let missing = folder.file("missing/sub")
+        let error = #expect(throws: DBBError.self) {
+            try DBBDatabase(path: missing.appendingPathComponent("app.sqlite").path)
+        }
+        #expect(
+            error?.message.hasPrefix("the folder \(missing.path) does not exist") == true,
+            "\(String(describing: error))")
+        let notes = try folder.write("notes", to: "notes.txt")
+        let underFile = #expect(throws: DBBError.self) {
+            try DBBDatabase(path: notes.appendingPathComponent("app.sqlite").path)
+        }
+        #expect(
+            underFile?.message.hasPrefix("\(notes.path) is not a folder") == true, "\(String(describing: underFile))")
+        #expect(try folder.contents() == ["notes.txt"])
+    }
+
     @Test("a missing file is created, written, and read back after reopening")
     func createsMissingFile() throws {
         let directory = try TemporaryFolder()

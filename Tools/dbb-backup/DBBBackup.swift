@@ -32,6 +32,38 @@ struct DBBBackup: ParsableCommand {
     /// Every error the tool prints starts so, its own and the argument parser's alike (the parser's
     /// experimental hook for its "Error: " prefix; `BackupToolMessageTests` keeps it honest).
     static let _errorPrefix = "dbb-backup: error: "
+
+    /// Runs the command; a mistyped subcommand (`dumb`) is answered with the one meant.
+    static func main() {
+        if let first = CommandLine.arguments.dropFirst().first, let meant = subcommand(near: first) {
+            printToStandardError(_errorPrefix + "unknown subcommand '\(first)'; did you mean '\(meant)'?")
+            printToStandardError(usageString())
+            Self.exit(withError: ExitCode(64))
+        }
+        main(nil)
+    }
+
+    /// The subcommand a word is one or two edits away from, when it is not one itself.
+    static func subcommand(near word: String) -> String? {
+        let names = configuration.subcommands.map { $0._commandName } + ["help"]
+        guard word.count >= 3, !word.hasPrefix("-"), !names.contains(word) else { return nil }
+        return names.map { ($0, editDistance(word.lowercased(), $0)) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }?.0
+    }
+
+    /// The Levenshtein distance between two short words.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        var previous = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return a.isEmpty ? b.count : previous[b.count]
+    }
 }
 
 /// The name that stands for standard input or standard output in place of a dump file.

@@ -457,6 +457,13 @@ private final class InflateWorker: @unchecked Sendable {
             throw DBBExportError(.truncated, "the file is empty", path: path, compressedOffset: 0)
         }
         if inputCount < 2 || input[0] != 0x1F || input[1] != 0x8B {
+            if input[0..<min(inputCount, 16)].elementsEqual("SQLite format 3\0".utf8) {
+                // The usual mix-up: a database given where a dump is read.
+                throw DBBExportError(
+                    .notADump,
+                    "this is an SQLite database, not a dump; did you mean dump? (dbb-backup dump DATABASE DUMP, "
+                        + "or DBBExport.dump(databaseAt:to:))", path: path)
+            }
             throw corrupt("the file is not gzip-compressed (it does not start with the gzip magic bytes)", at: 0)
         }
         var inputOffset = 0

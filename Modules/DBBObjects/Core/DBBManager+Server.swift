@@ -205,9 +205,15 @@ struct DBBCountWork: DBBObjectWork {
     static var readsSeveralStatements: Bool { false }
     let sql: String
     let arguments: [DBBValue]
+    /// The class counted, whose properties a failing condition is checked against.
+    let map: DBBTableMap
 
     func run<Connection: DBBObjectConnection>(on db: Connection) throws -> Int {
-        Int(try db.selectIDs(sql, arguments: arguments).first ?? 0)
+        do {
+            return Int(try db.selectIDs(sql, arguments: arguments).first ?? 0)
+        } catch let error as DBBError {
+            throw map.namingUnknownProperty(error)
+        }
     }
 }
 
@@ -265,6 +271,10 @@ struct DBBFetchWork: DBBObjectWork {
                     request.properties ?? Set((map.columns + map.foreignKeys).map(\.name))
             }
         }
-        return try DBBObjectLoader(manager: manager, db: db).fetch(map, request)
+        do {
+            return try DBBObjectLoader(manager: manager, db: db).fetch(map, request)
+        } catch let error as DBBError {
+            throw map.namingUnknownProperty(error)
+        }
     }
 }

@@ -92,8 +92,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
         -> Int
     {
         do {
-            let (sql, arguments) = try countQuery(options, manager: manager)
-            return try await manager.perform(DBBCountWork(sql: sql, arguments: arguments), isWrite: false)
+            return try await manager.perform(try countWork(options, manager: manager), isWrite: false)
         } catch {
             throw manager.record(error)
         }

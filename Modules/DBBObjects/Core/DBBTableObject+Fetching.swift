@@ -75,12 +75,12 @@ extension DBBTableObject {
 }
 
 extension DBBTableObject {
-    /// The `SELECT count(*)` that counts what a fetch with these options returns.
-    static func countQuery(_ options: DBBQueryOptions, manager: DBBManager) throws -> (String, [DBBValue]) {
+    /// The work that counts what a fetch with these options returns, with one `SELECT count(*)`.
+    static func countWork(_ options: DBBQueryOptions, manager: DBBManager) throws -> DBBCountWork {
         let map = try manager.map(for: self)
         let plan = try DBBQueryPlan(
             options: options, names: map.queryNames, schema: DBBManagerQuerySchema(manager: manager))
-        return (plan.countSQL, plan.arguments)
+        return DBBCountWork(sql: plan.countSQL, arguments: plan.arguments, map: map)
     }
 }
 
@@ -127,8 +127,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     /// - Throws: `DBBError` as ``DBBTableObject/fetch(options:manager:sparsePopulation:)-2rueh``.
     public static func fetchCount(options: DBBQueryOptions = DBBQueryOptions(), manager: DBBManager) throws -> Int {
         do {
-            let (sql, arguments) = try countQuery(options, manager: manager)
-            return try manager.perform(DBBCountWork(sql: sql, arguments: arguments), isWrite: false)
+            return try manager.perform(try countWork(options, manager: manager), isWrite: false)
         } catch {
             throw manager.record(error)
         }

@@ -268,3 +268,25 @@ final class DBBTableMap: Sendable {
         description.dialect.idListArgument(ids)
     }
 }
+
+extension DBBTableMap {
+    /// A query's error told as the library tells an unknown property elsewhere, when a condition names
+    /// something that is no column of the table and no mapped property: SQLite says "no such column: titel",
+    /// PostgreSQL `column "titel" does not exist` (SQLSTATE 42703). The engine's message is kept after it.
+    ///
+    /// - Parameter error: the error a query of this class's table failed with.
+    /// - Returns: the error with its message naming the property and class, or `error` as it was.
+    func namingUnknownProperty(_ error: DBBError) -> DBBError {
+        let message = error.message
+        var name: Substring?
+        if let range = message.range(of: "no such column: ") {
+            name = message[range.upperBound...].prefix { !$0.isWhitespace }
+        } else if error.sqlState == "42703", let open = message.firstIndex(of: "\"") {
+            name = message[message.index(after: open)...].prefix { $0 != "\"" }
+        }
+        guard let name, !name.isEmpty, !propertyNames.contains(String(name)) else { return error }
+        var named = error
+        named.message = "\(name) is not a mapped property of \(type) (\(message))"
+        return named
+    }
+}

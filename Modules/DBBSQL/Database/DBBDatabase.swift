@@ -68,8 +68,18 @@ public final class DBBDatabase {
         var connection: OpaquePointer?
         let code = sqlite3_open_v2(path, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
-            let error = DBBError.fromConnection(connection, code: code, context: "opening \(path)")
+            var error = DBBError.fromConnection(connection, code: code, context: "opening \(path)")
             sqlite3_close_v2(connection)
+            // SQLite says only that it cannot open the file; a missing folder is the usual reason.
+            if code == SQLITE_CANTOPEN, !path.isEmpty, !path.hasPrefix("file:"), path != ":memory:" {
+                let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+                var isFolder: ObjCBool = false
+                if !FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder) {
+                    error.message = "the folder \(folder.path) does not exist (\(error.message))"
+                } else if !isFolder.boolValue {
+                    error.message = "\(folder.path) is not a folder (\(error.message))"
+                }
+            }
             throw error
         }
         handle = connection
