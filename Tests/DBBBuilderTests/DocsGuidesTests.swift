@@ -73,22 +73,12 @@ import Testing
 }
 
 struct GettingStartedSample {
+    @DBBTable
     final class Note: DBBTableObject {
-        var title = ""
+        @Indexed var title = ""
         var body = ""
         var tags: [String] = []
         var due: Date?
-
-        required init(dbManager: DBBManager) {
-            super.init(dbManager: dbManager)
-            dbManager.addPersistenceMapping(
-                [
-                    "title": .init(\Note.title),
-                    "body": .init(\Note.body),
-                    "tags": .init(\Note.tags),
-                    "due": .init(\Note.due),
-                ], for: self, indexer: DBBIndexer(columnsToIndex: ["title"]))
-        }
     }
 
     func firstSteps(databaseURL: URL) throws -> [Note] {
