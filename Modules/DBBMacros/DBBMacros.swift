@@ -26,11 +26,18 @@ public import DBBSchema
 ///
 /// Every stored `var` is persisted unless marked ``Transient()``; computed properties and `static` ones
 /// are skipped. A property's type is read as written: annotate it, or initialize it with a literal
-/// (`0` is `Int`, `0.0` is `Double`, `""` is `String`, `false` is `Bool`) or with `Date(…)` / `Data(…)`.
-/// Persisted types are the thirteen scalar types (`Bool`, the signed and unsigned integers, `Float`,
-/// `Double`, `String`, `Date`, `Data`), `DBBTableObject` subclasses, arrays of either (but `Data`), and
-/// optionals of all of these. Anything else, a `let`, or the macro on a struct, an enum or a class with
-/// no superclass, is a compile-time error on that line.
+/// (`0` is `Int`, `0.0` is `Double`, `""` is `String`, `false` is `Bool`), an initializer call (`Date()`,
+/// `Address()`) or a case (`Status.open`). Persisted types are the thirteen scalar types (`Bool`, the signed
+/// and unsigned integers, `Float`, `Double`, `String`, `Date`, `Data`), enums and `Codable` values that
+/// declare `DBBPersistableValue` or `DBBCodableValue`, `DBBTableObject` subclasses, arrays of these (but
+/// `Data`), and optionals of all of them. A `let`, the macro on a struct, an enum or a class with no
+/// superclass, or a type the macro knows cannot be stored (`URL`, a dictionary) is a compile-time error on that
+/// line; another type that cannot be stored is an error in the expansion that lists what can.
+///
+/// Setting a persisted property marks the object dirty (``DBBTableObject/isDirty``, also when the value set
+/// is the one it had); loading an object leaves it clean, and a save of a stored object that is not dirty
+/// writes nothing. A property with `willSet` or `didSet` observers of its own is persisted but not tracked:
+/// call `makeDirty()` in its observer.
 ///
 /// A class that writes its own `required init(dbManager:)` keeps it (to set `attributesDictionary` or
 /// other defaults); the macro then writes only the mapping. A subclass of a `@DBBTable` class marked
@@ -46,7 +53,8 @@ public import DBBSchema
 ///     `[DBBIndexer(columnsToIndex: ["lastName", "firstName"])]`.
 @attached(
     member, names: named(init(dbManager:)), named(persistenceMapping), named(tableName), named(idColumnName),
-    named(hasTimestampColumns))
+    named(hasTimestampColumns), named(tracksChanges))
+@attached(memberAttribute)
 public macro DBBTable(
     name: String? = nil, idColumn: String? = nil, timestamps: Bool = true, indexes: [DBBIndexer] = []
 ) = #externalMacro(module: "DBBMacrosPlugin", type: "DBBTableMacro")
@@ -84,3 +92,8 @@ public macro CascadeDelete() = #externalMacro(module: "DBBMacrosPlugin", type: "
 @attached(peer)
 public macro ForeignKey(_ column: String? = nil) =
     #externalMacro(module: "DBBMacrosPlugin", type: "DBBPropertyMarkerMacro")
+
+/// Marks the object dirty when the property is set. `@DBBTable` attaches it to every stored property it maps;
+/// it is not written by hand.
+@attached(accessor, names: named(didSet))
+public macro DBBTracked() = #externalMacro(module: "DBBMacrosPlugin", type: "DBBTrackedMacro")

@@ -15,3 +15,15 @@ public struct DBBPropertyMarkerMacro: PeerMacro {
         return []
     }
 }
+
+/// `@DBBTracked`, which `@DBBTable` attaches to each stored property it maps: a `didSet` observer that marks the
+/// object dirty, so that a save of a stored object whose persisted properties were not set writes nothing.
+public struct DBBTrackedMacro: AccessorMacro {
+    public static func expansion(
+        of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AccessorDeclSyntax] {
+        guard PropertyReader.isTracked(declaration) else { return [] }
+        return ["didSet { dbbPropertyDidChange() }"]
+    }
+}

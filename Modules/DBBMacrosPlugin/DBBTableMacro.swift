@@ -41,6 +41,9 @@ public struct DBBTableMacro: MemberMacro {
         if let timestamps = arguments.timestamps {
             members.append("\(raw: access)override class var hasTimestampColumns: Bool { \(raw: timestamps) }")
         }
+        // Only this class's own objects: a subclass written without the macro does not track its properties.
+        members.append(
+            "\(raw: access)override class var tracksChanges: Bool { self == \(raw: className).self }")
         members.append(
             mapping(reader.properties, className: className, extraIndexes: arguments.indexes, access: access))
         if !declaresInitializer(classDecl) {
@@ -89,7 +92,7 @@ public struct DBBTableMacro: MemberMacro {
             let name = property.name
             labels.append("get: { (object: \(className)) -> \(property.typeText) in object.\(name) }")
             labels.append("set: { $0.\(name) = $1 }")
-            return "\"\(property.key)\": .init(\(labels.joined(separator: ", ")))"
+            return "\"\(property.key)\": .init(\(labels.joined(separator: ", "))).keyed(by: \\\(className).\(name))"
         }
         // Laid out by hand (the expansion is not reformatted), one entry a line, as a person would write it.
         let dictionary =
@@ -120,6 +123,20 @@ public struct DBBTableMacro: MemberMacro {
                 \(raw: assignments)super.init(dbManager: dbManager)
             }
             """
+    }
+}
+
+extension DBBTableMacro: MemberAttributeMacro {
+    /// `@DBBTracked` on each stored property the class maps, so that setting one marks the object dirty.
+    public static func expansion(
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
+        providingAttributesFor member: some DeclSyntaxProtocol, in context: some MacroExpansionContext
+    ) throws -> [AttributeSyntax] {
+        // Only where the members are written: a class with a superclass (the others get a diagnostic).
+        guard let classDecl = declaration.as(ClassDeclSyntax.self), classDecl.inheritanceClause != nil,
+            PropertyReader.isTracked(member)
+        else { return [] }
+        return ["@DBBTracked"]
     }
 }
 

@@ -150,6 +150,18 @@ struct PropertyReader {
     }
 
     /// The markers on a declaration, by name (`@DBBMacros.Unique` counts as `Unique`).
+    /// Whether a member is a property `@DBBTable` maps and tracks: a single stored `var` of the instance,
+    /// neither `@Transient` nor `lazy`, without observers of its own (an accessor macro cannot add to them).
+    static func isTracked(_ member: some DeclSyntaxProtocol) -> Bool {
+        guard let variable = member.as(VariableDeclSyntax.self), variable.bindingSpecifier.tokenKind == .keyword(.var),
+            variable.bindings.count == 1, let binding = variable.bindings.first,
+            binding.pattern.is(IdentifierPatternSyntax.self), binding.accessorBlock == nil
+        else { return false }
+        let modifiers = Set(variable.modifiers.map(\.name.text))
+        guard modifiers.isDisjoint(with: ["static", "class", "lazy"]) else { return false }
+        return markers(of: variable)["Transient"] == nil
+    }
+
     private static func markers(of variable: VariableDeclSyntax) -> [String: AttributeSyntax] {
         var found: [String: AttributeSyntax] = [:]
         for element in variable.attributes {

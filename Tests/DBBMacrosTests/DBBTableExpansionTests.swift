@@ -15,6 +15,7 @@ import Testing
         "Transient": MacroSpec(type: DBBPropertyMarkerMacro.self),
         "CascadeDelete": MacroSpec(type: DBBPropertyMarkerMacro.self),
         "ForeignKey": MacroSpec(type: DBBPropertyMarkerMacro.self),
+        "DBBTracked": MacroSpec(type: DBBTrackedMacro.self),
     ]
 
     private func expect(
@@ -44,28 +45,62 @@ import Testing
             """,
             expandsTo: """
                 final class Person: DBBTableObject {
-                    var name = ""
-                    var code = ""
-                    var budget = 0.0
-                    var startDate: Date?
-                    var active = false
-                    var tags: [String] = []
-                    var lead: Person?
-                    var meetings: [Meeting] = []
+                    var name = "" {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var code = "" {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var budget = 0.0 {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var startDate: Date? {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var active = false {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var tags: [String] = [] {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var lead: Person? {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var meetings: [Meeting] = [] {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
                     var scratch = 0
+
+                    override class var tracksChanges: Bool { self == Person.self }
 
                     override class var persistenceMapping: DBBTableMapping {
                         super.persistenceMapping.merging(
                             DBBTableMapping(
                                 [
-                                    "name": .init(get: { (object: Person) -> String in object.name }, set: { $0.name = $1 }),
-                                    "code": .init(get: { (object: Person) -> String in object.code }, set: { $0.code = $1 }),
-                                    "budget": .init(get: { (object: Person) -> Double in object.budget }, set: { $0.budget = $1 }),
-                                    "startDate": .init(get: { (object: Person) -> Date? in object.startDate }, set: { $0.startDate = $1 }),
-                                    "active": .init(get: { (object: Person) -> Bool in object.active }, set: { $0.active = $1 }),
-                                    "tags": .init(get: { (object: Person) -> [String] in object.tags }, set: { $0.tags = $1 }),
-                                    "lead": .init(get: { (object: Person) -> Person? in object.lead }, set: { $0.lead = $1 }),
-                                    "meetings": .init(get: { (object: Person) -> [Meeting] in object.meetings }, set: { $0.meetings = $1 }),
+                                    "name": .init(get: { (object: Person) -> String in object.name }, set: { $0.name = $1 }).keyed(by: \\Person.name),
+                                    "code": .init(get: { (object: Person) -> String in object.code }, set: { $0.code = $1 }).keyed(by: \\Person.code),
+                                    "budget": .init(get: { (object: Person) -> Double in object.budget }, set: { $0.budget = $1 }).keyed(by: \\Person.budget),
+                                    "startDate": .init(get: { (object: Person) -> Date? in object.startDate }, set: { $0.startDate = $1 }).keyed(by: \\Person.startDate),
+                                    "active": .init(get: { (object: Person) -> Bool in object.active }, set: { $0.active = $1 }).keyed(by: \\Person.active),
+                                    "tags": .init(get: { (object: Person) -> [String] in object.tags }, set: { $0.tags = $1 }).keyed(by: \\Person.tags),
+                                    "lead": .init(get: { (object: Person) -> Person? in object.lead }, set: { $0.lead = $1 }).keyed(by: \\Person.lead),
+                                    "meetings": .init(get: { (object: Person) -> [Meeting] in object.meetings }, set: { $0.meetings = $1 }).keyed(by: \\Person.meetings),
                                 ],
                                 attributes: ["name": ColumnAttribute.unique, "meetings": ColumnAttribute.cascadingDeletion],
                                 indexers: [DBBIndexer(columnsToIndex: ["code"])]))
@@ -92,10 +127,27 @@ import Testing
             """,
             expandsTo: """
                 final class Artist: DBBTableObject {
-                    var name: String?
-                    var label: Label?
-                    var agent: Agent?
-                    var code: String
+                    var name: String? {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var label: Label? {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var agent: Agent? {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    
+                    var code: String {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
                     var born: Date, `default`: Int
 
                     override class var tableName: String { "Artist" }
@@ -104,16 +156,18 @@ import Testing
 
                     override class var hasTimestampColumns: Bool { false }
 
+                    override class var tracksChanges: Bool { self == Artist.self }
+
                     override class var persistenceMapping: DBBTableMapping {
                         super.persistenceMapping.merging(
                             DBBTableMapping(
                                 [
-                                    "name": .init(columnName: "Name", get: { (object: Artist) -> String? in object.name }, set: { $0.name = $1 }),
-                                    "label": .init(columnName: "LabelId", foreignKey: true, get: { (object: Artist) -> Label? in object.label }, set: { $0.label = $1 }),
-                                    "agent": .init(foreignKey: true, get: { (object: Artist) -> Agent? in object.agent }, set: { $0.agent = $1 }),
-                                    "code": .init(get: { (object: Artist) -> String in object.code }, set: { $0.code = $1 }),
-                                    "born": .init(get: { (object: Artist) -> Date in object.born }, set: { $0.born = $1 }),
-                                    "default": .init(get: { (object: Artist) -> Int in object.`default` }, set: { $0.`default` = $1 }),
+                                    "name": .init(columnName: "Name", get: { (object: Artist) -> String? in object.name }, set: { $0.name = $1 }).keyed(by: \\Artist.name),
+                                    "label": .init(columnName: "LabelId", foreignKey: true, get: { (object: Artist) -> Label? in object.label }, set: { $0.label = $1 }).keyed(by: \\Artist.label),
+                                    "agent": .init(foreignKey: true, get: { (object: Artist) -> Agent? in object.agent }, set: { $0.agent = $1 }).keyed(by: \\Artist.agent),
+                                    "code": .init(get: { (object: Artist) -> String in object.code }, set: { $0.code = $1 }).keyed(by: \\Artist.code),
+                                    "born": .init(get: { (object: Artist) -> Date in object.born }, set: { $0.born = $1 }).keyed(by: \\Artist.born),
+                                    "default": .init(get: { (object: Artist) -> Int in object.`default` }, set: { $0.`default` = $1 }).keyed(by: \\Artist.`default`),
                                 ],
                                 attributes: ["code": "\\(ColumnAttribute.notNull) \\(ColumnAttribute.unique)"]))
                     }
@@ -152,8 +206,16 @@ import Testing
             """,
             expandsTo: """
                 public final class Pair: Base {
-                    var a = 0
-                    private(set) var b = "x"
+                    var a = 0 {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    private(set) var b = "x" {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
                     var observed = 1.5 { didSet { print(observed) } }
                     var twice: Int { a * 2 }
                     var other: Int {
@@ -168,13 +230,15 @@ import Testing
                         attributesDictionary = ["b": ColumnAttribute.notNull]
                     }
 
+                    public override class var tracksChanges: Bool { self == Pair.self }
+
                     public override class var persistenceMapping: DBBTableMapping {
                         super.persistenceMapping.merging(
                             DBBTableMapping(
                                 [
-                                    "a": .init(get: { (object: Pair) -> Int in object.a }, set: { $0.a = $1 }),
-                                    "b": .init(get: { (object: Pair) -> String in object.b }, set: { $0.b = $1 }),
-                                    "observed": .init(get: { (object: Pair) -> Double in object.observed }, set: { $0.observed = $1 }),
+                                    "a": .init(get: { (object: Pair) -> Int in object.a }, set: { $0.a = $1 }).keyed(by: \\Pair.a),
+                                    "b": .init(get: { (object: Pair) -> String in object.b }, set: { $0.b = $1 }).keyed(by: \\Pair.b),
+                                    "observed": .init(get: { (object: Pair) -> Double in object.observed }, set: { $0.observed = $1 }).keyed(by: \\Pair.observed),
                                 ],
                                 indexers: [DBBIndexer(columnsToIndex: ["a"])] + [DBBIndexer(columnsToIndex: ["a", "b"], unique: true)]))
                     }
@@ -258,17 +322,61 @@ import Testing
             expandsTo: """
                 final class Bad: DBBTableObject {
                     let id2 = 0
-                    var lookup: [String: Int] = [:]
-                    var link: URL?
-                    var blobs: [Data] = []
-                    var maybes: [Int?] = []
-                    var total = compute()
-                    var items = []
-                    var owner: Person
-                    var tags: [String] = []
-                    var count = 0
-                    var names: [String] = []
-                    var title = ""
+                    var lookup: [String: Int] = [:] {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var link: URL? {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var blobs: [Data] = [] {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var maybes: [Int?] = [] {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var total = compute() {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var items = [] {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var owner: Person {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var tags: [String] = [] {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var count = 0 {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var names: [String] = [] {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
+                    var title = "" {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
                 }
                 """,
             diagnostics: [
@@ -320,7 +428,11 @@ import Testing
             """,
             expandsTo: """
                 final class Card: DBBTableObject {
-                    var owner: Person
+                    var owner: Person {
+                        didSet {
+                            dbbPropertyDidChange()
+                        }
+                    }
                 }
                 """,
             diagnostics: [

@@ -31,7 +31,12 @@ open class DBBTableObject: DBBTableRepresentable {
     @exclusivity(unchecked) public var createdTime: Date?
     /// When the object was last saved.
     @exclusivity(unchecked) public var modifiedTime: Date?
-    /// Whether the object has changes to save. A successful save clears it.
+    /// Whether the object has changes to save. A successful save clears it, and a fetch returns objects with
+    /// it clear.
+    ///
+    /// A class whose ``tracksChanges`` is `true` (every `@DBBTable` class) sets it whenever a persisted
+    /// property is set, and a save skips its stored objects that are not dirty. Other classes leave it to the
+    /// caller (``makeDirty(_:)``), as DBBBuilder did, and their saves always write.
     @exclusivity(unchecked) public var isDirty = false
     /// Attributes for columns, keyed by property name: `ColumnAttribute.notNull`,
     /// `ColumnAttribute.unique`, or `ColumnAttribute.cascadingDeletion` on an array of objects.
@@ -130,6 +135,14 @@ open class DBBTableObject: DBBTableRepresentable {
 
     /// Marks the object as changed (or, with `false`, unchanged).
     public func makeDirty(_ dirty: Bool = true) { isDirty = dirty }
+
+    /// Whether objects of the class mark themselves dirty when a persisted property is set, so that a save
+    /// of a stored object that is not dirty can write nothing. `@DBBTable` classes do (their properties have
+    /// observers the macro writes); the default, `false`, makes every save write.
+    open class var tracksChanges: Bool { false }
+
+    /// Marks the object dirty; the observers `@DBBTable` writes call it when a persisted property is set.
+    public final func dbbPropertyDidChange() { isDirty = true }
 
     /// Marks the object as unchanged.
     public func makeClean() { isDirty = false }

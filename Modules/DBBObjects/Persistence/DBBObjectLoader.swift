@@ -27,6 +27,9 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
     /// Objects of a class's first load, indexed into `identity` only when a look-up needs them (a flat
     /// fetch never does).
     private var unindexed: [ObjectIdentifier: [DBBTableObject]] = [:]
+    /// The objects built of classes that track changes: setting their properties while loading marked them
+    /// dirty, which the fetch clears at its end.
+    private var tracked: [DBBTableObject] = []
 
     init(manager: DBBManager, db: Connection) {
         self.manager = manager
@@ -90,6 +93,7 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
         var pending: [PendingReference] = []
         let objects = try loadRows(map, request, pending: &pending)
         try resolve(pending)
+        for object in tracked { object.isDirty = false }
         return objects
     }
 
@@ -121,6 +125,7 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
         // One statement meets each row once, so a class's first load needs no look-up, and its objects are
         // indexed only when a later look-up needs them.
         let mayKnowRows = !known.isEmpty
+        let tracksChanges = map.type.tracksChanges
         // A closure, not a local function: one passed as a value makes its captured variables checked for
         // exclusivity at run time.
         try db.forEachObjectRow(map.selectSQL + request.tail, arguments: request.arguments) { row in
@@ -132,6 +137,7 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
                 return
             }
             let object = map.type.init(dbManager: manager)
+            if tracksChanges { tracked.append(object) }
             object.idNum = id
             object.hasStoredRow = true
             if map.hasTimestamps {

@@ -55,7 +55,13 @@ struct DBBObjectWriter {
         var order: [(DBBTableObject, DBBTableMap)] = []
         var work: [DBBTableObject] = []
         var lastMap: (key: ObjectIdentifier, map: DBBTableMap)?
-        for root in roots where seen.insert(ObjectIdentifier(root)).inserted { work.append(root) }
+        // A stored object of a class that tracks its changes and has none is not written.
+        for root in roots
+        where !(root.hasStoredRow && !root.isDirty && Swift.type(of: root).tracksChanges)
+            && seen.insert(ObjectIdentifier(root)).inserted
+        {
+            work.append(root)
+        }
         var index = 0
         while index < work.count {
             let object = work[index]
@@ -379,6 +385,7 @@ struct DBBObjectWriter {
     /// Saves objects and their unsaved references in one transaction; all or nothing.
     func save(_ objects: [DBBTableObject]) throws {
         let (graph, plan) = try prepare(objects)
+        guard !graph.isEmpty else { return }
         let outcome = try manager.perform(DBBSaveWork(plan: plan), isWrite: true)
         manager.rememberForRollback(graph.map(\.0))
         Self.apply(outcome, of: plan, to: graph)
@@ -387,6 +394,7 @@ struct DBBObjectWriter {
     /// Saves without blocking the calling task; the objects never leave the caller.
     func save(_ objects: [DBBTableObject]) async throws {
         let (graph, plan) = try prepare(objects)
+        guard !graph.isEmpty else { return }
         let outcome = try await manager.perform(DBBSaveWork(plan: plan), isWrite: true)
         Self.apply(outcome, of: plan, to: graph)
     }

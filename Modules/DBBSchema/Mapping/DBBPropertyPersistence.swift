@@ -390,6 +390,21 @@ extension DBBPropertyPersistence {
 }
 
 extension DBBPropertyPersistence {
+    /// This entry with its property's key path, so that a typed condition (`\Book.title == "x"`) finds the
+    /// entry by the key path itself, whatever the run time can tell of the key path's property (a property
+    /// with observers, such as those `@DBBTable` writes, is described only by its accessor). `@DBBTable`
+    /// writes it on each entry of closures.
+    ///
+    /// - Parameter keyPath: the key path of the property the entry maps.
+    /// - Returns: the entry, with the key path.
+    public func keyed(by keyPath: AnyKeyPath & Sendable) -> DBBPropertyPersistence {
+        DBBPropertyPersistence(
+            keyPath: keyPath, inferred: storageType, declared: declaredTypeMismatch, columnName: columnName,
+            foreignKey: isForeignKeyColumn, accessor: accessor)
+    }
+}
+
+extension DBBPropertyPersistence {
     /// The name of the property the key path leads to, when the run time can tell it; `nil` otherwise.
     ///
     /// Swift has no public API for a key path's property name. On Linux (no Objective-C, so no
