@@ -51,7 +51,7 @@ struct DBBDatabaseTraceTests {
         try db.commit()
         #expect(
             recorder.statements.last(where: { $0.hasPrefix("CREATE") })
-                == #"CREATE UNIQUE INDEX IF NOT EXISTS "t_x" ON "t" ("x")"#)
+                == "CREATE UNIQUE INDEX IF NOT EXISTS t_x ON t (x)")
         #expect(Array(recorder.statements.suffix(2)) == ["BEGIN IMMEDIATE TRANSACTION", "COMMIT TRANSACTION"])
     }
 }

@@ -127,10 +127,7 @@ extension DBBDatabase {
         for column in columns where !known.contains(where: { $0.name.caseInsensitiveCompare(column) == .orderedSame }) {
             throw DBBError(.error, message: "no such column: \(column) in table \(table)", context: context)
         }
-        let columnList = columns.map(Self.quoteIdentifier).joined(separator: ", ")
-        try execute(
-            "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(Self.quoteIdentifier(name)) "
-                + "ON \(Self.quoteIdentifier(table)) (\(columnList))")
+        try execute(DBBSQLDialect.sqlite.createIndexSQL(name, on: table, columns: columns, unique: unique))
     }
 
     /// The number of rows in a table.

@@ -46,6 +46,21 @@ public struct DBBSQLDialect: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `CREATE [UNIQUE] INDEX IF NOT EXISTS <name> ON <table> (<columns>)`, every name as this dialect writes
+    /// it: the one place the library writes an index, for classes' tables and join tables and for
+    /// ``DBBDatabase/createIndex(_:on:columns:unique:)``.
+    ///
+    /// - Parameters:
+    ///   - name: the index's name.
+    ///   - table: the table.
+    ///   - columns: the indexed columns, in order.
+    ///   - unique: whether the index is `UNIQUE`. Default: `false`.
+    /// - Returns: the statement.
+    public func createIndexSQL(_ name: String, on table: String, columns: [String], unique: Bool = false) -> String {
+        "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(identifier(name)) ON \(identifier(table)) "
+            + "(\(columns.map(identifier).joined(separator: ", ")))"
+    }
+
     /// A condition that holds for rows whose `column` is in a list of ids bound as one argument
     /// (``idListArgument(_:)``), so that one statement serves any number of ids: `column IN (SELECT value FROM
     /// json_each(?))` on SQLite, `column = ANY(?::bigint[])` on PostgreSQL.

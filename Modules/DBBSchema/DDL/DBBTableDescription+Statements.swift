@@ -6,8 +6,6 @@ internal import DBBSQL
 // SQLite, `= ANY(?::bigint[])` on PostgreSQL), so one statement serves any number of ids.
 
 extension DBBTableDescription {
-    private func q(_ name: String) -> String { dialect.identifier(name) }
-
     /// The timestamp columns every insert writes, when the table has them.
     private var timestampColumns: [String] { includesTimestamps ? [q("createdTime"), q("modifiedTime")] : [] }
 

@@ -165,21 +165,22 @@ public struct DBBTableDescription: Sendable {
         }
     }
 
-    private func identifier(_ name: String) -> String { dialect.identifier(name) }
+    /// A name as the table's dialect writes it; the statements of this file and of its `+Statements` file use it.
+    func q(_ name: String) -> String { dialect.identifier(name) }
 
     /// `CREATE TABLE IF NOT EXISTS …` for the class's table.
     public var createTableSQL: String {
-        var items = ["\(identifier(idColumn)) \(dialect.idColumnDefinition)"]
+        var items = ["\(q(idColumn)) \(dialect.idColumnDefinition)"]
         if includesTimestamps {
             let real = dialect.columnType("Real")
-            items += ["\(identifier("createdTime")) \(real)", "\(identifier("modifiedTime")) \(real)"]
+            items += ["\(q("createdTime")) \(real)", "\(q("modifiedTime")) \(real)"]
         }
         items += columns.map(columnDefinition)
-        return "CREATE TABLE IF NOT EXISTS \(identifier(tableName)) (\(items.joined(separator: ", ")))"
+        return "CREATE TABLE IF NOT EXISTS \(q(tableName)) (\(items.joined(separator: ", ")))"
     }
 
     private func columnDefinition(_ column: Column) -> String {
-        ([identifier(column.name), dialect.columnType(column.sqlType)] + column.attributes).joined(separator: " ")
+        ([q(column.name), dialect.columnType(column.sqlType)] + column.attributes).joined(separator: " ")
     }
 
     /// `CREATE TABLE IF NOT EXISTS …` for a join table, in the join table's dialect.
@@ -194,16 +195,13 @@ public struct DBBTableDescription: Sendable {
     /// `CREATE INDEX IF NOT EXISTS <Table>_<property>_idx ON <join table> (<Table>_ID)`, in the join table's
     /// dialect.
     public static func createJoinIndexSQL(_ join: JoinTable) -> String {
-        let q = join.dialect.identifier
-        return "CREATE INDEX IF NOT EXISTS \(q(join.indexName)) ON \(q(join.tableName)) (\(q(join.ownerColumn)))"
+        join.dialect.createIndexSQL(join.indexName, on: join.tableName, columns: [join.ownerColumn])
     }
 
     /// `CREATE [UNIQUE] INDEX IF NOT EXISTS …` for each indexer.
     public var createIndexStatements: [String] {
         zip(indexes, indexNames).map { index, name in
-            let columnList = index.columns.map(identifier).joined(separator: ", ")
-            return "CREATE \(index.unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(identifier(name)) "
-                + "ON \(identifier(tableName)) (\(columnList))"
+            dialect.createIndexSQL(name, on: tableName, columns: index.columns, unique: index.unique)
         }
     }
 
@@ -257,7 +255,7 @@ public struct DBBTableDescription: Sendable {
             } else {
                 // ADD COLUMN cannot add UNIQUE or NOT NULL without a default; the type alone keeps old rows valid.
                 statements.append(
-                    "ALTER TABLE \(identifier(tableName)) ADD COLUMN \(identifier(column.name)) "
+                    "ALTER TABLE \(q(tableName)) ADD COLUMN \(q(column.name)) "
                         + dialect.columnType(column.sqlType))
             }
         }
