@@ -23,13 +23,13 @@ final class Shape: DBBTableObject {
 }
 
 /// The seed's remaining manager APIs: the default manager, the data folder, in-memory managers, mapping
-/// by table name, `CGFloat`, sorting by column names and grouping.
-@Suite struct DBBManagerSeedAPITests {
+/// by table name, `CGFloat`, sorting by column names and grouping. Serialized: two tests set `XDG_DATA_HOME`.
+@Suite(.serialized) struct DBBManagerSeedAPITests {
     @Test func theDefaultManagerIsSetOnceAndIsAClearErrorBefore() throws {
         let error = #expect(throws: DBBError.self) { _ = try DBBManager.default }
         #expect(error?.kind == .misuse)
         #expect(error?.message == "no default manager was set")
-        let manager = try DBBManager.inMemoryDatabaseManager()
+        let manager = DBBManager.inMemoryDatabaseManager()
         try DBBManager.setDefault(manager)
         #expect(try DBBManager.default === manager)
         #expect(throws: DBBError.self) { try DBBManager.setDefault(try DBBManager.inMemory()) }
@@ -63,6 +63,39 @@ final class Shape: DBBTableObject {
         for bad in ["", "a/b", ".."] {
             #expect(throws: DBBError.self) { _ = try DBBManager.createDatabaseInDocumentsFolder(named: bad) }
         }
+    }
+
+    @Test func theOriginalsHelperSignaturesOpenAndRegister() throws {
+        let folder = try TemporaryFolder()
+        let dataHome = folder.url.appendingPathComponent("share")
+        setenv("XDG_DATA_HOME", dataHome.path, 1)
+        defer { unsetenv("XDG_DATA_HOME") }
+        let documents = try DBBManager.createDatabaseInDocumentsFolder(named: "docs.sqlite", tableClasses: [Shape.self])
+        #expect(documents.databaseURL?.path == dataHome.path + "/docs.sqlite")
+        let shape = Shape(dbManager: documents)
+        try shape.save()
+        #expect(try Shape.fetchCount(manager: documents) == 1)
+        try documents.close()
+
+        let support = try DBBManager.createDatabaseInAppSupportFolder(
+            named: "app.sqlite", subFolders: "MyApp/Databases", with: [Shape.self])
+        #expect(support.databaseURL?.path == dataHome.path + "/MyApp/Databases/app.sqlite")
+        #expect(try Shape.fetchCount(manager: support) == 0)
+        try support.close()
+        let top = try DBBManager.createDatabaseInAppSupportFolder(named: "top.sqlite", subFolders: nil, with: [])
+        #expect(top.databaseURL?.path == dataHome.path + "/top.sqlite")
+        try top.close()
+        for bad in ["MyApp/../x", "/abs", "a//b"] {
+            let error = #expect(throws: DBBError.self) {
+                _ = try DBBManager.createDatabaseInAppSupportFolder(named: "x.sqlite", subFolders: bad, with: [])
+            }
+            #expect(error?.kind == .misuse, "\(bad)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dataHome.path + "/x.sqlite"))
+
+        let memory = DBBManager.inMemoryDatabaseManager()
+        try memory.addTableClasses([Shape.self])
+        #expect(memory.databaseURL == nil)
     }
 
     @Test func theSeedsDatabaseLastErrorMessageTellsWhyASaveFailed() throws {

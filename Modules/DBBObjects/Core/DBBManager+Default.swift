@@ -136,12 +136,88 @@ extension DBBManager {
     /// the manager recorded, as ``errorMessage()``.
     public var database: DBBManagerErrors { DBBManagerErrors(manager: self) }
 
-    /// A manager of a private in-memory database (DBBuilder's in-memory store); the same as ``inMemory()``.
+    /// A manager of a private in-memory database, DBBBuilder's `inMemoryDatabaseManager()`: the same as
+    /// ``inMemory()``, which throws, without a `try`.
+    ///
+    /// Opening an in-memory database fails only when SQLite cannot allocate memory for it; the process then
+    /// stops with SQLite's message, as it would on any other allocation that fails.
     ///
     /// - Returns: a new manager with every feature of a file manager.
-    /// - Throws: `DBBError` if SQLite cannot allocate the database.
-    public static func inMemoryDatabaseManager() throws -> DBBManager {
-        try inMemory()
+    public static func inMemoryDatabaseManager() -> DBBManager {
+        do {
+            return try inMemory()
+        } catch {
+            fatalError("SQLite could not open an in-memory database: \(error)")
+        }
+    }
+
+    /// DBBBuilder's `createDatabaseInDocumentsFolder(named:tableClasses:)`: opens (or creates) a database file in
+    /// the application's data folder (``dataFolder()``, the Linux counterpart of the Documents folder) and
+    /// registers the classes.
+    ///
+    /// ```swift
+    /// let manager = try DBBManager.createDatabaseInDocumentsFolder(named: "app.sqlite", tableClasses: [Note.self])
+    /// // ~/.local/share/app.sqlite
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: the file's name, without slashes.
+    ///   - tableClasses: the classes to register (``addTableClasses(_:)``).
+    /// - Returns: the manager, its classes registered.
+    /// - Throws: what ``createDatabaseInDocumentsFolder(named:subfolder:)`` and ``addTableClasses(_:)`` throw.
+    public static func createDatabaseInDocumentsFolder(named name: String, tableClasses: [DBBTableObject.Type])
+        throws -> DBBManager
+    {
+        let manager = try createDatabaseInDocumentsFolder(named: name)
+        try manager.addTableClasses(tableClasses)
+        return manager
+    }
+
+    /// DBBBuilder's `createDatabaseInAppSupportFolder(named:subFolders:with:)`: opens (or creates) a database file
+    /// in a folder inside the application's data folder (``dataFolder()``, where the XDG convention keeps what
+    /// Application Support holds on Apple platforms), creating the folders, and registers the classes.
+    ///
+    /// ```swift
+    /// let manager = try DBBManager.createDatabaseInAppSupportFolder(
+    ///     named: "app.sqlite", subFolders: "MyApp/Databases", with: [Note.self])
+    /// // ~/.local/share/MyApp/Databases/app.sqlite
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: the file's name, without slashes.
+    ///   - subFolders: folders inside the data folder, separated by slashes (`MyApp/Databases`); `nil` for the
+    ///     data folder itself.
+    ///   - tableClasses: the classes to register (``addTableClasses(_:)``).
+    /// - Returns: the manager, its classes registered.
+    /// - Throws: `DBBError` (misuse) for a name that is empty or holds a slash, or a folder named `..`, `.` or
+    ///   nothing; (cannot open) when a folder cannot be created or the file opened; what
+    ///   ``addTableClasses(_:)`` throws.
+    public static func createDatabaseInAppSupportFolder(
+        named name: String, subFolders: String?, with tableClasses: [DBBTableObject.Type]
+    ) throws -> DBBManager {
+        let folders = subFolders.map { $0.split(separator: "/", omittingEmptySubsequences: false).map(String.init) }
+        var url = try databaseURLInDocumentsFolder(named: name, subfolder: nil, create: false)
+        if let folders {
+            for folder in folders where folder.isEmpty || folder == "." || folder == ".." {
+                throw DBBError.misuse(
+                    "'\(subFolders ?? "")' holds a folder name that is empty, '.' or '..'",
+                    recovery: "name each folder, as in \"MyApp/Databases\"",
+                    context: "naming a database in the data folder")
+            }
+            url = url.deletingLastPathComponent()
+            for folder in folders { url.appendPathComponent(folder, isDirectory: true) }
+            do {
+                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            } catch {
+                throw DBBError(
+                    .cannotOpen, message: "cannot create the folder \(url.path): \(error.localizedDescription)",
+                    context: "creating the data folder")
+            }
+            url.appendPathComponent(name, isDirectory: false)
+        }
+        let manager = try DBBManager(databaseURL: url)
+        try manager.addTableClasses(tableClasses)
+        return manager
     }
 }
 
