@@ -35,8 +35,8 @@ public enum DBBExport {
     /// A longer value is refused with ``DBBExportError/Kind/valueTooLong``, naming its table, row and column;
     /// in a dump being read it is refused while it streams in, before it is held. The limit is what bounds
     /// the memory a dump, restore or verification takes: each holds about three copies of its longest value
-    /// at once (the library's, the one SQLite binds, the record SQLite builds), on top of about 25 MiB of
-    /// its own: `dbb-backup` peaks under 256 MiB with values at this limit.
+    /// at once (the library's, the one SQLite binds, the record SQLite builds), on top of a fixed amount of its
+    /// own. `Docs/Reliability.md` gives the peaks measured with values at this limit.
     public static let defaultMaximumValueLength = 64 << 20
     /// The longest string or BLOB this SQLite library stores (`SQLITE_LIMIT_LENGTH`): no limit set in the
     /// options goes beyond it.

@@ -114,6 +114,6 @@ struct DBBValueRoundTripTests {
             [DBBValue.null, .integer(-3), .real(0.5), .text("x"), .blob(Data(count: 3))].map(\.description) == [
                 "NULL", "-3", "0.5", "'x'", "<BLOB 3 bytes>",
             ])
-        #expect(DBBStorageClass.allCases.map(\.rawValue) == ["null", "integer", "real", "text", "blob"])
+        #expect(DBBValue.StorageClass.allCases.map(\.rawValue) == ["null", "integer", "real", "text", "blob"])
     }
 }

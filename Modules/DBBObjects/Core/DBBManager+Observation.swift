@@ -74,7 +74,7 @@ extension DBBManager {
 
     /// The lowercased names of the tables a fetch of a class reads: its table, its join tables, and those of
     /// every class its objects reference, transitively.
-    func tablesRead(by map: DBBTableMap) -> Set<String> {
+    func tablesRead(by map: DBBRegisteredClass) -> Set<String> {
         var tables: Set<String> = []
         var visited: Set<ObjectIdentifier> = []
         var stack = [map]

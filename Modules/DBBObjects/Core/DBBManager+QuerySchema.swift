@@ -7,12 +7,14 @@ internal import DBBSchema
 struct DBBManagerQuerySchema: DBBQuerySchema {
     let manager: DBBManager
 
-    private func map(of table: DBBTableDescription) -> DBBTableMap? {
+    private func map(of table: DBBTableDescription) -> DBBRegisteredClass? {
         manager.allMaps.first { $0.tableName == table.tableName }
     }
 
     /// The map of the class a reference property points to, and whether the property is an array.
-    private func target(of property: String, in map: DBBTableMap) throws -> (map: DBBTableMap, isArray: Bool)? {
+    private func target(of property: String, in map: DBBRegisteredClass) throws -> (
+        map: DBBRegisteredClass, isArray: Bool
+    )? {
         guard let mapped = map.propertiesByName[property], let target = mapped.target else { return nil }
         let isArray = if case .objects = mapped.accessor { true } else { false }
         guard let targetMap = manager.mapIfRegistered(target) else {
@@ -50,7 +52,7 @@ struct DBBManagerQuerySchema: DBBQuerySchema {
     /// components in the referenced class. (Key paths through an optional cannot be built by
     /// `appending(path:)`, so they cannot be compared with `==`; their descriptions name each component —
     /// by name, or by accessor for a property that subclasses may override.)
-    private func resolve(_ components: String, in map: DBBTableMap) throws -> [String]? {
+    private func resolve(_ components: String, in map: DBBRegisteredClass) throws -> [String]? {
         for name in map.propertyNames.sorted() {
             // An entry made of closures alone (the macro's) has no key path; its key is its property's name.
             guard let own = map.keyPaths[name].map(DBBPropertyPersistence.describedComponents(of:)) ?? name else {

@@ -53,7 +53,7 @@ extension DBBManager {
     }
 }
 
-extension DBBTableMap {
+extension DBBRegisteredClass {
     /// Checks that the file has the class's table and join tables with every mapped column, without
     /// creating or altering anything: a read-only manager maps classes onto the tables as they are.
     ///

@@ -182,7 +182,7 @@ extension DBBManager {
 
 /// Creates what is missing of a class's layout.
 struct DBBSchemaWork: DBBObjectWork {
-    let map: DBBTableMap
+    let map: DBBRegisteredClass
 
     func run<Connection: DBBObjectConnection>(on db: Connection) throws {
         try map.createOrUpdateSchema(in: db)
@@ -206,7 +206,7 @@ struct DBBCountWork: DBBObjectWork {
     let sql: String
     let arguments: [DBBValue]
     /// The class counted, whose properties a failing condition is checked against.
-    let map: DBBTableMap
+    let map: DBBRegisteredClass
 
     func run<Connection: DBBObjectConnection>(on db: Connection) throws -> Int {
         do {
@@ -237,7 +237,7 @@ struct DBBSaveWork: DBBObjectWork {
 /// Deletes rows of a class and everything that belongs to them.
 struct DBBDeleteWork: DBBObjectWork {
     let ids: [Int64]
-    let map: DBBTableMap
+    let map: DBBRegisteredClass
     let manager: DBBManager
 
     func run<Connection: DBBObjectConnection>(on db: Connection) throws {
@@ -252,7 +252,7 @@ struct DBBDeleteWork: DBBObjectWork {
 struct DBBFetchWork: DBBObjectWork {
     let request: DBBFetchRequest
     let distinct: DBBQueryPlan?
-    let map: DBBTableMap
+    let map: DBBRegisteredClass
     let manager: DBBManager
 
     /// A class without join tables and references loads with one `SELECT`, unless distinct or grouped.

@@ -32,7 +32,7 @@ public final class DBBManager: @unchecked Sendable {
     private let lock = NSLock()
     private let registration = NSRecursiveLock()
     private var pending: [ObjectIdentifier: PendingMapping] = [:]
-    private var maps: [ObjectIdentifier: DBBTableMap] = [:]
+    private var maps: [ObjectIdentifier: DBBRegisteredClass] = [:]
     private var lastError: DBBError?
     /// How many classes are having their initializer run for registration right now. Outside registration it
     /// is 0, and ``addPersistenceMapping(_:for:indexer:)`` (run by every object a fetch creates) returns
@@ -213,7 +213,7 @@ public final class DBBManager: @unchecked Sendable {
 
     // MARK: Registry
 
-    func map(for type: DBBTableObject.Type) throws -> DBBTableMap {
+    func map(for type: DBBTableObject.Type) throws -> DBBRegisteredClass {
         lock.lock()
         defer { lock.unlock() }
         guard let map = maps[ObjectIdentifier(type)] else {
@@ -227,13 +227,13 @@ public final class DBBManager: @unchecked Sendable {
         return map
     }
 
-    func mapIfRegistered(_ type: ObjectIdentifier) -> DBBTableMap? {
+    func mapIfRegistered(_ type: ObjectIdentifier) -> DBBRegisteredClass? {
         lock.lock()
         defer { lock.unlock() }
         return maps[type]
     }
 
-    var allMaps: [DBBTableMap] {
+    var allMaps: [DBBRegisteredClass] {
         lock.lock()
         defer { lock.unlock() }
         return Array(maps.values)
@@ -326,7 +326,7 @@ public final class DBBManager: @unchecked Sendable {
             let properties = seed.properties.merging(declared.properties, uniquingKeysWith: { _, declared in declared })
             do {
                 try DBBPropertyPersistence.checkKeys(properties, tableName: tableClass.tableName)
-                let map = try DBBTableMap(
+                let map = try DBBRegisteredClass(
                     type: tableClass, properties: properties,
                     attributes: (prototype.attributesDictionary ?? [:])
                         .merging(declared.attributes, uniquingKeysWith: { _, declared in declared }),

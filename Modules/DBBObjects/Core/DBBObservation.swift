@@ -70,7 +70,7 @@ public struct DBBObservation<Object: DBBTableObject & DBBTableRepresentable>: As
                 }
             } else {
                 // Watching begins before the first fetch, so a commit during that fetch is not missed.
-                let map: DBBTableMap
+                let map: DBBRegisteredClass
                 do {
                     map = try manager.map(for: Object.self)
                 } catch {

@@ -20,7 +20,8 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     /// Fetches on the manager's queue without blocking the calling task; the objects are new and handed
     /// to the caller.
     static func fetchAsync(
-        manager: DBBManager, _ build: @escaping @Sendable (DBBTableMap) throws -> (DBBFetchRequest, DBBQueryPlan?)
+        manager: DBBManager,
+        _ build: @escaping @Sendable (DBBRegisteredClass) throws -> (DBBFetchRequest, DBBQueryPlan?)
     ) async throws -> sending [Self] {
         do {
             let map = try manager.map(for: self)
@@ -70,7 +71,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
         let objects = try await fetchAsync(manager: manager) { map in
             (map.rowsRequest(ids: ids, sparse: sparsePopulation), nil)
         }
-        return DBBTableMap.ordered(objects, by: ids)
+        return DBBRegisteredClass.ordered(objects, by: ids)
     }
 
     /// The ids of every instance, ascending.

@@ -27,7 +27,7 @@ extension DBBTableObject {
     }
 }
 
-extension DBBTableMap {
+extension DBBRegisteredClass {
     func setAny(_ property: String, _ value: Any, on object: DBBTableObject) throws {
         switch propertiesByName[property]?.accessor {
         case .scalar(let accessor): try accessor.setAny(object, value)

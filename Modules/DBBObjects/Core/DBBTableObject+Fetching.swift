@@ -51,7 +51,7 @@ extension DBBTableRepresentable where Self: DBBTableObject {
     public static func fetch(ids: [Int64], manager: DBBManager, sparsePopulation: Bool = false) throws -> [Self] {
         let map = try manager.map(for: self)
         let objects = try fetch(map.rowsRequest(ids: ids, sparse: sparsePopulation), manager: manager)
-        return DBBTableMap.ordered(map.typed(objects) as [Self], by: ids)
+        return DBBRegisteredClass.ordered(map.typed(objects) as [Self], by: ids)
     }
 }
 
@@ -59,7 +59,7 @@ extension DBBTableObject {
     /// Builds the fetch a set of query options asks for; a distinct fetch first selects one id per
     /// distinct combination of the loaded properties, a grouped fetch one id per group.
     static func request(
-        for options: DBBQueryOptions, map: DBBTableMap, sparse: Bool, manager: DBBManager
+        for options: DBBQueryOptions, map: DBBRegisteredClass, sparse: Bool, manager: DBBManager
     ) throws -> (request: DBBFetchRequest, distinct: DBBQueryPlan?) {
         let plan = try DBBQueryPlan(
             options: options, names: map.queryNames, schema: DBBManagerQuerySchema(manager: manager))

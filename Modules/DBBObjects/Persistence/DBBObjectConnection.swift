@@ -7,7 +7,7 @@ package import Foundation
 ///
 /// The writer, the loader and the deleter are generic over it, so that the SQLite path is specialised for
 /// `DBBDatabase` (no dynamic dispatch per row or value), and the statements they run come from the class's
-/// ``DBBTableMap``, written in the connection's ``dialect``.
+/// ``DBBRegisteredClass``, written in the connection's ``dialect``.
 package protocol DBBObjectConnection: AnyObject {
     /// A prepared statement, reused for every row of a batch.
     associatedtype Statement: DBBObjectStatement

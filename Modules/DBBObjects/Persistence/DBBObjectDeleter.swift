@@ -15,7 +15,7 @@ struct DBBObjectDeleter<Connection: DBBObjectConnection> {
     }
 
     /// Deletes the rows with these ids; call inside a transaction.
-    mutating func delete(ids: [Int64], of map: DBBTableMap) throws {
+    mutating func delete(ids: [Int64], of map: DBBRegisteredClass) throws {
         let key = ObjectIdentifier(map.type)
         let newIDs = ids.filter { visited[key, default: []].insert($0).inserted }
         guard !newIDs.isEmpty else { return }

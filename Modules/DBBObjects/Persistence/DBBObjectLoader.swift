@@ -89,7 +89,7 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
     }
 
     /// Fetches the objects a request selects, with their join properties and referenced objects.
-    func fetch(_ map: DBBTableMap, _ request: DBBFetchRequest) throws -> [DBBTableObject] {
+    func fetch(_ map: DBBRegisteredClass, _ request: DBBFetchRequest) throws -> [DBBTableObject] {
         var pending: [PendingReference] = []
         let objects = try loadRows(map, request, pending: &pending)
         try resolve(pending)
@@ -99,7 +99,7 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
 
     /// Loads the rows of one class and their join tables; references are collected into `pending`.
     private func loadRows(
-        _ map: DBBTableMap, _ request: DBBFetchRequest, pending: inout [PendingReference]
+        _ map: DBBRegisteredClass, _ request: DBBFetchRequest, pending: inout [PendingReference]
     ) throws -> [DBBTableObject] {
         let typeKey = ObjectIdentifier(map.type)
         var known = takeIndex(of: typeKey)
@@ -235,7 +235,7 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
 
     /// Sets a join property from the values of its join rows, or collects the references (`ids`) to resolve.
     private func assign(
-        _ values: [DBBValue], _ ids: [Int64], of join: DBBTableMap.Property, source: String?,
+        _ values: [DBBValue], _ ids: [Int64], of join: DBBRegisteredClass.Property, source: String?,
         to object: DBBTableObject, pending: inout [PendingReference]
     ) throws {
         switch join.accessor {
@@ -275,7 +275,7 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
     }
 
     /// The properties a request loads, or `nil` when it loads all of them.
-    static func loadedProperties(of map: DBBTableMap, for request: DBBFetchRequest) -> Set<String>? {
+    static func loadedProperties(of map: DBBRegisteredClass, for request: DBBFetchRequest) -> Set<String>? {
         if request.sparse { return [] }
         guard request.properties != nil || request.joinProperties != nil else { return nil }
         var loaded = request.properties?.intersection(map.propertyNames) ?? map.propertyNames

@@ -16,7 +16,7 @@ struct DBBSavePlan: Sendable {
     }
 
     struct Row {
-        let map: DBBTableMap
+        let map: DBBRegisteredClass
         /// The row id, or 0 for a new object.
         let existingID: Int64
         /// The id a new object was given before its first save, inserted as it is (0: SQLite chooses).
@@ -29,7 +29,7 @@ struct DBBSavePlan: Sendable {
         /// The foreign keys to write, in the order of `keyColumns` (`nil`: every foreign key of the map).
         let keyReferences: [Reference?]
         let keyColumns: [String]?
-        let joins: [(join: DBBTableMap.JoinTable, values: [JoinValue])]
+        let joins: [(join: DBBRegisteredClass.JoinStatements, values: [JoinValue])]
     }
 
     var rows: [Row] = []
@@ -50,11 +50,11 @@ struct DBBObjectWriter {
 
     /// Collects the objects to write: the given ones, then every unsaved object they reference,
     /// recursively (cycles are followed once). Runs the pre-save actions of each.
-    func collectGraph(_ roots: [DBBTableObject]) throws -> [(DBBTableObject, DBBTableMap)] {
+    func collectGraph(_ roots: [DBBTableObject]) throws -> [(DBBTableObject, DBBRegisteredClass)] {
         var seen: Set<ObjectIdentifier> = []
-        var order: [(DBBTableObject, DBBTableMap)] = []
+        var order: [(DBBTableObject, DBBRegisteredClass)] = []
         var work: [DBBTableObject] = []
-        var lastMap: (key: ObjectIdentifier, map: DBBTableMap)?
+        var lastMap: (key: ObjectIdentifier, map: DBBRegisteredClass)?
         // A stored object of a class that tracks its changes and has none is not written.
         for root in roots
         where !(root.hasStoredRow && !root.isDirty && Swift.type(of: root).tracksChanges)
@@ -69,7 +69,7 @@ struct DBBObjectWriter {
             object.performPreSaveActions()
             // A batch of one class looks its map up once, not once per object.
             let type = ObjectIdentifier(Swift.type(of: object))
-            let map: DBBTableMap
+            let map: DBBRegisteredClass
             if let last = lastMap, last.key == type {
                 map = last.map
             } else {
@@ -89,12 +89,14 @@ struct DBBObjectWriter {
     /// Orders the graph so that an object comes after the objects its foreign key columns point at (where
     /// no cycle forbids it), so a `NOT NULL` foreign key column gets its id when the row is first written.
     /// Cycles keep their order and are completed by the fix-up pass. Iterative: no recursion on long chains.
-    static func foreignKeyTargetsFirst(_ graph: [(DBBTableObject, DBBTableMap)]) -> [(DBBTableObject, DBBTableMap)] {
+    static func foreignKeyTargetsFirst(
+        _ graph: [(DBBTableObject, DBBRegisteredClass)]
+    ) -> [(DBBTableObject, DBBRegisteredClass)] {
         guard graph.count > 1, graph.contains(where: { !$0.1.foreignKeys.isEmpty }) else { return graph }
         var position: [ObjectIdentifier: Int] = [:]
         for (offset, entry) in graph.enumerated() { position[ObjectIdentifier(entry.0)] = offset }
         var visited = [Bool](repeating: false, count: graph.count)
-        var ordered: [(DBBTableObject, DBBTableMap)] = []
+        var ordered: [(DBBTableObject, DBBRegisteredClass)] = []
         ordered.reserveCapacity(graph.count)
         var stack: [(node: Int, nextKey: Int)] = []
         for start in graph.indices where !visited[start] {
@@ -120,7 +122,7 @@ struct DBBObjectWriter {
     }
 
     /// Reads everything a save writes from the objects.
-    func plan(_ graph: [(DBBTableObject, DBBTableMap)]) throws -> DBBSavePlan {
+    func plan(_ graph: [(DBBTableObject, DBBRegisteredClass)]) throws -> DBBSavePlan {
         let coding = DBBCodingOptions.objectLayout
         // Where each object stands, for references to objects saved in the same plan (only when some class
         // has references at all).
@@ -161,7 +163,7 @@ struct DBBObjectWriter {
                     keyReferences = map.foreignKeyAccessors.map { reference($0.get(object)) }
                 }
             }
-            var joins: [(DBBTableMap.JoinTable, [DBBSavePlan.JoinValue])] = []
+            var joins: [(DBBRegisteredClass.JoinStatements, [DBBSavePlan.JoinValue])] = []
             for join in map.joins where written?.contains(join.name) ?? true {
                 guard let table = join.joinTable else { continue }
                 let values: [DBBSavePlan.JoinValue]
@@ -197,8 +199,8 @@ struct DBBObjectWriter {
     ///   - scalarValues: the values of the row's columns, in the order of `columns` (all columns when `nil`).
     ///   - joins: the values of the row's join tables.
     private static func refuseNUL(
-        of map: DBBTableMap, _ scalarValues: [DBBValue], columns: [String]?,
-        joins: [(DBBTableMap.JoinTable, [DBBSavePlan.JoinValue])]
+        of map: DBBRegisteredClass, _ scalarValues: [DBBValue], columns: [String]?,
+        joins: [(DBBRegisteredClass.JoinStatements, [DBBSavePlan.JoinValue])]
     ) throws {
         func holdsNUL(_ value: DBBValue) -> Bool {
             if case .text(let text) = value { return text.utf8.contains(0) }
@@ -243,13 +245,13 @@ struct DBBObjectWriter {
 
         var fixups: [Int] = []
         // The statements of the class met last: a batch of one class looks its SQL up once, not per row.
-        var statementsOf: (map: DBBTableMap, insert: Connection.Statement, update: Connection.Statement?)?
+        var statementsOf: (map: DBBRegisteredClass, insert: Connection.Statement, update: Connection.Statement?)?
         // One buffer for every row, bound value by value without boxing the values as `DBBBindable`s.
         var arguments: [DBBValue] = []
         // New rows of one class waiting to be inserted together, where the engine batches inserts (a server):
         // their values one row after another, and their indexes in the plan.
         let batchSize = db.insertBatchSize
-        var batch: (map: DBBTableMap, values: [DBBValue], indexes: [Int])?
+        var batch: (map: DBBRegisteredClass, values: [DBBValue], indexes: [Int])?
         func insertBatch() throws {
             guard let pending = batch else { return }
             batch = nil
@@ -348,7 +350,7 @@ struct DBBObjectWriter {
     }
 
     /// Applies ids, timestamps and clean state after the transaction committed, then the post-save actions.
-    static func apply(_ outcome: Outcome, of plan: DBBSavePlan, to graph: [(DBBTableObject, DBBTableMap)]) {
+    static func apply(_ outcome: Outcome, of plan: DBBSavePlan, to graph: [(DBBTableObject, DBBRegisteredClass)]) {
         for (index, (object, map)) in graph.enumerated() {
             let isNew = !object.hasStoredRow
             object.idNum = outcome.ids[index]
@@ -372,7 +374,7 @@ struct DBBObjectWriter {
     }
 
     /// Collects and plans a save, recording a failure for the manager's `errorMessage()`.
-    private func prepare(_ objects: [DBBTableObject]) throws -> ([(DBBTableObject, DBBTableMap)], DBBSavePlan) {
+    private func prepare(_ objects: [DBBTableObject]) throws -> ([(DBBTableObject, DBBRegisteredClass)], DBBSavePlan) {
         try manager.requireWritable("saving objects")
         do {
             let graph = Self.foreignKeyTargetsFirst(try collectGraph(objects))
@@ -407,7 +409,7 @@ enum DBBPropertySnapshot: Equatable {
     case objects([ObjectIdentifier])
 }
 
-extension DBBTableMap {
+extension DBBRegisteredClass {
     /// The objects an object references through its reference and reference-array properties.
     func referencedObjects(of object: DBBTableObject) -> [DBBTableObject] {
         var result: [DBBTableObject] = []

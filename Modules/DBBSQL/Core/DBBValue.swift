@@ -16,7 +16,7 @@ public enum DBBValue: Hashable, Sendable, CustomStringConvertible {
     case blob(Data)
 
     /// The storage class of this value.
-    public var storageClass: DBBStorageClass {
+    public var storageClass: DBBValue.StorageClass {
         switch self {
         case .null: .null
         case .integer: .integer
@@ -77,22 +77,6 @@ public enum DBBValue: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// SQLite's storage classes.
-///
-/// The raw values are the names SQLite's `typeof()` returns.
-public enum DBBStorageClass: String, Hashable, Sendable, CaseIterable {
-    /// NULL.
-    case null = "null"
-    /// A signed integer of up to 8 bytes.
-    case integer = "integer"
-    /// An 8-byte IEEE floating point number.
-    case real = "real"
-    /// A text string in the database encoding (UTF-8 here).
-    case text = "text"
-    /// Bytes, stored exactly as given.
-    case blob = "blob"
-}
-
 /// How `Date` values are stored and read.
 public enum DBBDateStrategy: Sendable, Hashable {
     /// Seconds since 1970-01-01 00:00:00 UTC as REAL, as FMDB and DBSQLite store dates (the default).
@@ -116,4 +100,23 @@ public struct DBBCodingOptions: Sendable {
 
     /// Creates the default options.
     public init() {}
+}
+
+extension DBBValue {
+    /// SQLite's storage classes: what kind of value a column of a row holds (`typeof()`), not how a property is
+    /// laid out (that is DBBSchema's `DBBStorageType`).
+    ///
+    /// The raw values are the names SQLite's `typeof()` returns.
+    public enum StorageClass: String, Hashable, Sendable, CaseIterable {
+        /// NULL.
+        case null = "null"
+        /// A signed integer of up to 8 bytes.
+        case integer = "integer"
+        /// An 8-byte IEEE floating point number.
+        case real = "real"
+        /// A text string in the database encoding (UTF-8 here).
+        case text = "text"
+        /// Bytes, stored exactly as given.
+        case blob = "blob"
+    }
 }

@@ -42,7 +42,7 @@ public struct DBBRow {
     public func index(ofColumn name: String) -> Int? { statement.columnIndex(named: name) }
 
     /// The storage class of a column's value in this row.
-    public func storageClass(at index: Int) -> DBBStorageClass {
+    public func storageClass(at index: Int) -> DBBValue.StorageClass {
         switch sqlite3_column_type(handle, Int32(index)) {
         case SQLITE_INTEGER: .integer
         case SQLITE_FLOAT: .real

@@ -5,7 +5,7 @@ internal import Foundation
 
 /// A registered class's mapping, compiled once: its layout, its accessors in column order, and the SQL
 /// of every statement the object API runs for it.
-final class DBBTableMap: Sendable {
+final class DBBRegisteredClass: Sendable {
     /// One mapped property, the single description the object layer saves, loads, deletes and queries it by:
     /// its name, where its values are kept (with the statements of a join table), its accessors, and the class
     /// it references. Built once per class from the mapping entry, with its accessors resolved for the class.
@@ -15,7 +15,7 @@ final class DBBTableMap: Sendable {
             /// A column of the class's table: the value, or the id of the referenced object (a foreign key).
             case column(String)
             /// A join table of owner and value rows, in element order.
-            case joinTable(JoinTable)
+            case joinTable(JoinStatements)
         }
 
         let name: String
@@ -33,13 +33,13 @@ final class DBBTableMap: Sendable {
         }
 
         /// The join table, or `nil` for a column.
-        var joinTable: JoinTable? {
+        var joinTable: JoinStatements? {
             if case .joinTable(let table) = place { table } else { nil }
         }
     }
 
     /// A join table with the text of its statements, written once per class rather than per use.
-    struct JoinTable {
+    struct JoinStatements {
         let description: DBBTableDescription.JoinTable
         let insertSQL: String
         let deleteOwnersSQL: String
@@ -168,7 +168,7 @@ final class DBBTableMap: Sendable {
         self.foreignKeys = foreignKeys
         self.foreignKeyAccessors = foreignKeyAccessors
         joins = try description.joinTables.map {
-            try property($0.propertyName, place: .joinTable(JoinTable($0)))
+            try property($0.propertyName, place: .joinTable(JoinStatements($0)))
         }
         propertiesByName = Dictionary(
             (columns + foreignKeys + joins).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -269,7 +269,7 @@ final class DBBTableMap: Sendable {
     }
 }
 
-extension DBBTableMap {
+extension DBBRegisteredClass {
     /// A query's error told as the library tells an unknown property elsewhere, when a condition names
     /// something that is no column of the table and no mapped property: SQLite says "no such column: titel",
     /// PostgreSQL `column "titel" does not exist` (SQLSTATE 42703). The engine's message is kept after it.
