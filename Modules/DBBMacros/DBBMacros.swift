@@ -34,7 +34,7 @@ public import DBBSchema
 /// superclass, or a type the macro knows cannot be stored (`URL`, a dictionary) is a compile-time error on that
 /// line; another type that cannot be stored is an error in the expansion that lists what can.
 ///
-/// Setting a persisted property marks the object dirty (``DBBTableObject/isDirty``, also when the value set
+/// Setting a persisted property marks the object dirty (`isDirty`, also when the value set
 /// is the one it had); loading an object leaves it clean, and a save of a stored object that is not dirty
 /// writes nothing. A property with `willSet` or `didSet` observers of its own is persisted but not tracked:
 /// call `makeDirty()` in its observer.

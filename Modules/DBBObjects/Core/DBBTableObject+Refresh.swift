@@ -23,9 +23,8 @@ extension DBBTableObject {
     /// References are loaded anew, as a fetch loads them: the objects the refreshed properties point to are
     /// objects of their own, not the ones the properties held before.
     ///
-    /// - Throws: `DBBError` of kind ``DBBError/Kind-swift.struct/misuse`` for an object that was never saved,
-    ///   of kind ``DBBError/Kind-swift.struct/rowDeleted`` when its row no longer exists, and what a fetch
-    ///   throws.
+    /// - Throws: `DBBError` of kind `misuse` for an object that was never saved, of kind `rowDeleted` when its
+    ///   row no longer exists, and what a fetch throws.
     public func refresh() throws {
         guard hasStoredRow else {
             throw DBBError.misuse(
