@@ -6,21 +6,21 @@ internal import Foundation
 /// properties to load. Built once per fetch, before any row is read.
 public struct DBBQueryPlan: Sendable {
     /// `" WHERE …"`, or empty.
-    public var whereSQL = ""
+    public package(set) var whereSQL = ""
     /// `" ORDER BY …"` (id order when no sorting was asked for).
-    public var orderSQL = ""
+    public package(set) var orderSQL = ""
     /// `" LIMIT … OFFSET …"`, or empty.
-    public var limitSQL = ""
+    public package(set) var limitSQL = ""
     /// The values bound to the `?` placeholders of ``whereSQL``, in order.
-    public var arguments: [DBBValue] = []
+    public package(set) var arguments: [DBBValue] = []
     /// The properties to load (`nil`: all).
-    public var properties: Set<String>?
+    public package(set) var properties: Set<String>?
     /// The join properties to load (`nil`: all that ``properties`` allows).
-    public var joinProperties: Set<String>?
+    public package(set) var joinProperties: Set<String>?
     /// For a distinct fetch, the columns whose combinations are distinct.
-    public var distinctColumns: [String]?
+    public package(set) var distinctColumns: [String]?
     /// For a grouped fetch (``DBBQueryOptions/groupBy``), the columns to group by.
-    public var groupColumns: [String]?
+    public package(set) var groupColumns: [String]?
     /// The table the plan was built for, and its id column: the statements of `DBBQueryPlan+Statements.swift`
     /// select from it.
     let tableName: String

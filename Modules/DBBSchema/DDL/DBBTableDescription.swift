@@ -14,50 +14,50 @@ public struct DBBTableDescription: Sendable {
     /// A scalar column (or a foreign key column) of the class's table.
     public struct Column: Sendable, Hashable {
         /// The property it maps.
-        public var propertyName: String
+        public package(set) var propertyName: String
         /// The column's name.
-        public var name: String
+        public package(set) var name: String
         /// The declared SQL type (`Boolean`, `Integer`, `Real`, `Text`).
-        public var sqlType: String
+        public package(set) var sqlType: String
         /// Attributes that follow the type (`NOT NULL`, `UNIQUE`).
-        public var attributes: [String]
+        public package(set) var attributes: [String]
     }
 
     /// A join table holding an array, an object reference or binary data.
     public struct JoinTable: Sendable, Hashable {
         /// The property it maps.
-        public var propertyName: String
+        public package(set) var propertyName: String
         /// The value column's name (the property's column name).
-        public var columnName: String
+        public package(set) var columnName: String
         /// The join table's name: `<Table>_<column>`.
-        public var tableName: String
+        public package(set) var tableName: String
         /// The column holding the owner's id: `<Table>_ID`.
-        public var ownerColumn: String
+        public package(set) var ownerColumn: String
         /// The declared SQL type of the value column.
-        public var sqlType: String
+        public package(set) var sqlType: String
         /// The index on the owner column: `<Table>_<property>_idx`.
-        public var indexName: String
+        public package(set) var indexName: String
         /// The SQL dialect its statements are written in.
-        public var dialect: DBBSQLDialect = .sqlite
+        public package(set) var dialect: DBBSQLDialect = .sqlite
     }
 
     /// The table's name.
-    public var tableName: String
+    public package(set) var tableName: String
     /// The id column (`id` for tables DBBBuilder creates).
-    public var idColumn: String
+    public package(set) var idColumn: String
     /// Whether the table has `createdTime` and `modifiedTime` columns.
-    public var includesTimestamps: Bool
+    public package(set) var includesTimestamps: Bool
     /// The scalar columns, ordered by property name.
-    public var columns: [Column]
+    public package(set) var columns: [Column]
     /// The join tables, ordered by property name.
-    public var joinTables: [JoinTable]
+    public package(set) var joinTables: [JoinTable]
     /// One index per indexer (a class chain may declare several): the indexed column names, in order, and
     /// whether the index is unique.
-    public var indexes: [(columns: [String], unique: Bool)]
+    public package(set) var indexes: [(columns: [String], unique: Bool)]
 
     /// The SQL dialect the description's statements are written in: SQLite's unless the class is registered
     /// with a manager on another engine.
-    public var dialect: DBBSQLDialect = .sqlite {
+    public package(set) var dialect: DBBSQLDialect = .sqlite {
         didSet {
             for index in joinTables.indices { joinTables[index].dialect = dialect }
         }
