@@ -246,6 +246,41 @@ struct DBBPostgresRestoreTests {
         }
     }
 
+    @Test("virtual tables, partial indexes and generated columns are reported; the shadow tables' rows are kept")
+    func untranslatedObjectsAreReported() async throws {
+        let folder = try TemporaryFolder()
+        let dump = try Self.dump(
+            of: """
+                CREATE VIRTUAL TABLE notes USING fts5(body);
+                INSERT INTO notes (body) VALUES ('full text search'), ('in SQLite');
+                CREATE TABLE doc (id INTEGER PRIMARY KEY, title TEXT, size INTEGER,
+                    double_size INTEGER GENERATED ALWAYS AS (size * 2) VIRTUAL);
+                CREATE INDEX doc_big ON doc (size) WHERE size > 100;
+                CREATE INDEX doc_double ON doc (double_size);
+                INSERT INTO doc (id, title, size) VALUES (1, 'a', 10), (2, 'b', 200);
+                """, in: folder, name: "fts")
+        let configuration = try await TestPostgres.freshDatabase()
+        try await TestPostgres.onQueue {
+            let db = try DBBPostgresConnection.connect(configuration)
+            defer { try? db.close() }
+            let report = try DBBPostgresRestore.restore(
+                dumpAt: dump, into: db, options: DBBPostgresRestoreOptions(schema: "fts"))
+            let notes = report.plan.notes.map(\.description)
+            #expect(notes.contains { $0.hasPrefix("virtual table notes: not created") })
+            #expect(notes.contains { $0.hasPrefix("index doc_big on doc: partial index not created") })
+            #expect(notes.contains { $0.hasPrefix("index doc_double on doc: not created") })
+            #expect(notes.contains { $0.hasPrefix("column doc.double_size: generated column not created") })
+            #expect(try db.fetchAll("SELECT count(*) FROM fts.notes_content") == [[.integer(2)]])
+            #expect(
+                try db.fetchAll("SELECT id, title, size FROM fts.doc ORDER BY id")
+                    == [[.integer(1), .text("a"), .integer(10)], [.integer(2), .text("b"), .integer(200)]])
+            let kept = try db.fetchAll(
+                "SELECT key FROM fts.dbb_sqlite_metadata WHERE key IN ('virtual table notes', 'index doc_big') ORDER BY key"
+            )
+            #expect(kept == [[.text("index doc_big")], [.text("virtual table notes")]])
+        }
+    }
+
     @Test("existing tables are refused unless replaced; a failing replacement leaves them as they were")
     func existingTablesAreKeptOrReplaced() async throws {
         let folder = try TemporaryFolder()
