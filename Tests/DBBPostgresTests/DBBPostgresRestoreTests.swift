@@ -253,7 +253,7 @@ struct DBBPostgresRestoreTests {
             of: """
                 CREATE VIRTUAL TABLE notes USING fts5(body);
                 INSERT INTO notes (body) VALUES ('full text search'), ('in SQLite');
-                CREATE TABLE doc (id INTEGER PRIMARY KEY, title TEXT, size INTEGER,
+                CREATE TABLE doc (id INTEGER PRIMARY KEY, title TEXT, size INTEGER CHECK (size >= 0),
                     double_size INTEGER GENERATED ALWAYS AS (size * 2) VIRTUAL);
                 CREATE INDEX doc_big ON doc (size) WHERE size > 100;
                 CREATE INDEX doc_double ON doc (double_size);
@@ -270,6 +270,7 @@ struct DBBPostgresRestoreTests {
             #expect(notes.contains { $0.hasPrefix("index doc_big on doc: partial index not created") })
             #expect(notes.contains { $0.hasPrefix("index doc_double on doc: not created") })
             #expect(notes.contains { $0.hasPrefix("column doc.double_size: generated column not created") })
+            #expect(notes.contains { $0.hasPrefix("table doc: CHECK constraints not created") })
             #expect(try db.fetchAll("SELECT count(*) FROM fts.notes_content") == [[.integer(2)]])
             #expect(
                 try db.fetchAll("SELECT id, title, size FROM fts.doc ORDER BY id")

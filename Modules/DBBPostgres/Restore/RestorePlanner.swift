@@ -195,6 +195,14 @@ struct RestorePlanner {
                     object: "column \(table.name).\(name)",
                     action: "generated column not created: its expression is SQLite's"))
         }
+        if let sql = report.schema.first(where: { $0.type == "table" && $0.name == table.name })?.sql,
+            sql.range(of: #"\bCHECK\s*\("#, options: [.regularExpression, .caseInsensitive]) != nil
+        {
+            notes.append(
+                .init(
+                    object: "table \(table.name)",
+                    action: "CHECK constraints not created: their expressions are SQLite's"))
+        }
         let collations = try columnCollations(table, in: db)
         var columns: [DBBPostgresRestorePlan.Column] = []
         var keyColumns: [(position: Int64, name: String)] = []
