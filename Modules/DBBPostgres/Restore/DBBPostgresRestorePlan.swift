@@ -132,3 +132,10 @@ public struct DBBPostgresRestorePlan: Sendable, Codable, Equatable {
         public var description: String { "\(object): \(action)" }
     }
 }
+
+extension DBBPostgresRestorePlan {
+    /// The tables by their names (SQLite's names are unique, whatever their case).
+    var tablesByName: [String: Table] {
+        Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+}

@@ -19,9 +19,7 @@ final class LoadConsumer: DumpConsumer {
     init(connection: DBBPostgresConnection, plan: DBBPostgresRestorePlan) {
         self.connection = connection
         self.plan = plan
-        var tables: [String: DBBPostgresRestorePlan.Table] = [:]
-        for table in plan.tables { tables[table.name] = table }
-        self.tables = tables
+        tables = plan.tablesByName
     }
 
     func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws {}

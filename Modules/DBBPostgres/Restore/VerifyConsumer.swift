@@ -21,9 +21,7 @@ final class VerifyConsumer: DumpConsumer {
     init(connection: DBBPostgresConnection, plan: DBBPostgresRestorePlan) {
         self.connection = connection
         self.plan = plan
-        var tables: [String: DBBPostgresRestorePlan.Table] = [:]
-        for table in plan.tables { tables[table.name] = table }
-        self.tables = tables
+        tables = plan.tablesByName
     }
 
     /// Compares the source's `user_version` and `application_id` with the metadata table's.
