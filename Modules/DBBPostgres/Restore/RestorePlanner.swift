@@ -5,35 +5,43 @@ internal import Foundation
 /// What one pass over a dump learns about the values of each column: the storage classes seen, text that
 /// PostgreSQL's `text` cannot hold, and the largest integer (for identities).
 struct ColumnStatistics {
-    var classes: Set<String> = []
+    /// The storage classes seen, one bit each (a set of strings would hash one per value).
+    private var seen: UInt8 = 0
     var hasNUL = false
     var hasInvalidUTF8 = false
     var hasNegativeZero = false
     var largestInteger: Int64?
 
+    private static let names = ["null", "integer", "real", "text", "blob"]
+
+    /// The storage classes seen: `null`, `integer`, `real`, `text`, `blob`.
+    var classes: Set<String> {
+        Set(Self.names.indices.filter { seen & (1 << $0) != 0 }.map { Self.names[$0] })
+    }
+
     mutating func add(_ value: DBBValue, isRawText: Bool) {
         switch value {
         case .null:
-            classes.insert("null")
+            seen |= 1
         case .integer(let number):
-            classes.insert("integer")
+            seen |= 2
             if largestInteger.map({ number > $0 }) ?? true { largestInteger = number }
         case .real(let number):
             if number.isNaN {
-                classes.insert("null")  // NaN is restored as NULL, as SQLite stores it
+                seen |= 1  // NaN is restored as NULL, as SQLite stores it
             } else {
-                classes.insert("real")
+                seen |= 4
                 if number == 0 && number.sign == .minus { hasNegativeZero = true }
             }
         case .text(let text):
-            classes.insert("text")
+            seen |= 8
             if !hasNUL && text.utf8.contains(0) { hasNUL = true }
         case .blob:
             if isRawText {
-                classes.insert("text")
+                seen |= 8
                 hasInvalidUTF8 = true
             } else {
-                classes.insert("blob")
+                seen |= 16
             }
         }
     }
