@@ -214,6 +214,8 @@ struct DBBPostgresRestoreTests {
                 CREATE TRIGGER t AFTER INSERT ON parent BEGIN SELECT 1; END;
                 INSERT INTO parent (id, code) VALUES (1, 'a'), (2, 'b');
                 INSERT INTO child VALUES (1, 'x', 1), (2, 'y', 99), (3, 'z', NULL);
+                CREATE TABLE tag (name TEXT COLLATE NOCASE PRIMARY KEY) WITHOUT ROWID;
+                INSERT INTO tag VALUES ('b'), ('A'), ('c'), ('_'), ('B2');
                 """, in: folder, name: "keys")
         let configuration = try await TestPostgres.freshDatabase()
         try await TestPostgres.onQueue {

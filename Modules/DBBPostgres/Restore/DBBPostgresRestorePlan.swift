@@ -75,6 +75,9 @@ public struct DBBPostgresRestorePlan: Sendable, Codable, Equatable {
         public var notNull: Bool
         /// The default, as PostgreSQL SQL, when SQLite's translates.
         public var defaultSQL: String?
+        /// SQLite's collating sequence when it is not `BINARY` (`NOCASE`, `RTRIM`): not kept in PostgreSQL,
+        /// which compares the text byte for byte.
+        public var collation: String?
     }
 
     /// One index.

@@ -236,6 +236,7 @@ struct RestorePlanner {
                     .init(
                         object: "column \(table.name).\(name)",
                         action: "COLLATE \(collation) not kept: PostgreSQL compares its text byte for byte"))
+                planned.collation = collation
             }
             columns.append(planned)
         }
@@ -375,7 +376,7 @@ struct RestorePlanner {
         let order = ["integer", "real", "text", "blob", "null"]
         return DBBPostgresRestorePlan.Column(
             name: name, declaredType: declared, storageClasses: order.filter(statistics.classes.contains), type: type,
-            keepsStorageClass: exact, notNull: false, defaultSQL: nil)
+            keepsStorageClass: exact, notNull: false, defaultSQL: nil, collation: nil)
     }
 
     private static func list(_ classes: Set<String>) -> String {

@@ -64,12 +64,16 @@ final class VerifyConsumer: DumpConsumer {
         position = 0
     }
 
-    /// The dump's row order: by rowid, else by primary key, comparing text as SQLite's BINARY collation does.
+    /// The dump's row order: by rowid, else by primary key, comparing text as SQLite's collation does (BINARY
+    /// is PostgreSQL's "C"; NOCASE folds ASCII letters only, as `lower` does in "C").
     private func order(_ table: DBBPostgresRestorePlan.Table) -> String {
         let keys = table.rowIDColumn.map { [$0] } ?? (table.identityColumn.map { [$0] } ?? table.primaryKey)
         return (keys.isEmpty ? table.columns.map(\.name) : keys).map { name in
-            let type = table.columns.first { $0.name == name }?.type
-            return RestoreSchemaWriter.quote(name) + (type == "text" ? " COLLATE \"C\"" : "")
+            let column = table.columns.first { $0.name == name }
+            let quoted = RestoreSchemaWriter.quote(name)
+            guard column?.type == "text" else { return quoted }
+            if column?.collation?.uppercased() == "NOCASE" { return "lower(\(quoted) COLLATE \"C\") COLLATE \"C\"" }
+            return quoted + " COLLATE \"C\""
         }.joined(separator: ", ")
     }
 
