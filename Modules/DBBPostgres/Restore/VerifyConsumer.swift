@@ -1,11 +1,13 @@
 internal import DBBExport
 internal import DBBSQL
+internal import NIOCore
+internal import PostgresNIO
 
 /// The comparison pass: reads each restored table back in the dump's row order through a cursor, a batch at
 /// a time, and compares every value with what the plan says the dump's value is stored as. Stops at the first
 /// difference (``FoundDifference``).
 final class VerifyConsumer: DumpConsumer {
-    static let batchSize = 2000
+    static let batchSize = 5000
     private static let cursor = "dbb_restore_verify"
 
     private let connection: DBBPostgresConnection
@@ -15,6 +17,8 @@ final class VerifyConsumer: DumpConsumer {
     private var types: [RestoreValues.ColumnType] = []
     private var names: [String] = []
     private var batch: [[DBBValue]] = []
+    /// The next batch, asked for while the current one is compared, so the server's work overlaps ours.
+    private var pending: EventLoopFuture<PostgresQueryResult>?
     private var position = 0
     private var isCursorOpen = false
 
@@ -62,6 +66,7 @@ final class VerifyConsumer: DumpConsumer {
         isCursorOpen = true
         batch = []
         position = 0
+        fetchNextBatch()
     }
 
     /// The dump's row order: by rowid, else by primary key, comparing text as SQLite's collation does (BINARY
@@ -77,10 +82,27 @@ final class VerifyConsumer: DumpConsumer {
         }.joined(separator: ", ")
     }
 
+    private static let fetchSQL = "FETCH FORWARD \(batchSize) FROM \(cursor)"
+
+    private func fetchNextBatch() {
+        pending = connection.connection.query(PostgresQuery(unsafeSQL: Self.fetchSQL), logger: connection.logger)
+    }
+
     private func nextServerRow() throws -> [DBBValue]? {
         if position == batch.count {
-            batch = try connection.fetchAll("FETCH FORWARD \(Self.batchSize) FROM \(Self.cursor)")
+            guard let next = pending else { return nil }
+            pending = nil
+            let context = "comparing the restored rows with the dump"
+            let result: PostgresQueryResult
+            do {
+                result = try next.wait()
+            } catch {
+                throw connection.map(error, sql: Self.fetchSQL, context: context)
+            }
+            batch = try DBBPostgresCoding.result(result, sql: Self.fetchSQL, context: context).rows
             position = 0
+            // A short batch is the last one.
+            if batch.count == Self.batchSize { fetchNextBatch() }
             if batch.isEmpty { return nil }
         }
         position += 1
@@ -122,6 +144,8 @@ final class VerifyConsumer: DumpConsumer {
     func closeCursor() throws {
         guard isCursorOpen else { return }
         isCursorOpen = false
+        _ = try? pending?.wait()  // statements run in order anyway; this one's rows are not needed
+        pending = nil
         try connection.execute("CLOSE \(Self.cursor)")
     }
 
