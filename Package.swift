@@ -92,12 +92,13 @@ let package = Package(
             dependencies: ["DBBSQL", "DBBSchema", "DBBQuery", "DBBObjects", "DBBExport", "DBBMacros"],
             path: "Modules/DBBBuilder", swiftSettings: libraryModuleSettings
         ),
-        // The PostgreSQL plugin: DBBSQL, DBBSchema, DBBObjects ← DBBPostgres (postgres-nio). Not part of the
-        // umbrella: the object layer runs on it through the engine seam DBBObjects declares.
+        // The PostgreSQL plugin: DBBSQL, DBBSchema, DBBObjects, DBBExport ← DBBPostgres (postgres-nio). Not part
+        // of the umbrella: the object layer runs on it through the engine seam DBBObjects declares, and the
+        // restore of dumps into PostgreSQL reads them with DBBExport's streaming reader.
         .target(
             name: "DBBPostgres",
             dependencies: [
-                "DBBSQL", "DBBSchema", "DBBObjects", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "DBBSQL", "DBBSchema", "DBBObjects", "DBBExport", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
             ],
@@ -105,7 +106,9 @@ let package = Package(
 
         // The tools.
         .executableTarget(name: "dbb-demo", dependencies: ["DBBBuilder", argumentParser], path: "Tools/dbb-demo"),
-        .executableTarget(name: "dbb-backup", dependencies: ["DBBExport", argumentParser], path: "Tools/dbb-backup"),
+        // dbb-backup restores into PostgreSQL too: the tool links DBBPostgres, the DBBExport library does not.
+        .executableTarget(
+            name: "dbb-backup", dependencies: ["DBBExport", "DBBPostgres", argumentParser], path: "Tools/dbb-backup"),
         .executableTarget(
             name: "dbb-codegen", dependencies: ["DBBSQL", "DBBSchema", argumentParser], path: "Tools/dbb-codegen"),
 
@@ -151,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "DBBPostgresTests",
             dependencies: [
-                "DBBPostgres", "DBBBuilder", "DBBSQL", "DBBTestSupport",
+                "DBBPostgres", "DBBBuilder", "DBBSQL", "DBBExport", "DBBTestSupport", "dbb-backup",
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/DBBPostgresTests"),

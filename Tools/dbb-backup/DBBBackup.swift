@@ -14,15 +14,17 @@ import Foundation
 struct DBBBackup: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dbb-backup",
-        abstract: "Back up any SQLite database to gzip-compressed JSON and restore it exactly.",
+        abstract: "Back up any SQLite database to gzip-compressed JSON and restore it exactly, also into PostgreSQL.",
         discussion: """
             A dump named - is read from standard input or written to standard output, so dumps pipe: \
             dbb-backup dump app.sqlite - | ssh host dbb-backup restore - app.sqlite
 
-            Exit codes: 0 success; 1 verify --against found a difference; 64 usage error or unknown table; \
+            Exit codes: 0 success; 1 verify --against found a difference (or a restore into PostgreSQL read back \
+            different rows, and rolled back); 64 usage error or unknown table; \
             65 the dump is damaged, not a dump, or of a newer format, a row breaks its table's constraints, or a \
             value is longer than --max-value-size (or the input is not a database, or a damaged one); \
-            66 an input file is missing or cannot be reached or opened; 70 SQLite failed; 73 the target exists \
+            66 an input file is missing or cannot be reached or opened; 70 SQLite or the PostgreSQL server failed; \
+            73 the target exists \
             (use --force); 74 an I/O error, a full disk, or a target that cannot be written.
             """,
         version: DBBPackage.version,
@@ -216,20 +218,35 @@ extension DBBBackup {
 
     struct Restore: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Restore a dump into a new database file.",
+            abstract: "Restore a dump into a new database file, or into PostgreSQL.",
             discussion: """
                 The database is built in a temporary file beside the target and moved into place only when \
                 the whole dump has been read and checked; on failure the target is left as it was.
+
+                With a postgres://user@host:port/database target, the dump is read once to check it and plan \
+                each column's type from its values, loaded with COPY into --schema in one transaction, and \
+                compared row for row with the dump before the commit; any failure rolls it all back. \
+                --plan prints the plan as JSON without connecting.
                 """)
 
         @Argument(help: "The dump file to read, or - for standard input.")
         var dump: String
 
-        @Argument(help: "The database file to create.")
+        @Argument(help: "The database file to create, or a postgres:// URL.")
         var database: String
 
-        @Flag(name: .shortAndLong, help: "Replace the database file if it exists.")
+        @Flag(
+            name: .shortAndLong,
+            help: "Replace the database file if it exists (PostgreSQL: the schema's tables of the dump's names).")
         var force = false
+
+        @OptionGroup var postgres: PostgresOptions
+
+        @Flag(name: .long, help: "PostgreSQL: print the type plan as JSON and write nothing.")
+        var plan = false
+
+        @Flag(name: .customLong("no-verify"), help: "PostgreSQL: skip the row-for-row comparison before the commit.")
+        var noVerify = false
 
         @Flag(name: .long, help: "Run PRAGMA integrity_check on the new database before moving it into place.")
         var checkIntegrity = false
@@ -243,6 +260,17 @@ extension DBBBackup {
         }
 
         func run() throws {
+            if isPostgresURL(database) {
+                try restoreIntoPostgres(
+                    dump: dump, url: database,
+                    options: postgres.options(
+                        dump: dump, replace: force, verify: !noVerify, maximumValueLength: valueSize.bytes),
+                    planOnly: plan, quiet: outputOptions.quiet)
+                return
+            }
+            if plan || noVerify || postgres.schema != nil || postgres.strict {
+                throw ValidationError("--plan, --no-verify, --schema and --strict apply to a postgres:// target only")
+            }
             let bar = ProgressBar(enabled: !outputOptions.quiet, verb: "restoring")
             var options = DBBRestoreOptions(replaceExisting: force, checkIntegrity: checkIntegrity)
             options.maximumValueLength = valueSize.bytes
@@ -315,14 +343,17 @@ extension DBBBackup {
             discussion: """
                 Checks the gzip stream (CRC-32 and length), the JSON, the shape of every value and every \
                 table's row count. With --against, also compares the schema, header values and every row \
-                with the database and reports the first difference (exit code 1).
+                with the database and reports the first difference (exit code 1). --against \
+                postgres://… compares every row of the tables a restore made in --schema instead.
                 """)
 
         @Argument(help: "The dump file to read, or - for standard input.")
         var dump: String
 
-        @Option(name: .long, help: "A database to compare the dump with.")
+        @Option(name: .long, help: "A database to compare the dump with, or a postgres:// URL.")
         var against: String?
+
+        @OptionGroup var postgres: PostgresOptions
 
         @Flag(help: "Print the result as JSON.")
         var json = false
@@ -336,6 +367,14 @@ extension DBBBackup {
         }
 
         func run() throws {
+            if let against, isPostgresURL(against) {
+                try verifyAgainstPostgres(
+                    dump: dump, url: against,
+                    options: postgres.options(
+                        dump: dump, replace: false, verify: true, maximumValueLength: valueSize.bytes),
+                    json: json, quiet: outputOptions.quiet)
+                return
+            }
             let url = URL(fileURLWithPath: dump)
             let limit = valueSize.bytes
             let input = dump == standardStreamName ? FileHandle.standardInput : nil

@@ -1,16 +1,30 @@
 internal import DBBSQL
-internal import Foundation
+package import Foundation
 
 /// Reads a dump on a worker thread and hands what it reads to a consumer on the calling thread, rows in
 /// batches, so that parsing the JSON overlaps the consumer's work (inserting rows, for a restore).
 ///
 /// The consumer, and the progress callback, run on the calling thread only; the channel between the
 /// threads is bounded, so memory stays flat.
-struct ConcurrentDumpParser {
+package struct ConcurrentDumpParser {
     let source: DumpSource
     let progress: ((DBBExportProgress) -> Void)?
     /// The longest string or BLOB of a row the parser reads.
     var maximumValueLength = DBBExport.defaultMaximumValueLength
+
+    /// A parser of a dump file, for the other modules of the package.
+    package init(
+        dumpAt url: URL, maximumValueLength: Int = DBBExport.defaultMaximumValueLength,
+        progress: ((DBBExportProgress) -> Void)? = nil
+    ) {
+        self.init(source: .file(url.path), progress: progress, maximumValueLength: maximumValueLength)
+    }
+
+    init(source: DumpSource, progress: ((DBBExportProgress) -> Void)?, maximumValueLength: Int) {
+        self.source = source
+        self.progress = progress
+        self.maximumValueLength = maximumValueLength
+    }
     /// The most rows per batch.
     static let batchSize = 256
     /// The most bytes of text and BLOBs per batch: a batch that reaches it goes at once, so that the
@@ -22,7 +36,7 @@ struct ConcurrentDumpParser {
     /// - Returns: what was read.
     /// - Throws: what ``DumpParser/run(_:stopAfterSchema:)`` or the consumer throws; a consumer's error
     ///   names the table and row it was processing.
-    func run(_ consumer: DumpConsumer) throws -> DBBDumpReport {
+    package func run(_ consumer: DumpConsumer) throws -> DBBDumpReport {
         let channel = BoundedChannel<DumpEvent>(capacity: 8)
         let source = self.source
         let maximumValueLength = self.maximumValueLength

@@ -1,7 +1,7 @@
-internal import DBBSQL
+package import DBBSQL
 
 /// What a pass over a dump does with what it reads.
-protocol DumpConsumer: AnyObject {
+package protocol DumpConsumer: AnyObject {
     /// Called once, with the header and the schema, before the first table section.
     func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws
     /// Called at the start of each table section, once its description is known.
@@ -18,7 +18,7 @@ protocol DumpConsumer: AnyObject {
 }
 
 extension DumpConsumer {
-    func willReadLongValue() throws {}
+    package func willReadLongValue() throws {}
 }
 
 /// Reads a dump from end to end, checking its structure, and passes what it reads to a consumer.

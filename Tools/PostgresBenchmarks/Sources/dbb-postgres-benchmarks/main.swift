@@ -6,7 +6,8 @@ import Foundation
 let usage = """
     usage: dbb-postgres-benchmarks [--json PATH] [--runs N] [--scale N] [--only W1,W2,…] [--contenders A,B,…]
       --json PATH writes the table as JSON; --runs N timed runs after the warm-up (default 5);
-      --scale N divides every count by N (short runs for profiling); --only picks workloads W1–W5;
+      --scale N divides every count by N (short runs for profiling); --only picks workloads W1–W5, or
+      restore (a dump restored into PostgreSQL against pgloader and psql COPY; run only when named);
       --contenders picks contenders by name ("hand-written", "hand-written 1000-row INSERTs", "Fluent 4",
       "DBBBuilder")
       The server: a throwaway one (initdb and pg_ctl from PATH or /usr/lib/postgresql/*/bin), or the one
@@ -34,7 +35,12 @@ do {
 }
 var failed = false
 do {
-    try await Comparison.run(options, server: server)
+    if options.workloads.contains("restore") {
+        try await RestoreBenchmark.run(server: server, scale: options.scale)
+    }
+    if options.workloads.isEmpty || !options.workloads.subtracting(["restore"]).isEmpty {
+        try await Comparison.run(options, server: server)
+    }
 } catch {
     print("postgres benchmark failed: \(describe(error))")
     failed = true

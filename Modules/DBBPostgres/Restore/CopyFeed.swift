@@ -1,0 +1,114 @@
+internal import Dispatch
+internal import Logging
+internal import NIOCore
+internal import PostgresNIO
+internal import Synchronization
+
+/// Carries one table's COPY data from the thread that reads the dump to postgres-nio's `copyFrom`, which runs
+/// in a task and asks for its data with `async` calls.
+///
+/// At most ``capacity`` chunks wait between the two, so memory stays flat: the reading thread blocks while the
+/// server is slower. When the COPY fails (the server refused a row), the reading thread's next call throws the
+/// server's error instead of blocking.
+///
+/// `Sendable`: its state is behind a `Mutex`; the semaphores are thread-safe.
+final class CopyFeed: Sendable {
+    static let capacity = 4
+
+    private struct State: ~Copyable {
+        var chunks: [ByteBuffer] = []
+        var waiting: CheckedContinuation<ByteBuffer?, Never>?
+        var finished = false
+        /// Set when the reading side gives up: the COPY is failed with it.
+        var producerError: (any Error)?
+        /// Set when the COPY has ended, with its outcome.
+        var outcome: Result<Void, any Error>?
+    }
+
+    private let state = Mutex(State())
+    private let space = DispatchSemaphore(value: CopyFeed.capacity)
+    private let ended = DispatchSemaphore(value: 0)
+
+    /// Starts `COPY table (columns) FROM STDIN` on the connection, fed by this feed's chunks.
+    ///
+    /// - Parameters:
+    ///   - connection: the connection, inside the restore's transaction.
+    ///   - table: the schema-qualified table name, quoted.
+    ///   - columns: the quoted column names.
+    ///   - logger: postgres-nio's logger.
+    init(connection: PostgresConnection, table: String, columns: [String], logger: Logger) {
+        // postgres-nio writes `COPY "<table>" ("<column>", …)`, putting the names between double quotes as
+        // they are: a quoted, schema-qualified name without its outer quotes comes out exactly quoted.
+        let bareTable = String(table.dropFirst().dropLast())
+        let bareColumns = columns.map { String($0.dropFirst().dropLast()) }
+        Task { [self] in
+            let outcome: Result<Void, any Error>
+            do {
+                try await connection.copyFrom(table: bareTable, columns: bareColumns, logger: logger) { writer in
+                    while let chunk = await self.next() {
+                        try await writer.write(chunk)
+                        self.space.signal()
+                    }
+                    if let error = self.state.withLock({ $0.producerError }) { throw error }
+                }
+                outcome = .success(())
+            } catch {
+                outcome = .failure(error)
+            }
+            self.state.withLock { $0.outcome = outcome }
+            // Wakes a reading thread that waits for room, whatever it waits for.
+            for _ in 0...CopyFeed.capacity { self.space.signal() }
+            self.ended.signal()
+        }
+    }
+
+    private func next() async -> ByteBuffer? {
+        await withCheckedContinuation { continuation in
+            let ready: ByteBuffer?? = state.withLock { state in
+                if !state.chunks.isEmpty { return .some(state.chunks.removeFirst()) }
+                if state.finished { return .some(nil) }
+                state.waiting = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// Hands a chunk to the COPY, waiting while ``capacity`` chunks are pending.
+    ///
+    /// - Throws: the COPY's error when it has failed.
+    func send(_ chunk: ByteBuffer) throws {
+        space.wait()
+        let waiting: CheckedContinuation<ByteBuffer?, Never>? = try state.withLock { state in
+            if case .failure(let error) = state.outcome { throw error }
+            if let waiting = state.waiting {
+                state.waiting = nil
+                return waiting
+            }
+            state.chunks.append(chunk)
+            return nil
+        }
+        waiting?.resume(returning: chunk)
+    }
+
+    /// Ends the data; with an error, fails the COPY (the server discards what it received).
+    func finish(failing error: (any Error)? = nil) {
+        let waiting = state.withLock { state in
+            state.finished = true
+            state.producerError = error
+            let waiting = state.waiting
+            state.waiting = nil
+            return waiting
+        }
+        waiting?.resume(returning: nil)
+    }
+
+    /// Waits until the COPY has ended.
+    ///
+    /// - Throws: the COPY's error.
+    func wait() throws {
+        ended.wait()
+        ended.signal()
+        if case .failure(let error) = state.withLock({ $0.outcome }) { throw error }
+    }
+}

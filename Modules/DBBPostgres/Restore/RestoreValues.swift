@@ -1,0 +1,113 @@
+internal import DBBSQL
+internal import Foundation
+internal import NIOCore
+
+/// The one place that says what a dump's value becomes in a planned column: the COPY text the load sends and
+/// the value the verification expects to read back are both made from ``stored(_:isRawText:type:)``.
+enum RestoreValues {
+    /// The column types of a plan.
+    enum ColumnType {
+        case bigint, double, numeric, text, bytea
+
+        init(_ name: String) {
+            switch name {
+            case "bigint": self = .bigint
+            case "double precision": self = .double
+            case "numeric": self = .numeric
+            case "text": self = .text
+            default: self = .bytea
+            }
+        }
+    }
+
+    /// The value a column of the type holds for a dump's value: numbers stay numbers in number columns, become
+    /// their text in a text column and their text's bytes in a bytea column; text becomes its bytes in a bytea
+    /// column; NaN becomes NULL, as SQLite stores it.
+    static func stored(_ value: DBBValue, isRawText: Bool, type: ColumnType) -> DBBValue {
+        switch (value, type) {
+        case (.real(let number), _) where number.isNaN:
+            return .null
+        case (.integer(let number), .text):
+            return .text(String(number))
+        case (.real(let number), .text):
+            return .text(realText(number))
+        case (.integer(let number), .bytea):
+            return .blob(Data(String(number).utf8))
+        case (.real(let number), .bytea):
+            return .blob(Data(realText(number).utf8))
+        case (.text(let text), .bytea):
+            return .blob(Data(text.utf8))
+        case (.blob(let bytes), .text) where isRawText:
+            return .blob(bytes)  // not planned: such a column is bytea
+        default:
+            return value
+        }
+    }
+
+    /// A double as the shortest text that reads back as the same double; PostgreSQL's spelling of the
+    /// infinities.
+    static func realText(_ number: Double) -> String {
+        if number == .infinity { return "Infinity" }
+        if number == -.infinity { return "-Infinity" }
+        return number.description
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Appends a stored value in COPY's text format: `\N` for NULL, backslash escapes in text, `\\x` hex for
+    /// bytea.
+    static func appendCopyText(_ value: DBBValue, to buffer: inout ByteBuffer) {
+        switch value {
+        case .null:
+            buffer.writeStaticString("\\N")
+        case .integer(let number):
+            buffer.writeString(String(number))
+        case .real(let number):
+            buffer.writeString(realText(number))
+        case .text(let text):
+            var text = text
+            text.withUTF8 { bytes in
+                guard bytes.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else {
+                    buffer.writeBytes(bytes)
+                    return
+                }
+                for byte in bytes {
+                    switch byte {
+                    case 0x5C: buffer.writeStaticString("\\\\")
+                    case 0x09: buffer.writeStaticString("\\t")
+                    case 0x0A: buffer.writeStaticString("\\n")
+                    case 0x0D: buffer.writeStaticString("\\r")
+                    default: buffer.writeInteger(byte)
+                    }
+                }
+            }
+        case .blob(let bytes):
+            // `\x` introduces bytea's hex format; COPY's own escaping doubles the backslash.
+            buffer.writeStaticString("\\\\x")
+            buffer.reserveCapacity(minimumWritableBytes: bytes.count * 2)
+            for byte in bytes {
+                buffer.writeInteger(hexDigits[Int(byte >> 4)])
+                buffer.writeInteger(hexDigits[Int(byte & 0x0F)])
+            }
+        }
+    }
+
+    /// Whether the value read back from the server is the stored value of the dump's value. A numeric column
+    /// is read as text: an integer must read back as its digits, a real as text with a point or exponent that
+    /// reads back as the same double, bit for bit.
+    static func matches(_ expected: DBBValue, _ actual: DBBValue, type: ColumnType) -> Bool {
+        switch (expected, actual) {
+        case (.real(let a), .real(let b)):
+            return a.bitPattern == b.bitPattern
+        case (.integer(let a), .text(let b)) where type == .numeric:
+            return String(a) == b
+        case (.real(let a), .text(let b)) where type == .numeric:
+            let isReal = b.contains(".") || b.contains("e") || b.contains("E") || b.hasSuffix("Infinity")
+            let parsed = b == "Infinity" ? Double.infinity : b == "-Infinity" ? -Double.infinity : Double(b)
+            // numeric has no negative zero.
+            return isReal && parsed.map { $0.bitPattern == a.bitPattern || (a == 0 && $0 == 0) } ?? false
+        default:
+            return expected == actual
+        }
+    }
+}

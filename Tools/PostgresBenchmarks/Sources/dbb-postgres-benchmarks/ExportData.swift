@@ -1,0 +1,1 @@
+../../../Benchmarks/Sources/dbb-benchmarks/ExportData.swift

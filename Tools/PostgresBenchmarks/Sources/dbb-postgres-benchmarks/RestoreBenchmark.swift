@@ -1,0 +1,203 @@
+import DBBBuilder
+import DBBPostgres
+import Dispatch
+import Foundation
+
+/// `--only restore`: a dump restored into PostgreSQL by `DBBPostgresRestore` (with its verification pass, and
+/// without), against pgloader loading the SQLite file directly and against `psql` `\copy` of CSV files prepared
+/// beforehand into tables without keys or indexes (the floor: the server's own bulk load). Two sources: the
+/// export benchmark's generated database of one million rows (`ExportData`) and the Sakila fixture.
+///
+/// Memory: this process's resident-set high-water mark, reset before the restore (`/proc/self/clear_refs`) and
+/// read after it (`VmHWM`); pgloader's and psql's peaks with `/usr/bin/time`.
+enum RestoreBenchmark {
+    static func run(server: BenchmarkServer, scale: Int) async throws {
+        let admin = try await DatabaseAdmin(server.address)
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("dbb-restore-bench-\(getpid())", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            print("postgres restore: server \(server.summary)")
+            let generated = folder.appendingPathComponent("export.sqlite")
+            try ExportData.generate(at: generated, rowCount: 1_000_000 / scale)
+            let sakila = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../../../Tests/Fixtures/sakila.sqlite").standardizedFileURL
+            for (index, source) in [generated, sakila].enumerated() {
+                try await measure(source, number: index, server: server, admin: admin, folder: folder)
+            }
+            await admin.close()
+        } catch {
+            await admin.close()
+            throw error
+        }
+    }
+
+    private static func measure(
+        _ source: URL, number: Int, server: BenchmarkServer, admin: DatabaseAdmin, folder: URL
+    ) async throws {
+        let name = source.deletingPathExtension().lastPathComponent
+        let dump = folder.appendingPathComponent("\(name).json.gz")
+        try DBBExport.dump(databaseAt: source, to: dump)
+        let rows = try DBBExport.inspect(dumpAt: dump).totalRows
+        let address = server.address
+
+        // The library, with its verification pass (the default), then without.
+        var results: [(String, Double, Int)] = []
+        var plan: DBBPostgresRestorePlan?
+        var restored = ""
+        for verify in [true, false] {
+            let database = try await admin.create("restore_\(number)_\(verify ? "v" : "n")")
+            restored = database
+            resetPeakMemory()
+            let start = Date()
+            let (report, phases) = try await onQueue { () throws -> (DBBPostgresRestoreReport, String) in
+                let connection = try DBBPostgresConnection.connect(address.library(database))
+                defer { try? connection.close() }
+                // When each phase began and when its last progress came: the gap after loading is the keys,
+                // indexes and foreign keys.
+                var times: [(phase: DBBPostgresRestore.Phase, first: Date, last: Date)] = []
+                let report = try DBBPostgresRestore.restore(
+                    dumpAt: dump, into: connection,
+                    options: DBBPostgresRestoreOptions(schema: "restored", verifies: verify)
+                ) { phase, _ in
+                    let now = Date()
+                    if times.last?.phase == phase {
+                        times[times.count - 1].last = now
+                    } else {
+                        times.append((phase, now, now))
+                    }
+                }
+                let end = Date()
+                var parts: [String] = []
+                for (index, entry) in times.enumerated() {
+                    parts.append(
+                        String(format: "%@ %.2f s", entry.phase.rawValue, entry.last.timeIntervalSince(entry.first)))
+                    let next = index + 1 < times.count ? times[index + 1].first : end
+                    if entry.phase == .loading {
+                        parts.append(String(format: "keys and indexes %.2f s", next.timeIntervalSince(entry.last)))
+                    }
+                }
+                return (report, parts.joined(separator: ", "))
+            }
+            let seconds = Date().timeIntervalSince(start)
+            print("  (\(verify ? "verified" : "--no-verify"): \(phases))")
+            results.append(
+                (verify ? "DBBPostgresRestore, verified" : "DBBPostgresRestore --no-verify", seconds, peakMemory()))
+            plan = report.plan
+        }
+        guard let plan else { return }
+
+        // pgloader, from the SQLite file.
+        let pgloaderDatabase = try await admin.create("pgloader_\(number)")
+        let url =
+            "postgresql://\(address.username):\(address.password ?? "")@\(address.host):\(address.port)/\(pgloaderDatabase)"
+        let pgloader = try timed(folder, "pgloader --quiet '\(source.path)' '\(url)' > /dev/null 2>&1")
+        results.append(("pgloader 3.6 (SQLite file)", pgloader.seconds, pgloader.peakKiB))
+        let psql = try psqlCommand(address)
+        // pgloader exits with 0 when tables fail: count the rows it loaded.
+        let loaded = try output(
+            "\(psql) -At -d \(pgloaderDatabase) -c \"SELECT count(*) || ' tables, ' || coalesce(sum((xpath('/row/c/text()', "
+                + "query_to_xml('SELECT count(*) AS c FROM public.' || quote_ident(table_name), false, true, '')))[1]"
+                + "::text::bigint), 0) || ' rows' FROM information_schema.tables WHERE table_schema = 'public'\"")
+
+        // The floor: CSV files written from the restored tables, loaded by psql into bare tables.
+        let floorDatabase = try await admin.create("floor_\(number)")
+        var export = ""
+        var create = ""
+        var load = ""
+        for table in plan.tables {
+            let quoted = DBBDatabase.quoteIdentifier(table.name)
+            let csv = folder.appendingPathComponent("\(number)-\(table.name.utf8.count)-\(load.count).csv").path
+            var columns = table.columns.map { "\(DBBDatabase.quoteIdentifier($0.name)) \($0.type)" }
+            if let rowID = table.rowIDColumn { columns.insert("\(DBBDatabase.quoteIdentifier(rowID)) bigint", at: 0) }
+            export += "\\copy restored.\(quoted) TO '\(csv)' WITH (FORMAT csv)\n"
+            create += "CREATE TABLE \(quoted) (\(columns.joined(separator: ", ")));\n"
+            load += "\\copy \(quoted) FROM '\(csv)' WITH (FORMAT csv)\n"
+        }
+        for (script, database) in [(export, restored), (create, floorDatabase)] {
+            let file = folder.appendingPathComponent("script.sql")
+            try Data(script.utf8).write(to: file)
+            _ = try timed(folder, "\(psql) -d \(database) -f '\(file.path)'")
+        }
+        let loadScript = folder.appendingPathComponent("load.sql")
+        try Data(("BEGIN;\n" + load + "COMMIT;\n").utf8).write(to: loadScript)
+        let floor = try timed(folder, "\(psql) -d \(floorDatabase) -f '\(loadScript.path)'")
+        results.append(("psql \\copy of prepared CSV (the floor)", floor.seconds, floor.peakKiB))
+
+        print(
+            "postgres restore: \(name): \(rows) rows in \(plan.tables.count) tables (pgloader loaded "
+                + "\(loaded.trimmingCharacters(in: .whitespacesAndNewlines)))")
+        for (contender, seconds, peak) in results {
+            print(
+                "  \(contender.padding(toLength: 40, withPad: " ", startingAt: 0)) "
+                    + String(
+                        format: "%7.2f s  %5.1fx the floor  peak %4ld MiB", seconds, seconds / floor.seconds,
+                        peak / 1024
+                    ))
+        }
+        let ours = results[0].1
+        print(
+            "  targets: faster than pgloader \(ours < pgloader.seconds ? "met" : "MISSED"), within 2x the floor "
+                + "\(ours <= 2 * floor.seconds ? "met" : "MISSED"), under 64 MiB "
+                + "\(results[0].2 < 64 * 1024 ? "met" : "MISSED") (the whole process)")
+    }
+
+    /// Runs a synchronous call on a dispatch queue, where `DBBPostgres` may wait.
+    private static func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue(label: "restore-benchmark").async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    private static func psqlCommand(_ address: ServerAddress) throws -> String {
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        let candidates = ["/usr/bin/psql"] + versions.map { "/usr/lib/postgresql/\($0)/bin/psql" }
+        guard let psql = candidates.first(where: FileManager.default.isExecutableFile(atPath:)) else {
+            throw BenchmarkError("psql is not installed")
+        }
+        return "PGPASSWORD='\(address.password ?? "")' \(psql) -q -v ON_ERROR_STOP=1 -h \(address.host) "
+            + "-p \(address.port) -U \(address.username)"
+    }
+
+    /// Runs a shell command under `/usr/bin/time`: its wall seconds and peak memory in KiB.
+    private static func timed(_ folder: URL, _ command: String) throws -> (seconds: Double, peakKiB: Int) {
+        let memory = folder.appendingPathComponent("memory")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "/usr/bin/time -f %M -o '\(memory.path)' sh -c \"$0\"", command]
+        let start = Date()
+        try process.run()
+        process.waitUntilExit()
+        let seconds = Date().timeIntervalSince(start)
+        guard process.terminationStatus == 0 else {
+            throw BenchmarkError("\(command.prefix(60))… exited with \(process.terminationStatus)")
+        }
+        let text = (try? String(contentsOf: memory, encoding: .utf8)) ?? ""
+        return (seconds, Int(text.split(separator: "\n").last.map(String.init) ?? "") ?? 0)
+    }
+
+    /// Runs a shell command and returns its standard output.
+    private static func output(_ command: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private static func resetPeakMemory() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
+    /// This process's resident-set high-water mark in KiB.
+    private static func peakMemory() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+}
