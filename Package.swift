@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "DBBMacros", targets: ["DBBMacros"]),
         .library(name: "DBBBuilder", targets: ["DBBBuilder"]),
         .library(name: "DBBPostgres", targets: ["DBBPostgres"]),
+        .library(name: "DBBServiceLifecycle", targets: ["DBBServiceLifecycle"]),
         .executable(name: "dbb-demo", targets: ["dbb-demo"]),
         .executable(name: "dbb-backup", targets: ["dbb-backup"]),
         .executable(name: "dbb-codegen", targets: ["dbb-codegen"]),
@@ -41,7 +42,16 @@ let package = Package(
         // postgres-nio's own dependencies that DBBPostgres imports itself: its event loops, TLS and logger.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.25.0"),
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.5.3"),
+        // Logging (DBBSQL's statement log, and DBBPostgres's logger) and metrics (DBBSQL, DBBObjects): the server
+        // ecosystem's own API packages, with no dependencies of their own; nothing is logged or recorded until the
+        // application asks for it.
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
+        // Spans of object operations and transactions (DBBObjects); with swift-service-context, its only dependency.
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.1.0"),
+        // DBBServiceLifecycle only (it also pulls swift-async-algorithms): a client of the other modules never
+        // compiles it.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
         // System libraries, found through pkg-config.
@@ -60,7 +70,12 @@ let package = Package(
 
         // The library: CSQLite ← DBBSQL ← DBBSchema ← DBBQuery ← DBBObjects; CZlib, DBBSQL ← DBBExport.
         .target(
-            name: "DBBSQL", dependencies: ["CSQLite"], path: "Modules/DBBSQL", swiftSettings: libraryModuleSettings),
+            name: "DBBSQL",
+            dependencies: [
+                "CSQLite", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            path: "Modules/DBBSQL", swiftSettings: libraryModuleSettings),
         .target(
             name: "DBBSchema", dependencies: ["DBBSQL"], path: "Modules/DBBSchema", swiftSettings: libraryModuleSettings
         ),
@@ -68,8 +83,13 @@ let package = Package(
             name: "DBBQuery", dependencies: ["DBBSQL", "DBBSchema"], path: "Modules/DBBQuery",
             swiftSettings: libraryModuleSettings),
         .target(
-            name: "DBBObjects", dependencies: ["DBBSQL", "DBBSchema", "DBBQuery"], path: "Modules/DBBObjects",
-            swiftSettings: libraryModuleSettings),
+            name: "DBBObjects",
+            dependencies: [
+                "DBBSQL", "DBBSchema", "DBBQuery", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            path: "Modules/DBBObjects", swiftSettings: libraryModuleSettings),
         .target(
             name: "DBBExport", dependencies: ["DBBSQL", "CZlib"], path: "Modules/DBBExport",
             swiftSettings: libraryModuleSettings),
@@ -103,6 +123,12 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/DBBPostgres", swiftSettings: libraryModuleSettings),
+        // A manager as a swift-service-lifecycle `Service`: DBBObjects ← DBBServiceLifecycle. A module of its own, so
+        // that only its users build swift-service-lifecycle and swift-async-algorithms.
+        .target(
+            name: "DBBServiceLifecycle",
+            dependencies: ["DBBObjects", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            path: "Modules/DBBServiceLifecycle", swiftSettings: libraryModuleSettings),
 
         // The tools.
         .executableTarget(name: "dbb-demo", dependencies: ["DBBBuilder", argumentParser], path: "Tools/dbb-demo"),
@@ -117,13 +143,32 @@ let package = Package(
         .target(name: "DBBTestSupport", path: "Tests/DBBTestSupport"),
         // A child process the crash tests kill at random points, and start twice at once on a new file.
         .executableTarget(name: "dbb-crash-child", dependencies: ["DBBObjects"], path: "Tests/DBBCrashChild"),
-        .testTarget(name: "DBBSQLTests", dependencies: ["DBBSQL", "DBBTestSupport"], path: "Tests/DBBSQLTests"),
+        .testTarget(
+            name: "DBBSQLTests",
+            dependencies: [
+                "DBBSQL", "DBBTestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            path: "Tests/DBBSQLTests"),
         .testTarget(name: "DBBSchemaTests", dependencies: ["DBBSQL", "DBBSchema"], path: "Tests/DBBSchemaTests"),
         .testTarget(
             name: "DBBQueryTests", dependencies: ["DBBSQL", "DBBSchema", "DBBQuery"], path: "Tests/DBBQueryTests"),
         .testTarget(
-            name: "DBBObjectsTests", dependencies: ["DBBObjects", "DBBTestSupport", "dbb-crash-child"],
+            name: "DBBObjectsTests",
+            dependencies: [
+                "DBBObjects", "DBBTestSupport", "dbb-crash-child",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
             path: "Tests/DBBObjectsTests"),
+        .testTarget(
+            name: "DBBServiceLifecycleTests",
+            dependencies: [
+                "DBBServiceLifecycle", "DBBObjects", "DBBTestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/DBBServiceLifecycleTests"),
         .testTarget(
             name: "DBBMacrosTests",
             dependencies: [

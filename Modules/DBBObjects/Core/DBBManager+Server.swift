@@ -22,6 +22,15 @@ package protocol DBBObjectWork: Sendable, SendableMetatype {
     /// - Parameter db: the connection.
     /// - Throws: `DBBError` when a statement fails.
     func run<Connection: DBBObjectConnection>(on db: Connection) throws -> Result
+
+    /// The operation's name in spans and metrics (`db.operation.name`): `save`, `fetch`, `delete`, …
+    static var operationName: String { get }
+
+    /// The table the operation is about (`db.collection.name`), when it is about one.
+    var collectionName: String? { get }
+
+    /// The SQL text that selects the rows, for a span that may show it (`db.query.text`).
+    var queryText: String? { get }
 }
 
 /// The engine of a manager on a database server: where its object work runs, in which transactions.
@@ -106,6 +115,8 @@ package protocol DBBServerLane: AnyObject {
 }
 
 extension DBBObjectWork {
+    package var collectionName: String? { nil }
+    package var queryText: String? { nil }
     package static var readsSeveralStatements: Bool { true }
     package var isSingleStatement: Bool { !Self.readsSeveralStatements }
 }
@@ -120,18 +131,46 @@ extension DBBManager {
     ///   - work: the work.
     ///   - isWrite: whether it writes.
     func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) throws -> Work.Result {
+        guard let probe = beginOperation(work, onReader: !isWrite && pool != nil) else {
+            return try perform(work, isWrite: isWrite, probe: nil)
+        }
+        do {
+            let result = try perform(work, isWrite: isWrite, probe: probe)
+            probe.end(nil)
+            return result
+        } catch {
+            probe.end(error)
+            throw error
+        }
+    }
+
+    private func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, probe: DBBOperationProbe?) throws
+        -> Work.Result
+    {
         if let server {
             do {
+                probe?.started()
                 return try server.perform(work, isWrite: isWrite)
             } catch {
                 throw record(error)
             }
         }
         if isWrite {
-            return try run { db in try db.inTransaction(.immediate) { db in try work.run(on: db) } }
+            return try run { db in
+                probe?.started()
+                return try db.inTransaction(.immediate) { db in try work.run(on: db) }
+            }
         }
-        guard Work.readsSeveralStatements else { return try runRead { db in try work.run(on: db) } }
-        return try runRead { db in try db.inTransaction { db in try work.run(on: db) } }
+        guard Work.readsSeveralStatements else {
+            return try runRead { db in
+                probe?.started()
+                return try work.run(on: db)
+            }
+        }
+        return try runRead { db in
+            probe?.started()
+            return try db.inTransaction { db in try work.run(on: db) }
+        }
     }
 
     /// ``perform(_:isWrite:)`` without blocking the calling task: on the server's connection queue, or on
@@ -142,8 +181,25 @@ extension DBBManager {
     ///   - work: the work.
     ///   - isWrite: whether it writes.
     func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) async throws -> sending Work.Result {
+        guard let probe = beginOperation(work, onReader: !isWrite && pool != nil) else {
+            return try await perform(work, isWrite: isWrite, probe: nil)
+        }
+        do {
+            let result = try await perform(work, isWrite: isWrite, probe: probe)
+            probe.end(nil)
+            return result
+        } catch {
+            probe.end(error)
+            throw error
+        }
+    }
+
+    private func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, probe: DBBOperationProbe?)
+        async throws -> sending Work.Result
+    {
         if let server {
             do {
+                probe?.started()
                 return try await server.performAsync(work, isWrite: isWrite)
             } catch {
                 throw record(error)
@@ -152,14 +208,16 @@ extension DBBManager {
         if isWrite {
             do {
                 return try await queue.inDatabase { db in
-                    DBBHandOver(try db.inTransaction(.immediate) { db in try work.run(on: db) })
+                    probe?.started()
+                    return DBBHandOver(try db.inTransaction(.immediate) { db in try work.run(on: db) })
                 }.take()
             } catch {
                 throw record(error)
             }
         }
         return try await runRead { db in
-            DBBHandOver(
+            probe?.started()
+            return DBBHandOver(
                 Work.readsSeveralStatements
                     ? try db.inTransaction { db in try work.run(on: db) } : try work.run(on: db))
         }.take()
@@ -182,7 +240,9 @@ extension DBBManager {
 
 /// Creates what is missing of a class's layout.
 struct DBBSchemaWork: DBBObjectWork {
+    static var operationName: String { "schema" }
     let map: DBBRegisteredClass
+    var collectionName: String? { map.tableName }
 
     func run<Connection: DBBObjectConnection>(on db: Connection) throws {
         try map.createOrUpdateSchema(in: db)
@@ -192,7 +252,9 @@ struct DBBSchemaWork: DBBObjectWork {
 /// The first column of a query's rows, as ids.
 struct DBBIDsWork: DBBObjectWork {
     static var readsSeveralStatements: Bool { false }
+    static var operationName: String { "ids" }
     let sql: String
+    var queryText: String? { sql }
     let arguments: [DBBValue]
 
     func run<Connection: DBBObjectConnection>(on db: Connection) throws -> [Int64] {
@@ -203,7 +265,9 @@ struct DBBIDsWork: DBBObjectWork {
 /// A `SELECT count(*)`.
 struct DBBCountWork: DBBObjectWork {
     static var readsSeveralStatements: Bool { false }
+    static var operationName: String { "count" }
     let sql: String
+    var queryText: String? { sql }
     let arguments: [DBBValue]
     /// The class counted, whose properties a failing condition is checked against.
     let map: DBBRegisteredClass
@@ -219,7 +283,9 @@ struct DBBCountWork: DBBObjectWork {
 
 /// Writes a save plan.
 struct DBBSaveWork: DBBObjectWork {
+    static var operationName: String { "save" }
     let plan: DBBSavePlan
+    var collectionName: String? { plan.rows.first?.map.tableName }
 
     /// One object whose row is one `INSERT` or `UPDATE`: no join table, no preset id (its sequence is moved
     /// after), no reference to itself (set after its insert).
@@ -236,9 +302,11 @@ struct DBBSaveWork: DBBObjectWork {
 
 /// Deletes rows of a class and everything that belongs to them.
 struct DBBDeleteWork: DBBObjectWork {
+    static var operationName: String { "delete" }
     let ids: [Int64]
     let map: DBBRegisteredClass
     let manager: DBBManager
+    var collectionName: String? { map.tableName }
 
     func run<Connection: DBBObjectConnection>(on db: Connection) throws {
         var deleter = DBBObjectDeleter(manager: manager, db: db)
@@ -254,6 +322,9 @@ struct DBBFetchWork: DBBObjectWork {
     let distinct: DBBQueryPlan?
     let map: DBBRegisteredClass
     let manager: DBBManager
+    static var operationName: String { "fetch" }
+    var collectionName: String? { map.tableName }
+    var queryText: String? { request.tail.isEmpty ? nil : request.tail }
 
     /// A class without join tables and references loads with one `SELECT`, unless distinct or grouped.
     var isSingleStatement: Bool { distinct == nil && map.joins.isEmpty && map.foreignKeys.isEmpty }

@@ -1,4 +1,5 @@
 public import DBBSQL
+internal import Tracing
 
 /// The transaction (``DBBManager/write(_:)-6ujxo``) or snapshot (``DBBManager/read(_:)-1s4ss``) that
 /// object calls join while its closure runs. Touched only on the queue of its connection.
@@ -9,6 +10,8 @@ package final class DBBManagerScope {
     package let isWrite: Bool
     /// Restores the objects a save or delete inside the transaction changed, should it roll back.
     var undo: [() -> Void] = []
+    /// The span of the closure, when the manager reports spans: the parent of the operations inside.
+    var serviceContext: ServiceContext?
 
     init(database: DBBDatabase?, isWrite: Bool) {
         self.database = database
@@ -140,12 +143,19 @@ extension DBBManager {
         async throws -> sending T
     {
         guard let server else { return try await inScope(isWrite: isWrite) { _ in try body() } }
+        let probe = beginTransaction(isWrite: isWrite, onReader: false)
         do {
-            return try await server.withLane(isWrite: isWrite) { lane in
-                DBBHandOver(try self.runServerScope(on: lane, isWrite: isWrite, body))
+            let result = try await server.withLane(isWrite: isWrite) { lane in
+                DBBHandOver(try self.runServerScope(on: lane, isWrite: isWrite, probe: probe, body))
             }.take()
+            probe?.end(nil)
+            return result
         } catch let error as DBBError {
+            probe?.end(error)
             throw record(error)
+        } catch {
+            probe?.end(error)
+            throw error
         }
     }
 
@@ -159,19 +169,30 @@ extension DBBManager {
                     recovery: "call object methods directly inside the closure; they join its transaction",
                     context: isWrite ? "writing" : "reading"))
         }
+        let probe = beginTransaction(isWrite: isWrite, onReader: false)
         do {
-            return try server.withLane(isWrite: isWrite) { lane in
-                try self.runServerScope(on: lane, isWrite: isWrite, body)
+            let result = try server.withLane(isWrite: isWrite) { lane in
+                try self.runServerScope(on: lane, isWrite: isWrite, probe: probe, body)
             }
+            probe?.end(nil)
+            return result
         } catch let error as DBBError {
+            probe?.end(error)
             throw record(error)
-        }  // the closure's own errors reach the caller as they are
+        } catch {
+            probe?.end(error)
+            throw error  // the closure's own errors reach the caller as they are
+        }
     }
 
     /// Runs a closure in a transaction (or a read-only snapshot) on a server's connection, with its scope
     /// active so that object calls inside join it; call on the connection's queue.
-    private func runServerScope<T>(on lane: any DBBServerLane, isWrite: Bool, _ body: () throws -> T) throws -> T {
+    private func runServerScope<T>(
+        on lane: any DBBServerLane, isWrite: Bool, probe: DBBTransactionProbe?, _ body: () throws -> T
+    ) throws -> T {
+        probe?.started()
         let scope = DBBManagerScope(database: nil, isWrite: isWrite)
+        scope.serviceContext = probe?.probe.span?.context
         lane.scopeSlot.scope = scope
         defer { lane.scopeSlot.scope = nil }
         do {
@@ -199,14 +220,23 @@ extension DBBManager {
                     recovery: "call object methods directly inside the closure; they join its transaction",
                     context: isWrite ? "writing" : "reading"))
         }
+        let probe = beginTransaction(isWrite: isWrite, onReader: !isWrite && pool != nil)
         do {
+            let result: T
             if !isWrite, let pool {
-                return try pool.unsafeRead { db in try self.runScope(in: db, isWrite: false, body) }
+                result = try pool.unsafeRead { db in try self.runScope(in: db, isWrite: false, probe: probe, body) }
+            } else {
+                result = try queue.inDatabase { db in try self.runScope(in: db, isWrite: isWrite, probe: probe, body) }
             }
-            return try queue.inDatabase { db in try self.runScope(in: db, isWrite: isWrite, body) }
+            probe?.end(nil)
+            return result
         } catch let error as DBBError {
+            probe?.end(error)
             throw record(error)
-        }  // the closure's own errors reach the caller as they are
+        } catch {
+            probe?.end(error)
+            throw error  // the closure's own errors reach the caller as they are
+        }
     }
 
     /// The slot of the connection whose queue the caller is on: the writer's, or a reader's.
@@ -218,8 +248,12 @@ extension DBBManager {
     }
 
     /// Runs a `write` or `read` closure on its connection's queue, in its transaction, with its scope active.
-    private func runScope<T>(in db: DBBDatabase, isWrite: Bool, _ body: (DBBDatabase) throws -> T) throws -> T {
+    private func runScope<T>(
+        in db: DBBDatabase, isWrite: Bool, probe: DBBTransactionProbe?, _ body: (DBBDatabase) throws -> T
+    ) throws -> T {
+        probe?.started()
         let scope = DBBManagerScope(database: db, isWrite: isWrite)
+        scope.serviceContext = probe?.probe.span?.context
         let slot = currentSlot ?? writerScope
         slot.scope = scope
         defer { slot.scope = nil }
@@ -264,10 +298,11 @@ extension DBBManager {
         async throws -> sending T
     {
         try requireLocalDatabase(isWrite ? "manager.write" : "manager.read")
+        let probe = beginTransaction(isWrite: isWrite, onReader: !isWrite && pool != nil)
         do {
             let work: @Sendable (DBBDatabase) throws -> sending DBBHandOver<T> = { db in
                 // The closure's result is its own (`sending`); nothing on the queue keeps it.
-                DBBHandOver(try self.runScope(in: db, isWrite: isWrite, body))
+                DBBHandOver(try self.runScope(in: db, isWrite: isWrite, probe: probe, body))
             }
             let handOver: DBBHandOver<T>
             if !isWrite, let pool {
@@ -275,9 +310,14 @@ extension DBBManager {
             } else {
                 handOver = try await queue.inDatabase(work)
             }
+            probe?.end(nil)
             return handOver.take()
         } catch let error as DBBError {
+            probe?.end(error)
             throw record(error)
+        } catch {
+            probe?.end(error)
+            throw error
         }
     }
 

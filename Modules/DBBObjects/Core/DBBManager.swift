@@ -46,6 +46,9 @@ public final class DBBManager: @unchecked Sendable {
     let readerScopes: [DBBManagerScopeSlot]
     /// The observations that wait for commits, and the writer's commit observer once one was installed.
     let observers = DBBObserverRegistry()
+    /// What the manager reports of its operations and transactions (spans, metrics); `nil` when nothing, so an
+    /// operation costs one check (``setInstrumentation(_:)``).
+    let instruments = Mutex<DBBManagerInstruments?>(nil)
 
     private struct PendingMapping {
         var tableName: String
@@ -126,6 +129,7 @@ public final class DBBManager: @unchecked Sendable {
         }
         readerScopes = (0..<readers).map { _ in DBBManagerScopeSlot() }
         if mode == .readWrite { try addTableClasses([DBVersion.self]) }
+        try reportToBootstrappedSystems()
     }
 
     private init(inMemory database: sending DBBDatabase) throws {
@@ -136,6 +140,7 @@ public final class DBBManager: @unchecked Sendable {
         pool = nil
         readerScopes = []
         try addTableClasses([DBVersion.self])
+        try reportToBootstrappedSystems()
     }
 
     /// A manager whose object calls run on a database server.
@@ -154,6 +159,7 @@ public final class DBBManager: @unchecked Sendable {
         pool = nil
         readerScopes = []
         try addTableClasses([DBVersion.self])
+        try reportToBootstrappedSystems()
     }
 
     /// A manager of a private in-memory database, with every feature of a file manager.

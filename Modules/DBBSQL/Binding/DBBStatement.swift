@@ -114,7 +114,10 @@ public final class DBBStatement {
             return code
         }
         guard code == SQLITE_OK else {
-            throw DBBError.fromConnection(database.handle, code: code, sql: sql, context: "preparing a statement")
+            let error = DBBError.fromConnection(
+                database.handle, code: code, sql: sql, context: "preparing a statement")
+            database.statementFailed(error)
+            throw error
         }
         guard let statement else {
             throw DBBError.misuse("the SQL text holds no statement", sql: sql, context: "preparing a statement")
@@ -381,6 +384,7 @@ public final class DBBStatement {
         }
         let error = DBBError.fromConnection(database.handle, code: code, sql: sql, context: "running a statement")
         sqlite3_reset(handle)
+        database.statementFailed(error)
         throw error
     }
 

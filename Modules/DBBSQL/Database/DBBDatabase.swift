@@ -241,8 +241,10 @@ public final class DBBDatabase {
                 tracker?.preparing = nil
                 guard code == SQLITE_OK else {
                     let rest = String(cString: position)
-                    throw DBBError.fromConnection(
+                    let error = DBBError.fromConnection(
                         handle, code: code, sql: rest, context: "preparing one of several statements")
+                    statementFailed(error)
+                    throw error
                 }
                 defer { sqlite3_finalize(statement) }
                 current = tail
@@ -250,9 +252,11 @@ public final class DBBDatabase {
                 var stepCode = sqlite3_step(statement)
                 while stepCode == SQLITE_ROW { stepCode = sqlite3_step(statement) }
                 guard stepCode == SQLITE_DONE else {
-                    throw DBBError.fromConnection(
+                    let error = DBBError.fromConnection(
                         handle, code: stepCode, sql: String(cString: sqlite3_sql(statement)),
                         context: "running one of several statements")
+                    statementFailed(error)
+                    throw error
                 }
                 if tracker != nil { statementDidFinish(writing: written) }
             }

@@ -81,6 +81,23 @@ public final class DBBDatabasePool: @unchecked Sendable {
         free = Array((0..<readers).reversed())
     }
 
+    /// Logs the statements of the writer and of every reader through swift-log (``DBBDatabase/setLogging(_:)``).
+    ///
+    /// - Parameter logging: the logger and what to log, or `nil` to stop logging.
+    /// - Throws: ``DBBError`` (misuse) when called from inside one of the pool's closures.
+    public func setLogging(_ logging: DBBLogging?) throws {
+        for queue in [writer] + readers { try queue.setLogging(logging) }
+    }
+
+    /// Records the metrics of the writer and of every reader through swift-metrics
+    /// (``DBBDatabase/setMetrics(_:)``).
+    ///
+    /// - Parameter metrics: the factory and dimensions, or `nil` to stop recording.
+    /// - Throws: ``DBBError`` (misuse) when called from inside one of the pool's closures.
+    public func setMetrics(_ metrics: DBBMetrics?) throws {
+        for queue in [writer] + readers { try queue.setMetrics(metrics) }
+    }
+
     /// Opens a reader connection of a WAL file: read-write (only a connection that may write tidies the
     /// `-wal` and `-shm` files when it closes last) but `query_only`, so it never writes; a file that
     /// may not be written is opened read-only.

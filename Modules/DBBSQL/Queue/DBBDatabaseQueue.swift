@@ -110,6 +110,23 @@ public final class DBBDatabaseQueue: @unchecked Sendable {
         try await inDatabase { db in try db.inTransaction(kind, body) }
     }
 
+    /// Logs the connection's statements through swift-log (``DBBDatabase/setLogging(_:)``), from the work
+    /// queued after this call on.
+    ///
+    /// - Parameter logging: the logger and what to log, or `nil` to stop logging.
+    /// - Throws: ``DBBError`` (misuse) when called from inside this queue's own closure.
+    public func setLogging(_ logging: DBBLogging?) throws {
+        try inDatabase { $0.setLogging(logging) }
+    }
+
+    /// Records the connection's metrics through swift-metrics (``DBBDatabase/setMetrics(_:)``).
+    ///
+    /// - Parameter metrics: the factory and dimensions, or `nil` to stop recording.
+    /// - Throws: ``DBBError`` (misuse) when called from inside this queue's own closure.
+    public func setMetrics(_ metrics: DBBMetrics?) throws {
+        try inDatabase { $0.setMetrics(metrics) }
+    }
+
     /// Closes the connection after the work queued before this call.
     ///
     /// - Throws: ``DBBError`` as ``DBBDatabase/close()``.

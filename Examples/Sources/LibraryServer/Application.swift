@@ -1,0 +1,101 @@
+import DBBBuilder
+import DBBPostgres
+import DBBServiceLifecycle
+import Foundation
+import Hummingbird
+import Logging
+
+/// How the server runs, from the environment:
+/// - `LIBRARY_HOST`, `LIBRARY_PORT`: where it listens (default `127.0.0.1:8080`);
+/// - `LIBRARY_DATABASE`: the SQLite file (default `library.sqlite`);
+/// - `LIBRARY_READERS`: the manager's reader connections (default 4; 0 for one serial connection);
+/// - `LIBRARY_POSTGRES_URL`: a `postgres://` URL, to run on PostgreSQL instead of SQLite;
+/// - `LIBRARY_LOG_LEVEL`: the log level (default `info`); at `debug` every statement is logged.
+public struct LibraryConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var databasePath = "library.sqlite"
+    public var readers = 4
+    public var postgresURL: String?
+    public var logLevel: Logger.Level = .info
+
+    /// The defaults, changed by the environment's variables.
+    ///
+    /// - Parameter environment: the variables. Default: the process's.
+    /// - Throws: `ConfigurationError` for a variable whose value does not parse.
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        if let host = environment["LIBRARY_HOST"] { self.host = host }
+        if let port = environment["LIBRARY_PORT"] {
+            guard let value = Int(port), (0...65_535).contains(value) else {
+                throw ConfigurationError("LIBRARY_PORT", port)
+            }
+            self.port = value
+        }
+        if let path = environment["LIBRARY_DATABASE"] { databasePath = path }
+        if let readers = environment["LIBRARY_READERS"] {
+            guard let value = Int(readers), value >= 0 else { throw ConfigurationError("LIBRARY_READERS", readers) }
+            self.readers = value
+        }
+        postgresURL = environment["LIBRARY_POSTGRES_URL"]
+        if let level = environment["LIBRARY_LOG_LEVEL"] {
+            guard let value = Logger.Level(rawValue: level) else {
+                throw ConfigurationError("LIBRARY_LOG_LEVEL", level)
+            }
+            logLevel = value
+        }
+    }
+}
+
+/// A variable of the environment whose value the server cannot use.
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public let variable: String
+    public let value: String
+
+    init(_ variable: String, _ value: String) {
+        self.variable = variable
+        self.value = value
+    }
+
+    public var description: String { "\(variable)=\(value) is not a valid value" }
+}
+
+/// Opens the database the configuration names, registers the library's classes and logs statements at `debug`.
+///
+/// - Parameters:
+///   - configuration: where the database is.
+///   - logger: the server's logger; statements are logged through it at `debug`, slow ones (over 100 ms) at `notice`.
+/// - Returns: the manager.
+/// - Throws: `DBBError` when the database cannot be opened or its tables created.
+public func openLibrary(_ configuration: LibraryConfiguration, logger: Logger) throws -> DBBManager {
+    let manager: DBBManager
+    if let url = configuration.postgresURL {
+        manager = try DBBManager(
+            postgres: try DBBPostgresConfiguration(url: url), readers: max(configuration.readers, 0))
+    } else {
+        manager = try DBBManager(
+            databaseURL: URL(fileURLWithPath: configuration.databasePath), readers: configuration.readers)
+    }
+    try manager.addTableClasses(libraryClasses)
+    try manager.setInstrumentation(
+        DBBInstrumentation(logging: DBBLogging(logger: logger, slowStatementThreshold: .milliseconds(100))))
+    return manager
+}
+
+/// The server: the JSON API on a manager, which a service closes after the HTTP server stopped.
+///
+/// - Parameter configuration: where to listen and which database to use.
+/// - Returns: the application, to run.
+/// - Throws: what ``openLibrary(_:logger:)`` throws.
+public func buildApplication(_ configuration: LibraryConfiguration) throws -> some ApplicationProtocol {
+    var logger = Logger(label: "library-server")
+    logger.logLevel = configuration.logLevel
+    let manager = try openLibrary(configuration, logger: logger)
+    let router = Router()
+    LibraryRoutes(manager: manager).add(to: router)
+    // Services listed first stop last: the HTTP server stops taking requests before the database closes.
+    return Application(
+        router: router,
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port), serverName: "library-server"),
+        services: [DBBManagerService(manager: manager)], logger: logger)
+}

@@ -1,0 +1,217 @@
+import DBBBuilder
+import Foundation
+import Hummingbird
+
+/// The library's JSON API on one manager: every change runs in a `write` closure (one transaction), every
+/// list in a `read` closure (one snapshot, on a reader when the manager has readers).
+struct LibraryRoutes: Sendable {
+    let manager: DBBManager
+
+    /// The most items a page holds.
+    static let maximumPageSize = 100
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.get("health") { _, _ in HTTPResponse.Status.ok }
+        router.get("books") { request, _ in try await listBooks(request) }
+        router.post("books") { request, context in
+            try await createBook(try await request.decode(as: BookInput.self, context: context))
+        }
+        router.patch("books/:id") { request, context in
+            try await updateBook(
+                try context.parameters.require("id", as: Int64.self),
+                try await request.decode(as: BookInput.self, context: context))
+        }
+        router.delete("books/:id") { _, context in
+            try await deleteBook(try context.parameters.require("id", as: Int64.self))
+        }
+        router.post("members") { request, context in
+            try await createMember(try await request.decode(as: MemberInput.self, context: context))
+        }
+        router.get("loans") { request, _ in try await searchLoans(request) }
+        router.post("loans") { request, context in
+            try await lend(try await request.decode(as: LoanInput.self, context: context))
+        }
+        router.post("loans/:id/return") { _, context in
+            try await giveBack(try context.parameters.require("id", as: Int64.self))
+        }
+        router.get("loans/live") { request, _ in liveLoans(request) }
+    }
+
+    // MARK: Books
+
+    /// `GET /books?q=&offset=&limit=`: books by title, a page at a time.
+    func listBooks(_ request: Request) async throws -> Page<BookDTO> {
+        let (offset, limit) = try Self.paging(request)
+        var options = DBBQueryOptions.options(sortColumns: ["title"])
+        if let text = request.uri.queryParameters["q"] {
+            options.addCondition("title LIKE ?", "%\(text)%")
+        }
+        var page = options
+        page.offset = offset
+        page.limit = limit
+        let (pageOptions, allOptions) = (page, options)
+        return try await manager.read {
+            let books = try Book.fetch(options: pageOptions, manager: manager).map(BookDTO.init)
+            let total = try Book.fetchCount(options: allOptions, manager: manager)
+            return Page(items: books, total: total, offset: offset, limit: limit)
+        }
+    }
+
+    /// `POST /books`: a new book; title and author are required.
+    func createBook(_ input: BookInput) async throws -> EditedResponse<BookDTO> {
+        guard let title = input.title, !title.isEmpty, let author = input.author else {
+            throw HTTPError(.badRequest, message: "a book needs a title and an author")
+        }
+        let book = try await manager.write {
+            let book = Book(dbManager: manager)
+            book.title = title
+            book.author = author
+            book.year = input.year ?? 0
+            try book.save()
+            return BookDTO(book)
+        }
+        return EditedResponse(status: .created, response: book)
+    }
+
+    /// `PATCH /books/:id`: changes the fields given.
+    func updateBook(_ id: Int64, _ input: BookInput) async throws -> BookDTO {
+        if input.title?.isEmpty == true { throw HTTPError(.badRequest, message: "a book's title cannot be empty") }
+        return try await manager.write {
+            let book = try Self.require(Book.fetchOne(id: id, manager: manager), "book \(id)")
+            if let title = input.title { book.title = title }
+            if let author = input.author { book.author = author }
+            if let year = input.year { book.year = year }
+            try book.save()
+            return BookDTO(book)
+        }
+    }
+
+    /// `DELETE /books/:id`: a book that is not lent, with its past loans.
+    func deleteBook(_ id: Int64) async throws -> HTTPResponse.Status {
+        try await manager.write {
+            let book = try Self.require(Book.fetchOne(id: id, manager: manager), "book \(id)")
+            var loans = DBBQueryOptions()
+            loans.addCondition("book = ?", id)
+            let history = try Loan.fetch(options: loans, manager: manager)
+            if history.contains(where: { !$0.returned }) {
+                throw HTTPError(.conflict, message: "book \(id) is lent; it can be deleted once it is returned")
+            }
+            try Loan.delete(history, manager: manager)
+            try book.delete()
+        }
+        return .noContent
+    }
+
+    // MARK: Members
+
+    /// `POST /members`: a new member.
+    func createMember(_ input: MemberInput) async throws -> EditedResponse<MemberDTO> {
+        guard !input.name.isEmpty else { throw HTTPError(.badRequest, message: "a member needs a name") }
+        let member = try await manager.write {
+            let member = Member(dbManager: manager)
+            member.name = input.name
+            member.email = input.email
+            try member.save()
+            return MemberDTO(id: member.idNum, name: member.name, email: member.email)
+        }
+        return EditedResponse(status: .created, response: member)
+    }
+
+    // MARK: Loans
+
+    /// `GET /loans?member=&title=&open=&offset=&limit=`: loans whose member's name is `member` and whose book's
+    /// title contains `title` (conditions through the references), open ones only with `open=true`.
+    func searchLoans(_ request: Request) async throws -> Page<LoanDTO> {
+        let (offset, limit) = try Self.paging(request)
+        var options = DBBQueryOptions.options(sortColumns: ["book.title"])
+        let parameters = request.uri.queryParameters
+        if let member = parameters["member"] { options.addCondition("member.name = ?", String(member)) }
+        if let title = parameters["title"] { options.addCondition("book.title LIKE ?", "%\(title)%") }
+        if parameters["open"] == "true" { options.addCondition("returned = 0") }
+        var page = options
+        page.offset = offset
+        page.limit = limit
+        let (pageOptions, allOptions) = (page, options)
+        return try await manager.read {
+            let loans = try Loan.fetch(options: pageOptions, manager: manager).map(LoanDTO.init)
+            let total = try Loan.fetchCount(options: allOptions, manager: manager)
+            return Page(items: loans, total: total, offset: offset, limit: limit)
+        }
+    }
+
+    /// `POST /loans`: lends a book that is not lent already (checked in the same transaction as the insert).
+    func lend(_ input: LoanInput) async throws -> EditedResponse<LoanDTO> {
+        let days = input.days ?? 21
+        guard (1...365).contains(days) else { throw HTTPError(.badRequest, message: "a loan lasts 1 to 365 days") }
+        let loan = try await manager.write {
+            let book = try Self.require(Book.fetchOne(id: input.bookID, manager: manager), "book \(input.bookID)")
+            let member = try Self.require(
+                Member.fetchOne(id: input.memberID, manager: manager), "member \(input.memberID)")
+            var open = DBBQueryOptions.options(withConditions: ["returned = 0"])
+            open.addCondition("book = ?", input.bookID)
+            if try Loan.fetchCount(options: open, manager: manager) > 0 {
+                throw HTTPError(.conflict, message: "book \(input.bookID) is lent already")
+            }
+            let loan = Loan(dbManager: manager)
+            loan.book = book
+            loan.member = member
+            loan.due = Date(timeIntervalSinceNow: TimeInterval(days) * 86_400)
+            try loan.save()
+            return LoanDTO(loan)
+        }
+        return EditedResponse(status: .created, response: loan)
+    }
+
+    /// `POST /loans/:id/return`: the book is back.
+    func giveBack(_ id: Int64) async throws -> LoanDTO {
+        try await manager.write {
+            let loan = try Self.require(Loan.fetchOne(id: id, manager: manager), "loan \(id)")
+            loan.returned = true
+            try loan.save()
+            return LoanDTO(loan)
+        }
+    }
+
+    /// `GET /loans/live?events=`: server-sent events, one `loans` event with the open loans at once and after
+    /// every commit that changes them (`manager.observe`); with `events`, the stream ends after that many.
+    func liveLoans(_ request: Request) -> Response {
+        let stopAfter = request.uri.queryParameters.get("events", as: Int.self)
+        let observation = manager.observe(
+            Loan.self, options: .options(withConditions: ["returned = 0"], sortColumns: ["due"]))
+        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                let encoder = JSONEncoder()
+                encoder.dateEncodingStrategy = .iso8601
+                var sent = 0
+                for try await loans in observation {
+                    var event = ByteBuffer(string: "event: loans\ndata: ")
+                    event.writeBytes(try encoder.encode(loans.map(LoanDTO.init)))
+                    event.writeString("\n\n")
+                    try await writer.write(event)
+                    sent += 1
+                    if let stopAfter, sent >= stopAfter { break }
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    // MARK: Helpers
+
+    /// The page a request asks for: `offset` (default 0) and `limit` (default 20, at most 100).
+    static func paging(_ request: Request) throws -> (offset: Int, limit: Int) {
+        let parameters = request.uri.queryParameters
+        let offset = parameters.get("offset", as: Int.self) ?? 0
+        let limit = parameters.get("limit", as: Int.self) ?? 20
+        guard offset >= 0, (1...maximumPageSize).contains(limit) else {
+            throw HTTPError(.badRequest, message: "offset must be 0 or more, limit 1 to \(maximumPageSize)")
+        }
+        return (offset, limit)
+    }
+
+    static func require<T>(_ value: T?, _ what: String) throws -> T {
+        guard let value else { throw HTTPError(.notFound, message: "\(what) does not exist") }
+        return value
+    }
+}

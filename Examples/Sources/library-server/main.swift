@@ -1,0 +1,5 @@
+import LibraryServer
+
+// Runs until SIGINT or SIGTERM, then shuts down gracefully: the HTTP server first, then the database.
+let app = try buildApplication(try LibraryConfiguration())
+try await app.runService()

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Load run of the example server: for each reader count given (default: 0 and 4), a fresh database seeded with
+# 500 books, 50 members and 200 loans, then wrk's mixed workload (mixed.lua) on loopback for DURATION seconds.
+# Needs wrk (Debian's package: apt-get install -y wrk). Prints one RESULT line per reader count.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-20}
+CONNECTIONS=${CONNECTIONS:-16}
+PORT=${PORT:-8089}
+command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk" >&2; exit 1; }
+swift build -c release --product library-server >/dev/null
+binary="$(swift build -c release --show-bin-path)/library-server"
+folder=$(mktemp -d)
+trap 'rm -rf "$folder"' EXIT
+
+for count in ${*:-0 4}; do
+    rm -f "$folder"/library.sqlite*
+    LIBRARY_DATABASE="$folder/library.sqlite" LIBRARY_READERS=$count LIBRARY_PORT=$PORT LIBRARY_LOG_LEVEL=warning \
+        "$binary" &
+    server=$!
+    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.1; done
+    post() { curl -sf -X POST -H 'Content-Type: application/json' -d "$2" "http://127.0.0.1:$PORT$1" >/dev/null; }
+    for i in $(seq 500); do post /books "{\"title\":\"Book $i\",\"author\":\"Author $((i % 37))\",\"year\":$((1900 + i % 120))}"; done
+    for i in $(seq 50); do post /members "{\"name\":\"Member $i\",\"email\":\"m$i@example.org\"}"; done
+    for i in $(seq 200); do post /loans "{\"bookID\":$i,\"memberID\":$((1 + i % 50))}"; done
+    echo "readers=$count"
+    wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s load/mixed.lua "http://127.0.0.1:$PORT" | grep -E "RESULT|Latency|Requests/sec|Non-2xx|Socket errors"
+    kill -TERM $server
+    wait $server
+done
