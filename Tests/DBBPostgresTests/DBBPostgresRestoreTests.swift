@@ -385,7 +385,7 @@ struct DBBPostgresRestoreTests {
         let big = try Self.dump(
             of: """
                 CREATE TABLE big (id INTEGER PRIMARY KEY, v TEXT, r REAL);
-                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000)
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
                 INSERT INTO big SELECT i, printf('row %d of the big table', i), i / 7.0 FROM n;
                 """, in: folder, name: "big")
         let executable = try #require(ToolProcess.executable("dbb-backup"))
