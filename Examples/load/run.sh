@@ -2,14 +2,16 @@
 # Load run of the example server: for each reader count given (default: 0 and 4), a fresh database seeded with
 # 500 books, 50 members and 200 loans, then wrk's mixed workload (mixed.lua) on loopback for DURATION seconds.
 # Needs wrk (Debian's package: apt-get install -y wrk). Prints one RESULT line per reader count.
+# CONFIGURATION=debug uses the debug build (default: release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-20}
 CONNECTIONS=${CONNECTIONS:-16}
 PORT=${PORT:-8089}
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk" >&2; exit 1; }
-swift build -c release --product library-server >/dev/null
-binary="$(swift build -c release --show-bin-path)/library-server"
+CONFIGURATION=${CONFIGURATION:-release}
+swift build -c "$CONFIGURATION" --product library-server >/dev/null
+binary="$(swift build -c "$CONFIGURATION" --show-bin-path)/library-server"
 folder=$(mktemp -d)
 trap 'rm -rf "$folder"' EXIT
 
