@@ -3,22 +3,27 @@ import Foundation
 import Testing
 
 /// What a trace of the writer connection saw: whether the first statement of a save ran, and whether its
-/// COMMIT did.
+/// COMMIT did. After the first insert, the writer waits (up to a minute) until the reader is done, so that the
+/// transaction is open while the reader works however the threads are scheduled: a fetch that needed the writer
+/// would then wait out the minute, and see the commit.
 private final class WriterProgress: @unchecked Sendable {
     // @unchecked: guarded by `lock`.
     private let lock = NSLock()
     private var inserted = false
     private var committed = false
     let transactionOpen = DispatchSemaphore(value: 0)
+    let readerDone = DispatchSemaphore(value: 0)
 
     func saw(_ sql: String) {
-        lock.withLock {
-            if !inserted && sql.hasPrefix("INSERT") && sql.contains("Person") {
-                inserted = true
-                transactionOpen.signal()
-            }
+        let isFirstInsert = lock.withLock {
             if inserted && sql.hasPrefix("COMMIT") { committed = true }
+            guard !inserted && sql.hasPrefix("INSERT") && sql.contains("Person") else { return false }
+            inserted = true
+            return true
         }
+        guard isFirstInsert else { return }
+        transactionOpen.signal()
+        _ = readerDone.wait(timeout: .now() + 60)
     }
 
     var hasCommitted: Bool { lock.withLock { committed } }
@@ -54,6 +59,7 @@ private final class WriterProgress: @unchecked Sendable {
         let seen = try await Person.fetch(options: .options(sortColumns: ["age"]), manager: manager)
         let countSeen = try await Person.fetchCount(manager: manager)
         let stillOpen = !progress.hasCommitted
+        progress.readerDone.signal()
         try await save.value
         #expect(stillOpen, "the fetch should complete while the save's transaction is open")
         #expect(seen.count == 1 && seen.first?.lastName == "Before")
