@@ -31,7 +31,7 @@ public struct DBBInstrumentation: Sendable {
     ///
     /// - Parameters:
     ///   - logging: how statements are logged. Default: not at all.
-    ///   - metrics: where metrics go. Default: ``DBBMetrics/bootstrapped``.
+    ///   - metrics: where metrics go. Default: `DBBMetrics.bootstrapped`.
     ///   - tracer: the tracer for spans. Default: ``bootstrappedTracer``.
     ///   - tracesQueryText: whether spans carry the SQL text. Default: `false`.
     public init(

@@ -49,7 +49,7 @@ public enum DBBPostgresRestore {
     ///   - options: the schema, ``DBBPostgresRestoreOptions/strict`` and the longest value to read.
     ///   - progress: called on the calling thread as rows are read.
     /// - Returns: the plan.
-    /// - Throws: ``DBBExportError`` for a missing, damaged, hostile or foreign dump, and, with `strict`, for a
+    /// - Throws: `DBBExportError` for a missing, damaged, hostile or foreign dump, and, with `strict`, for a
     ///   column whose values cannot keep their storage class; `DBBError` when SQLite rejects the dump's schema.
     public static func plan(
         dumpAt dumpURL: URL, options: DBBPostgresRestoreOptions,
@@ -86,7 +86,7 @@ public enum DBBPostgresRestore {
     ///   - options: the schema, whether to replace existing tables, `strict`, whether to verify.
     ///   - progress: called on the calling thread with the phase and where it stands.
     /// - Returns: the plan, what was read, the orphans found.
-    /// - Throws: ``DBBExportError`` for a damaged, hostile or foreign dump (before the server is touched), or
+    /// - Throws: `DBBExportError` for a damaged, hostile or foreign dump (before the server is touched), or
     ///   (targetExists) when the schema has a table of the dump's and `replaceExisting` is false;
     ///   ``DBBPostgresRestoreMismatch`` when the server's rows differ from the dump; `DBBError` when the server
     ///   refuses a statement or a row. The transaction is rolled back on every error.
@@ -143,7 +143,7 @@ public enum DBBPostgresRestore {
     ///   - options: the schema and `strict`, as the restore had them.
     ///   - progress: called on the calling thread with the phase and where it stands.
     /// - Returns: the first difference, or `nil` when the server holds exactly what the dump holds.
-    /// - Throws: ``DBBExportError`` for a damaged or foreign dump; `DBBError` when the server cannot be read
+    /// - Throws: `DBBExportError` for a damaged or foreign dump; `DBBError` when the server cannot be read
     ///   (a missing table is SQLSTATE `42P01`).
     public static func compare(
         dumpAt dumpURL: URL, with connection: DBBPostgresConnection, options: DBBPostgresRestoreOptions,

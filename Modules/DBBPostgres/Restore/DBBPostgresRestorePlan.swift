@@ -1,7 +1,7 @@
 /// How a dump of a SQLite database becomes PostgreSQL tables: each table's columns with the type chosen from
 /// the values the dump really holds, its keys, indexes and foreign keys, and what does not carry over.
 ///
-/// ``DBBPostgresRestore/plan(dumpAt:options:)`` makes it from one pass over the dump, without a server;
+/// ``DBBPostgresRestore/plan(dumpAt:options:progress:)`` makes it from one pass over the dump, without a server;
 /// `dbb-backup restore --plan` prints it as JSON.
 ///
 /// Column types, from the storage classes a column's values have (NULLs aside):
