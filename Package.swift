@@ -118,7 +118,8 @@ let package = Package(
         .target(
             name: "DBBPostgres",
             dependencies: [
-                "DBBSQL", "DBBSchema", "DBBObjects", "DBBExport", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "DBBSQL", "DBBSchema", "DBBObjects", "DBBExport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
             ],

@@ -335,36 +335,35 @@ public enum DBBExport {
             return try rows.next()
         } catch let error as DBBError where error.resultCode == .tooBig {
             // Each column of the failing row is read alone, in the same order, to find the long one.
-            var names = layout.columns.map(DBBDatabase.quoteIdentifier)
-            if layout.storesRowID, let rowIDName = layout.rowIDName { names.insert(rowIDName, at: 0) }
             var column = 0
-            for (index, name) in names.enumerated() {
-                var sql = "SELECT \(name) FROM \(layout.qualifiedName)"
-                if let condition = layout.condition { sql += " WHERE \(condition)" }
-                if let rowIDName = layout.rowIDName { sql += " ORDER BY \(rowIDName)" }
+            for (index, value) in layout.selectedValues.enumerated() {
                 do {
-                    try db.forEachRow(sql + " LIMIT 1 OFFSET ?", arguments: [count]) { _ in }
+                    try db.forEachRow(layout.selectSQL(of: [value]) + " LIMIT 1 OFFSET ?", arguments: [count]) { _ in }
                 } catch let probe as DBBError where probe.resultCode == .tooBig {
                     column = index
                     break
                 }
             }
-            try requireLength(
-                plan.maximumValueLength + 1, limit: plan.maximumValueLength, table, count + 1, column,
-                exact: false)
-            throw error
+            throw valueTooLong(nil, limit: plan.maximumValueLength, table, count + 1, column)
         }
     }
 
     /// Refuses a value of a source row longer than the dump's limit, naming where it is.
-    private static func requireLength(
-        _ count: Int, limit: Int, _ table: DBBDumpTable, _ row: Int, _ column: Int, exact: Bool = true
-    ) throws {
+    private static func requireLength(_ count: Int, limit: Int, _ table: DBBDumpTable, _ row: Int, _ column: Int)
+        throws
+    {
         guard count > limit else { return }
+        throw valueTooLong(count, limit: limit, table, row, column)
+    }
+
+    /// The error for a value of a source row longer than the dump's limit (of `count` bytes, when known).
+    private static func valueTooLong(
+        _ count: Int?, limit: Int, _ table: DBBDumpTable, _ row: Int, _ column: Int
+    ) -> DBBExportError {
         let name = table.hasRowID ? (column == 0 ? "rowid" : table.columns[column - 1]) : table.columns[column]
-        throw DBBExportError(
+        return DBBExportError(
             .valueTooLong,
-            (exact ? "the value is \(count) bytes, longer" : "the value is longer")
+            (count.map { "the value is \($0) bytes, longer" } ?? "the value is longer")
                 + " than the \(limit)-byte limit on one value "
                 + "(DBBDumpOptions.maximumValueLength); a restore with that limit would refuse it",
             table: table.name, row: row, column: name)

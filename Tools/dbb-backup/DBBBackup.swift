@@ -54,17 +54,17 @@ struct DBBBackup: ParsableCommand {
 
     /// The Levenshtein distance between two short words.
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
         let b = Array(b)
+        // previous[j]: the distance between the part of `a` read so far and the first j characters of `b`.
         var previous = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...max(b.count, 1) where !b.isEmpty {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        for (i, character) in a.enumerated() {
+            var current = [i + 1]
+            for j in b.indices {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (character == b[j] ? 0 : 1)))
             }
             previous = current
         }
-        return a.isEmpty ? b.count : previous[b.count]
+        return previous[b.count]
     }
 }
 

@@ -61,11 +61,19 @@ struct TableLayout {
         }
     }
 
-    /// The query that reads every row: the rowid first when stored, in rowid order for rowid tables.
-    var selectSQL: String {
+    /// The values a row of `selectSQL` holds, as written in it: the rowid first when stored, then the columns.
+    var selectedValues: [String] {
         var names = columns.map(DBBDatabase.quoteIdentifier)
         if storesRowID, let rowIDName { names.insert(rowIDName, at: 0) }
-        var sql = "SELECT \(names.isEmpty ? "NULL" : names.joined(separator: ", ")) FROM \(qualifiedName)"
+        return names
+    }
+
+    /// The query that reads every row: the rowid first when stored, in rowid order for rowid tables.
+    var selectSQL: String { selectSQL(of: selectedValues) }
+
+    /// A query of some of ``selectedValues`` (as written there) over the rows `selectSQL` reads, in its order.
+    func selectSQL(of values: [String]) -> String {
+        var sql = "SELECT \(values.isEmpty ? "NULL" : values.joined(separator: ", ")) FROM \(qualifiedName)"
         if let condition { sql += " WHERE \(condition)" }
         if let rowIDName { sql += " ORDER BY \(rowIDName)" }
         return sql

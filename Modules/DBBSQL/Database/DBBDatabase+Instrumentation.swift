@@ -227,6 +227,9 @@ extension DBBDatabase {
             sqlite3_wal_autocheckpoint(handle, pages)
             return
         }
+        // Unretained: the connection's trace box holds `metrics` for as long as this hook is installed
+        // (`setMetrics` installs the box with it first, and every later box keeps it until metrics are removed,
+        // which removes this hook too).
         sqlite3_wal_hook(
             handle,
             { context, connection, schema, pages in
