@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// A Swift value that can be bound to a statement parameter.
 ///
@@ -33,10 +33,6 @@ extension DBBBindable {
     }
 }
 
-extension DBBValue: DBBBindable {
-    public func dbbValue(options: DBBCodingOptions) -> DBBValue { self }
-}
-
 extension Optional: DBBBindable where Wrapped: DBBBindable {
     public func dbbValue(options: DBBCodingOptions) throws -> DBBValue {
         switch self {
@@ -50,129 +46,6 @@ extension Optional: DBBBindable where Wrapped: DBBBindable {
         case .none: try statement.bindNull(at: index)
         case .some(let wrapped): try wrapped.bind(to: statement, at: index, options: options)
         }
-    }
-}
-
-extension String: DBBBindable {
-    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .text(self) }
-    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
-        try statement.bindText(self, at: index)
-    }
-}
-
-extension Substring: DBBBindable {
-    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .text(String(self)) }
-}
-
-extension Bool: DBBBindable {
-    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(self ? 1 : 0) }
-    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
-        try statement.bindInt64(self ? 1 : 0, at: index)
-    }
-}
-
-extension Double: DBBBindable {
-    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .real(self) }
-    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
-        try statement.bindDouble(self, at: index)
-    }
-}
-
-extension Float: DBBBindable {
-    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .real(Double(self)) }
-    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
-        try statement.bindDouble(Double(self), at: index)
-    }
-}
-
-extension Data: DBBBindable {
-    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .blob(self) }
-    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
-        try statement.bindBlob(self, at: index)
-    }
-}
-
-extension URL: DBBBindable {
-    /// A URL is stored as its absolute string.
-    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .text(absoluteString) }
-}
-
-extension Date: DBBBindable {
-    /// A date is stored according to ``DBBCodingOptions/dateStrategy``.
-    public func dbbValue(options: DBBCodingOptions) -> DBBValue {
-        switch options.dateStrategy {
-        case .secondsSince1970: .real(timeIntervalSince1970)
-        case .secondsSinceReferenceDate: .real(timeIntervalSinceReferenceDate)
-        case .iso8601: .text(DBBDateFormatting.iso8601String(from: self))
-        }
-    }
-}
-
-extension Int: DBBBindable {
-    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
-    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
-        try statement.bindInt64(Int64(self), at: index)
-    }
-}
-extension Int8: DBBBindable {
-    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
-    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
-        try statement.bindInt64(Int64(self), at: index)
-    }
-}
-extension Int16: DBBBindable {
-    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
-    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
-        try statement.bindInt64(Int64(self), at: index)
-    }
-}
-extension Int32: DBBBindable {
-    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
-    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
-        try statement.bindInt64(Int64(self), at: index)
-    }
-}
-extension Int64: DBBBindable {
-    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(self) }
-    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
-        try statement.bindInt64(self, at: index)
-    }
-}
-extension UInt8: DBBBindable {
-    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
-    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
-        try statement.bindInt64(Int64(self), at: index)
-    }
-}
-extension UInt16: DBBBindable {
-    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
-    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
-        try statement.bindInt64(Int64(self), at: index)
-    }
-}
-extension UInt32: DBBBindable {
-    public func dbbValue(options: DBBCodingOptions) -> DBBValue { .integer(Int64(self)) }
-    public func bind(to statement: DBBStatement, at index: Int32, options: DBBCodingOptions) throws {
-        try statement.bindInt64(Int64(self), at: index)
-    }
-}
-extension UInt: DBBBindable {
-    /// - Throws: ``DBBError`` (mismatch) for values above `Int64.max`, which SQLite cannot store.
-    public func dbbValue(options: DBBCodingOptions) throws -> DBBValue {
-        try UInt64(self).dbbValue(options: options)
-    }
-}
-extension UInt64: DBBBindable {
-    /// - Throws: ``DBBError`` (mismatch) for values above `Int64.max`, which SQLite cannot store;
-    ///   the value is never wrapped into a negative number.
-    public func dbbValue(options: DBBCodingOptions) throws -> DBBValue {
-        guard let value = Int64(exactly: self) else {
-            throw DBBError(
-                .mismatch,
-                message: "an unsigned integer above Int64.max (9223372036854775807) cannot be stored in SQLite",
-                context: "binding a UInt64")
-        }
-        return .integer(value)
     }
 }
 
