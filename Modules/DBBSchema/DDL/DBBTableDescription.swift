@@ -64,13 +64,13 @@ public struct DBBTableDescription: Sendable {
     }
 
     /// The first indexer's index.
-    public var index: (columns: [String], unique: Bool)? { indexes.first }
+    package var index: (columns: [String], unique: Bool)? { indexes.first }
 
     /// The names of the indexers' indexes: `<Table>_` and the column names run together.
-    public var indexNames: [String] { indexes.map { tableName + "_" + $0.columns.joined() } }
+    package var indexNames: [String] { indexes.map { tableName + "_" + $0.columns.joined() } }
 
     /// The name of the first indexer's index.
-    public var indexName: String? { indexNames.first }
+    package var indexName: String? { indexNames.first }
 
     /// Describes a class's table from its mapping.
     ///
@@ -169,7 +169,7 @@ public struct DBBTableDescription: Sendable {
     func q(_ name: String) -> String { dialect.identifier(name) }
 
     /// `CREATE TABLE IF NOT EXISTS …` for the class's table.
-    public var createTableSQL: String {
+    package var createTableSQL: String {
         var items = ["\(q(idColumn)) \(dialect.idColumnDefinition)"]
         if includesTimestamps {
             let real = dialect.columnType("Real")
@@ -184,7 +184,7 @@ public struct DBBTableDescription: Sendable {
     }
 
     /// `CREATE TABLE IF NOT EXISTS …` for a join table, in the join table's dialect.
-    public static func createJoinTableSQL(_ join: JoinTable) -> String {
+    package static func createJoinTableSQL(_ join: JoinTable) -> String {
         let dialect = join.dialect
         let q = dialect.identifier
         return "CREATE TABLE IF NOT EXISTS \(q(join.tableName)) (\(q("id")) \(dialect.idColumnDefinition), "
@@ -194,19 +194,19 @@ public struct DBBTableDescription: Sendable {
 
     /// `CREATE INDEX IF NOT EXISTS <Table>_<property>_idx ON <join table> (<Table>_ID)`, in the join table's
     /// dialect.
-    public static func createJoinIndexSQL(_ join: JoinTable) -> String {
+    package static func createJoinIndexSQL(_ join: JoinTable) -> String {
         join.dialect.createIndexSQL(join.indexName, on: join.tableName, columns: [join.ownerColumn])
     }
 
     /// `CREATE [UNIQUE] INDEX IF NOT EXISTS …` for each indexer.
-    public var createIndexStatements: [String] {
+    package var createIndexStatements: [String] {
         zip(indexes, indexNames).map { index, name in
             dialect.createIndexSQL(name, on: tableName, columns: index.columns, unique: index.unique)
         }
     }
 
     /// `CREATE [UNIQUE] INDEX IF NOT EXISTS …` for the first indexer, or `nil` without one.
-    public var createIndexSQL: String? { createIndexStatements.first }
+    package var createIndexSQL: String? { createIndexStatements.first }
 
     /// Every statement that lays out a new database for the class, in order.
     public var creationStatements: [String] {
@@ -282,7 +282,7 @@ public struct DBBTableDescription: Sendable {
     /// The `ALTER TABLE … ADD COLUMN …` statements that complete an existing join table.
     ///
     /// - Throws: `DBBError` (mismatch) when the value column's type conflicts with the mapping.
-    public static func alterJoinStatements(_ join: JoinTable, existing: [DBBColumnInfo]) throws -> [String] {
+    package static func alterJoinStatements(_ join: JoinTable, existing: [DBBColumnInfo]) throws -> [String] {
         let q = join.dialect.identifier
         let key = join.dialect.columnNameKey
         let names = Dictionary(existing.map { (key($0.name), $0) }, uniquingKeysWith: { first, _ in first })
