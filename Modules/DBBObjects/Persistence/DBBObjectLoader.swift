@@ -103,77 +103,21 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
     ) throws -> [DBBTableObject] {
         let typeKey = ObjectIdentifier(map.type)
         var known = takeIndex(of: typeKey)
-        var result: [DBBTableObject] = []
-        var fresh: [DBBTableObject] = []
-        // Per row, only what is needed: one chained closure that sets each loaded scalar from its column.
-        let scalarBase = map.leadingColumns
-        let loadedColumns = map.columns.indices.filter { request.properties?.contains(map.columns[$0].name) ?? true }
-        let scalarReaders = loadedColumns.map { (map.columnAccessors[$0], Int32(scalarBase + $0)) }
-        let readScalars = Connection.scalarReader(scalarReaders)
-        let loadedKeys = map.foreignKeys.indices.compactMap { index in
-            request.properties?.contains(map.foreignKeys[index].name) ?? true
-                ? (index, map.foreignKeyAccessors[index], map.foreignKeys[index].target!) : nil
-        }
-        // A request for every row reads every foreign key: the referenced rows are those the column names.
-        let keySources = map.foreignKeys.map { key in
-            request.isAll ? key.column.map(map.description.selectColumnSQL) : nil
-        }
-        let keyBase = scalarBase + map.columns.count
-        // What a partial fetch loads: exactly what the join loop below reads, so a save writes nothing else.
-        let loadedSet = Self.loadedProperties(of: map, for: request)
-        let unloadedNames = loadedSet.map { map.propertyNames.subtracting($0) } ?? []
         // One statement meets each row once, so a class's first load needs no look-up, and its objects are
         // indexed only when a later look-up needs them.
         let mayKnowRows = !known.isEmpty
-        let tracksChanges = map.type.tracksChanges
+        let decoder = RowDecoder(map: map, request: request)
+        var result: [DBBTableObject] = []
+        var fresh: [DBBTableObject] = []
         // A closure, not a local function: one passed as a value makes its captured variables checked for
         // exclusivity at run time.
         try db.forEachObjectRow(map.selectSQL + request.tail, arguments: request.arguments) { row in
-            guard let id = try Connection.integer(in: row, at: 0) else {
-                throw DBBError(.mismatch, message: "a row of \(map.tableName) has no id", context: "loading objects")
-            }
+            let id = try decoder.id(of: row)
             if mayKnowRows, let existing = known[id] {
                 result.append(existing)
                 return
             }
-            let object = map.type.init(dbManager: manager)
-            if tracksChanges { tracked.append(object) }
-            object.idNum = id
-            object.hasStoredRow = true
-            if map.hasTimestamps {
-                object.createdTime = try Connection.date(in: row, at: 1)
-                object.modifiedTime = try Connection.date(in: row, at: 2)
-            }
-            if !request.sparse {
-                do {
-                    try readScalars.read(object, row)
-                } catch let error as DBBError {
-                    // Each column is read again alone, to name the property whose value did not convert.
-                    let failing = zip(loadedColumns, scalarReaders).first { _, reader in
-                        (try? Connection.scalarReader([reader]).read(object, row)) == nil
-                    }
-                    guard let (index, _) = failing else { throw error }
-                    var named = error
-                    named.context = "loading \(map.type).\(map.columns[index].name) of the row with id \(id)"
-                    throw named
-                }
-                for (index, accessor, target) in loadedKeys {
-                    if let id = try Connection.integer(in: row, at: keyBase + index) {
-                        pending.append(
-                            PendingReference(
-                                object: object, assign: .one(accessor), target: target, ids: [id],
-                                source: keySources[index]))
-                    } else {
-                        try accessor.set(object, nil)
-                    }
-                }
-            }
-            if let loaded = loadedSet {
-                object.loadedProperties = loaded
-                var snapshot: [String: DBBPropertySnapshot] = [:]
-                for name in unloadedNames { snapshot[name] = map.snapshot(of: name, in: object) }
-                object.unloadedSnapshot = snapshot
-            }
+            let object = try decoder.object(from: row, id: id, loader: self, pending: &pending)
             result.append(object)
             if mayKnowRows {
                 known[id] = object
@@ -189,8 +133,130 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
         }
         // What follows loads join tables: a class without any needs no list of its objects.
         guard !fresh.isEmpty, !request.sparse, !map.joins.isEmpty else { return result }
+        try loadJoinTables(of: fresh, map, request, allRows: fresh.count == result.count, pending: &pending)
+        return result
+    }
 
-        let owners = fresh.count == result.count && request.isAll ? nil : map.idList(fresh.map(\.idNum))
+    /// How the rows of one request become objects: what is read of each row, decided once per request.
+    private struct RowDecoder {
+        let map: DBBRegisteredClass
+        let request: DBBFetchRequest
+        /// The loaded scalar columns, by index into the map's columns, and their readers.
+        let loadedColumns: [Int]
+        let scalarReaders: [(DBBScalarAccessor, Int32)]
+        /// Per row, only what is needed: one chained closure that sets each loaded scalar from its column.
+        let readScalars: Connection.ScalarReader
+        let loadedKeys: [(index: Int, accessor: DBBObjectAccessor, target: ObjectIdentifier)]
+        /// Per foreign key, the query of the whole column when the request reads every row: the referenced rows
+        /// are then those the column names.
+        let keySources: [String?]
+        let keyBase: Int
+        /// What a partial fetch loads: exactly what the join tables' load reads, so a save writes nothing else.
+        let loadedSet: Set<String>?
+        let unloadedNames: Set<String>
+        let tracksChanges: Bool
+
+        init(map: DBBRegisteredClass, request: DBBFetchRequest) {
+            self.map = map
+            self.request = request
+            let scalarBase = map.leadingColumns
+            loadedColumns = map.columns.indices.filter { request.properties?.contains(map.columns[$0].name) ?? true }
+            scalarReaders = loadedColumns.map { (map.columnAccessors[$0], Int32(scalarBase + $0)) }
+            readScalars = Connection.scalarReader(scalarReaders)
+            loadedKeys = map.foreignKeys.indices.compactMap { index in
+                request.properties?.contains(map.foreignKeys[index].name) ?? true
+                    ? (index, map.foreignKeyAccessors[index], map.foreignKeys[index].target!) : nil
+            }
+            keySources = map.foreignKeys.map { key in
+                request.isAll ? key.column.map(map.description.selectColumnSQL) : nil
+            }
+            keyBase = scalarBase + map.columns.count
+            loadedSet = DBBObjectLoader.loadedProperties(of: map, for: request)
+            unloadedNames = loadedSet.map { map.propertyNames.subtracting($0) } ?? []
+            tracksChanges = map.type.tracksChanges
+        }
+
+        /// The row's id, its first column.
+        func id(of row: Connection.Row) throws -> Int64 {
+            guard let id = try Connection.integer(in: row, at: 0) else {
+                throw DBBError(.mismatch, message: "a row of \(map.tableName) has no id", context: "loading objects")
+            }
+            return id
+        }
+
+        /// A new object of the row: its id, timestamps and scalars set, its references queued, and what a
+        /// partial fetch did not load remembered.
+        func object(
+            from row: Connection.Row, id: Int64, loader: DBBObjectLoader, pending: inout [PendingReference]
+        ) throws -> DBBTableObject {
+            let object = map.type.init(dbManager: loader.manager)
+            if tracksChanges { loader.tracked.append(object) }
+            object.idNum = id
+            object.hasStoredRow = true
+            if map.hasTimestamps {
+                object.createdTime = try Connection.date(in: row, at: 1)
+                object.modifiedTime = try Connection.date(in: row, at: 2)
+            }
+            if !request.sparse {
+                try setScalars(of: object, from: row, id: id)
+                try queueForeignKeys(of: object, from: row, pending: &pending)
+            }
+            if let loadedSet { snapshotUnloaded(of: object, loaded: loadedSet) }
+            return object
+        }
+
+        /// Sets the loaded scalars; a value that does not convert is an error naming its property.
+        private func setScalars(of object: DBBTableObject, from row: Connection.Row, id: Int64) throws {
+            do {
+                try readScalars.read(object, row)
+            } catch let error as DBBError {
+                // Each column is read again alone, to name the property whose value did not convert.
+                let failing = zip(loadedColumns, scalarReaders).first { _, reader in
+                    (try? Connection.scalarReader([reader]).read(object, row)) == nil
+                }
+                guard let (index, _) = failing else { throw error }
+                var named = error
+                named.context = "loading \(map.type).\(map.columns[index].name) of the row with id \(id)"
+                throw named
+            }
+        }
+
+        /// Queues the objects the row's foreign key columns name, or sets the references of NULL columns to nil.
+        private func queueForeignKeys(
+            of object: DBBTableObject, from row: Connection.Row, pending: inout [PendingReference]
+        ) throws {
+            for (index, accessor, target) in loadedKeys {
+                if let id = try Connection.integer(in: row, at: keyBase + index) {
+                    pending.append(
+                        PendingReference(
+                            object: object, assign: .one(accessor), target: target, ids: [id],
+                            source: keySources[index]))
+                } else {
+                    try accessor.set(object, nil)
+                }
+            }
+        }
+
+        /// Records what a partial fetch loaded, and the values of the properties it did not, so that a save
+        /// writes only what was loaded or changed.
+        private func snapshotUnloaded(of object: DBBTableObject, loaded: Set<String>) {
+            object.loadedProperties = loaded
+            var snapshot: [String: DBBPropertySnapshot] = [:]
+            for name in unloadedNames { snapshot[name] = map.snapshot(of: name, in: object) }
+            object.unloadedSnapshot = snapshot
+        }
+    }
+
+    /// Loads the join tables of a class's objects just built (`fresh`): each join property's values, and the
+    /// references its rows name into `pending`.
+    ///
+    /// - Parameter allRows: whether `fresh` holds every object the request selected, so that a request for all
+    ///   rows reads each join table whole, without an owner list.
+    private func loadJoinTables(
+        of fresh: [DBBTableObject], _ map: DBBRegisteredClass, _ request: DBBFetchRequest, allRows: Bool,
+        pending: inout [PendingReference]
+    ) throws {
+        let owners = allRows && request.isAll ? nil : map.idList(fresh.map(\.idNum))
         // Join rows come ordered by owner: walked alongside the objects in id order, each object's values are
         // collected in one buffer, with no dictionary of groups.
         let inIDOrder = zip(fresh, fresh.dropFirst()).allSatisfy { $0.idNum < $1.idNum }
@@ -230,7 +296,6 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
                 position += 1
             }
         }
-        return result
     }
 
     /// Sets a join property from the values of its join rows, or collects the references (`ids`) to resolve.
