@@ -21,23 +21,44 @@ public import Foundation
 ///
 /// Instances are not `Sendable`: keep each on one thread or task, and share objects between tasks by id.
 open class DBBTableObject: DBBTableRepresentable {
-    // The bookkeeping properties skip run-time exclusivity checks: loading and saving set them on every
-    // object, an object is used from one thread or task at a time, and they are stored values that no access
-    // holds across a call (none is passed `inout`), so no two accesses can overlap.
+    // The bookkeeping values skip run-time exclusivity checks: loading and saving set them on every object.
+    // The public ones are stored privately and reached only through computed properties, whose get and set
+    // are instantaneous accesses (an `inout` of `idNum` works on a copy), so no two accesses can overlap
+    // whatever the caller does.
 
     /// The row id; 0 until the object is first saved.
-    @exclusivity(unchecked) public var idNum: Int64 = 0
+    public var idNum: Int64 {
+        get { storedID }
+        set { storedID = newValue }
+    }
     /// When the object was first saved (`nil` before, and for tables without timestamp columns).
-    @exclusivity(unchecked) public var createdTime: Date?
+    public var createdTime: Date? {
+        get { storedCreatedTime }
+        set { storedCreatedTime = newValue }
+    }
     /// When the object was last saved.
-    @exclusivity(unchecked) public var modifiedTime: Date?
+    public var modifiedTime: Date? {
+        get { storedModifiedTime }
+        set { storedModifiedTime = newValue }
+    }
     /// Whether the object has changes to save. A successful save clears it, and a fetch returns objects with
     /// it clear.
     ///
     /// A class whose ``tracksChanges`` is `true` (every `@DBBTable` class) sets it whenever a persisted
     /// property is set, and a save skips its stored objects that are not dirty. Other classes leave it to the
     /// caller (``makeDirty(_:)``), as DBBBuilder did, and their saves always write.
-    @exclusivity(unchecked) public var isDirty = false
+    public var isDirty: Bool {
+        get { storedIsDirty }
+        set { storedIsDirty = newValue }
+    }
+    // Unchecked: accessed only by the get and set above, each an instantaneous access.
+    @exclusivity(unchecked) private var storedID: Int64 = 0
+    // Unchecked: accessed only by `createdTime`'s get and set, each an instantaneous access.
+    @exclusivity(unchecked) private var storedCreatedTime: Date?
+    // Unchecked: accessed only by `modifiedTime`'s get and set, each an instantaneous access.
+    @exclusivity(unchecked) private var storedModifiedTime: Date?
+    // Unchecked: accessed only by `isDirty`'s get and set, each an instantaneous access.
+    @exclusivity(unchecked) private var storedIsDirty = false
     /// Attributes for columns, keyed by property name: `ColumnAttribute.notNull`,
     /// `ColumnAttribute.unique`, or `ColumnAttribute.cascadingDeletion` on an array of objects.
     /// Set it in `init(dbManager:)`; it is read when the class is registered.
@@ -47,9 +68,11 @@ open class DBBTableObject: DBBTableRepresentable {
 
     /// Whether the object was loaded from its row or saved: an object with an `idNum` but no stored row
     /// (one whose id was set before its first save) is inserted with that id.
+    // Unchecked: read and assigned by the loader and writer only, never passed `inout` nor held across a call.
     @exclusivity(unchecked) package var hasStoredRow = false
     /// What a partial fetch loaded, allocated only by one: a fully loaded object carries a single nil
     /// reference, so creating and releasing the objects of a fetch touches no other bookkeeping.
+    // Unchecked: private, read and assigned whole by this class only, never passed `inout` nor held across a call.
     @exclusivity(unchecked) private var partialLoad: DBBPartialLoad?
 
     /// The properties a partial fetch loaded (`nil`: all of them). A save writes only these and the ones

@@ -30,8 +30,8 @@ public final class DBBStatement {
     // at a time and no access to it overlaps another.
     /// The number of result columns. It can change when SQLite re-prepares the statement after a schema
     /// change (`SELECT *` after `ALTER TABLE … ADD COLUMN`).
-    // Unchecked: read for every row; a statement belongs to one connection, used by one thread at a time, and
-    // no access to it is held across a call.
+    // Unchecked, as it is read for every row: other code can only read it, and the statement only assigns it
+    // whole, so every access is instantaneous and none can overlap.
     @exclusivity(unchecked) public private(set) var columnCount: Int
     /// The number of parameters (`?`, `?NNN`, `:name`, `@name`, `$name`).
     public let parameterCount: Int

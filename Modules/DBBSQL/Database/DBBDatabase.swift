@@ -30,9 +30,13 @@ public final class DBBDatabase {
     /// The mode the connection was opened with.
     public let mode: OpenMode
     /// The date strategy and JSON options used when binding and reading values.
-    // Unchecked: read for every date value of a row; a connection is used by one thread at a time and no access
-    // to it overlaps another (none is held across a call).
-    @exclusivity(unchecked) public var codingOptions = DBBCodingOptions()
+    public var codingOptions: DBBCodingOptions {
+        get { storedCodingOptions }
+        set { storedCodingOptions = newValue }
+    }
+    // Unchecked, as it is read for every date value of a row: accessed only by `codingOptions`'s get and set,
+    // each an instantaneous access (an `inout` of `codingOptions` works on a copy), so none can overlap.
+    @exclusivity(unchecked) private var storedCodingOptions = DBBCodingOptions()
 
     private(set) var handle: OpaquePointer?
     private var statementCache: [String: DBBStatement] = [:]

@@ -8,9 +8,7 @@ public import Foundation
 /// key-path application for an entry made from a key path alone.
 ///
 /// The closures take the object as `AnyObject` and downcast it to the entry's root class without a check
-/// (`unsafeDowncast`): registration proves the cast once per class instead of once per value. A map accepts an
-/// entry only when an object of its class is an instance of the entry's root (``accepts(_:)``), and the object
-/// layer calls a map's accessors only with objects of the class the map was built for.
+/// (``registered(_:as:)``): registration proves the cast once per class instead of once per value.
 @usableFromInline
 package enum DBBPropertyAccessor: Sendable {
     case scalar(DBBScalarAccessor)
@@ -76,18 +74,18 @@ extension DBBScalarAccessor {
         get getValue: @escaping @Sendable (Root) -> Value, set setValue: @escaping @Sendable (Root, Value) -> Void
     ) {
         accepts = { $0 is Root }
-        get = { object, options in try getValue(unsafeDowncast(object, to: Root.self)).dbbValue(options: options) }
+        get = { object, options in try getValue(registered(object, as: Root.self)).dbbValue(options: options) }
         read = { object, row, column in
             guard let value = try Value.readIfPresent(from: row, at: column) else { return }
-            setValue(unsafeDowncast(object, to: Root.self), value)
+            setValue(registered(object, as: Root.self), value)
         }
         setStored = { object, value in
             guard !value.isNull else { return }
-            setValue(unsafeDowncast(object, to: Root.self), try Value.fromStoredValue(value))
+            setValue(registered(object, as: Root.self), try Value.fromStoredValue(value))
         }
         setAny = { object, any in
             guard let any, !(any is NSNull) else { return }
-            setValue(unsafeDowncast(object, to: Root.self), try convert(any, to: Value.self))
+            setValue(registered(object, as: Root.self), try convert(any, to: Value.self))
         }
     }
 
@@ -98,17 +96,17 @@ extension DBBScalarAccessor {
         set setValue: @escaping @Sendable (Root, Value?) -> Void
     ) {
         accepts = { $0 is Root }
-        get = { object, options in try getValue(unsafeDowncast(object, to: Root.self)).dbbValue(options: options) }
+        get = { object, options in try getValue(registered(object, as: Root.self)).dbbValue(options: options) }
         read = { object, row, column in
-            setValue(unsafeDowncast(object, to: Root.self), try Value.readIfPresent(from: row, at: column))
+            setValue(registered(object, as: Root.self), try Value.readIfPresent(from: row, at: column))
         }
         setStored = { object, value in
-            setValue(unsafeDowncast(object, to: Root.self), value.isNull ? nil : try Value.fromStoredValue(value))
+            setValue(registered(object, as: Root.self), value.isNull ? nil : try Value.fromStoredValue(value))
         }
         setAny = { object, any in
             let value: Value? =
                 if let any, !(any is NSNull) { try convert(any, to: Value.self) } else { nil }
-            setValue(unsafeDowncast(object, to: Root.self), value)
+            setValue(registered(object, as: Root.self), value)
         }
     }
 }
@@ -164,18 +162,18 @@ package struct DBBValuesAccessor: Sendable {
     ) {
         accepts = { $0 is Root }
         get = { object, options in
-            try getValues(unsafeDowncast(object, to: Root.self)).map { try $0.dbbValue(options: options) }
+            try getValues(registered(object, as: Root.self)).map { try $0.dbbValue(options: options) }
         }
         set = { object, values in
-            setValues(unsafeDowncast(object, to: Root.self), try values.map(Value.fromStoredValue))
+            setValues(registered(object, as: Root.self), try values.map(Value.fromStoredValue))
         }
         setAny = { object, any in
             guard let any, !(any is NSNull) else {
-                setValues(unsafeDowncast(object, to: Root.self), [])
+                setValues(registered(object, as: Root.self), [])
                 return
             }
             guard let array = any as? [Any] else { throw wrongType(any, [Value].self) }
-            setValues(unsafeDowncast(object, to: Root.self), try array.map { try convert($0, to: Value.self) })
+            setValues(registered(object, as: Root.self), try array.map { try convert($0, to: Value.self) })
         }
     }
 
@@ -187,18 +185,18 @@ package struct DBBValuesAccessor: Sendable {
     ) {
         accepts = { $0 is Root }
         get = { object, options in
-            try (getValues(unsafeDowncast(object, to: Root.self)) ?? []).map { try $0.dbbValue(options: options) }
+            try (getValues(registered(object, as: Root.self)) ?? []).map { try $0.dbbValue(options: options) }
         }
         set = { object, values in
-            setValues(unsafeDowncast(object, to: Root.self), try values.map(Value.fromStoredValue))
+            setValues(registered(object, as: Root.self), try values.map(Value.fromStoredValue))
         }
         setAny = { object, any in
             guard let any, !(any is NSNull) else {
-                setValues(unsafeDowncast(object, to: Root.self), nil)
+                setValues(registered(object, as: Root.self), nil)
                 return
             }
             guard let array = any as? [Any] else { throw wrongType(any, [Value].self) }
-            setValues(unsafeDowncast(object, to: Root.self), try array.map { try convert($0, to: Value.self) })
+            setValues(registered(object, as: Root.self), try array.map { try convert($0, to: Value.self) })
         }
     }
 }
@@ -233,11 +231,11 @@ package struct DBBObjectAccessor: Sendable {
         get getObject: @escaping @Sendable (Root) -> Object, set setObject: @escaping @Sendable (Root, Object) -> Void
     ) {
         accepts = { $0 is Root }
-        get = { getObject(unsafeDowncast($0, to: Root.self)) }
+        get = { getObject(registered($0, as: Root.self)) }
         set = { object, value in
             guard let value else { return }
             guard let typed = value as? Object else { throw wrongType(value, Object.self) }
-            setObject(unsafeDowncast(object, to: Root.self), typed)
+            setObject(registered(object, as: Root.self), typed)
         }
     }
 
@@ -248,14 +246,14 @@ package struct DBBObjectAccessor: Sendable {
         set setObject: @escaping @Sendable (Root, Object?) -> Void
     ) {
         accepts = { $0 is Root }
-        get = { getObject(unsafeDowncast($0, to: Root.self)) }
+        get = { getObject(registered($0, as: Root.self)) }
         set = { object, value in
             guard let value else {
-                setObject(unsafeDowncast(object, to: Root.self), nil)
+                setObject(registered(object, as: Root.self), nil)
                 return
             }
             guard let typed = value as? Object else { throw wrongType(value, Object.self) }
-            setObject(unsafeDowncast(object, to: Root.self), typed)
+            setObject(registered(object, as: Root.self), typed)
         }
     }
 }
@@ -291,8 +289,8 @@ package struct DBBObjectsAccessor: Sendable {
         set setObjects: @escaping @Sendable (Root, [Object]) -> Void
     ) {
         accepts = { $0 is Root }
-        get = { getObjects(unsafeDowncast($0, to: Root.self)) }
-        set = { object, values in setObjects(unsafeDowncast(object, to: Root.self), try Self.typed(values)) }
+        get = { getObjects(registered($0, as: Root.self)) }
+        set = { object, values in setObjects(registered(object, as: Root.self), try Self.typed(values)) }
     }
 
     /// Accessors of an optional array through direct get/set closures; `nil` reads as empty.
@@ -302,8 +300,8 @@ package struct DBBObjectsAccessor: Sendable {
         set setObjects: @escaping @Sendable (Root, [Object]?) -> Void
     ) {
         accepts = { $0 is Root }
-        get = { getObjects(unsafeDowncast($0, to: Root.self)) ?? [] }
-        set = { object, values in setObjects(unsafeDowncast(object, to: Root.self), try Self.typed(values)) }
+        get = { getObjects(registered($0, as: Root.self)) ?? [] }
+        set = { object, values in setObjects(registered(object, as: Root.self), try Self.typed(values)) }
     }
 
     // Inlinable, so that the casts are specialized for the element type where the entry is written.
@@ -314,4 +312,14 @@ package struct DBBObjectsAccessor: Sendable {
             return typed
         }
     }
+}
+
+/// `object` as the root class of a mapping entry, without a run-time check (a debug build still checks).
+///
+/// Proof: a map accepts an entry only when an object of its class is an instance of the entry's root
+/// (``DBBPropertyAccessor/accepts(_:)``, at registration), and the object layer calls a map's accessors only with
+/// objects of the class the map was built for (it looks the map up by `type(of: object)`).
+@inlinable @inline(__always)
+func registered<Root: AnyObject>(_ object: AnyObject, as root: Root.Type) -> Root {
+    unsafeDowncast(object, to: Root.self)
 }
