@@ -137,11 +137,24 @@ final class DBBManagerInstruments: Sendable {
 }
 
 /// One object operation or transaction being reported; made only when a manager reports something.
-struct DBBOperationProbe: Sendable {
+///
+/// A class, so that an operation that reports nothing passes one nil reference through its closures rather
+/// than an optional of this whole record, which would be copied and destroyed with each of them.
+final class DBBOperationProbe: Sendable {
     let start: ContinuousClock.Instant
     let span: (any Span)?
     let metrics: DBBManagerInstruments.OperationMetrics?
     let wait: CoreMetrics.Timer?
+
+    init(
+        start: ContinuousClock.Instant, span: (any Span)?, metrics: DBBManagerInstruments.OperationMetrics?,
+        wait: CoreMetrics.Timer?
+    ) {
+        self.start = start
+        self.span = span
+        self.metrics = metrics
+        self.wait = wait
+    }
 
     /// Records the time the operation waited for its connection; called when its work begins.
     func started() {

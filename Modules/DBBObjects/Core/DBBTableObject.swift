@@ -22,24 +22,25 @@ public import Foundation
 /// Instances are not `Sendable`: keep each on one thread or task, and share objects between tasks by id.
 open class DBBTableObject: DBBTableRepresentable {
     // The bookkeeping values skip run-time exclusivity checks: loading and saving set them on every object.
-    // The public ones are stored privately and reached only through computed properties, whose get and set
+    // The public ones are stored internally and reached only through computed properties (and the macro's
+    // observers' one assignment), whose get and set
     // are instantaneous accesses (an `inout` of `idNum` works on a copy), so no two accesses can overlap
     // whatever the caller does.
 
     /// The row id; 0 until the object is first saved.
     public var idNum: Int64 {
-        get { storedID }
-        set { storedID = newValue }
+        @inlinable get { storedID }
+        @inlinable set { storedID = newValue }
     }
     /// When the object was first saved (`nil` before, and for tables without timestamp columns).
     public var createdTime: Date? {
-        get { storedCreatedTime }
-        set { storedCreatedTime = newValue }
+        @inlinable get { storedCreatedTime }
+        @inlinable set { storedCreatedTime = newValue }
     }
     /// When the object was last saved.
     public var modifiedTime: Date? {
-        get { storedModifiedTime }
-        set { storedModifiedTime = newValue }
+        @inlinable get { storedModifiedTime }
+        @inlinable set { storedModifiedTime = newValue }
     }
     /// Whether the object has changes to save. A successful save clears it, and a fetch returns objects with
     /// it clear.
@@ -48,17 +49,17 @@ open class DBBTableObject: DBBTableRepresentable {
     /// property is set, and a save skips its stored objects that are not dirty. Other classes leave it to the
     /// caller (``makeDirty(_:)``), as DBBBuilder did, and their saves always write.
     public var isDirty: Bool {
-        get { storedIsDirty }
-        set { storedIsDirty = newValue }
+        @inlinable get { storedIsDirty }
+        @inlinable set { storedIsDirty = newValue }
     }
     // Unchecked: accessed only by the get and set above, each an instantaneous access.
-    @exclusivity(unchecked) private var storedID: Int64 = 0
+    @usableFromInline @exclusivity(unchecked) var storedID: Int64 = 0
     // Unchecked: accessed only by `createdTime`'s get and set, each an instantaneous access.
-    @exclusivity(unchecked) private var storedCreatedTime: Date?
+    @usableFromInline @exclusivity(unchecked) var storedCreatedTime: Date?
     // Unchecked: accessed only by `modifiedTime`'s get and set, each an instantaneous access.
-    @exclusivity(unchecked) private var storedModifiedTime: Date?
+    @usableFromInline @exclusivity(unchecked) var storedModifiedTime: Date?
     // Unchecked: accessed only by `isDirty`'s get and set, each an instantaneous access.
-    @exclusivity(unchecked) private var storedIsDirty = false
+    @usableFromInline @exclusivity(unchecked) var storedIsDirty = false
     /// Attributes for columns, keyed by property name: `ColumnAttribute.notNull`,
     /// `ColumnAttribute.unique`, or `ColumnAttribute.cascadingDeletion` on an array of objects.
     /// Set it in `init(dbManager:)`; it is read when the class is registered.
@@ -165,7 +166,7 @@ open class DBBTableObject: DBBTableRepresentable {
     open class var tracksChanges: Bool { false }
 
     /// Marks the object dirty; the observers `@DBBTable` writes call it when a persisted property is set.
-    public final func dbbPropertyDidChange() { isDirty = true }
+    @inlinable public final func dbbPropertyDidChange() { storedIsDirty = true }
 
     /// Marks the object as unchanged.
     public func makeClean() { isDirty = false }

@@ -138,7 +138,9 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
     }
 
     /// How the rows of one request become objects: what is read of each row, decided once per request.
-    private struct RowDecoder {
+    ///
+    /// A class, so that the loop over the rows uses it in place rather than copying its fields for each row.
+    private final class RowDecoder {
         let map: DBBRegisteredClass
         let request: DBBFetchRequest
         /// The loaded scalar columns, by index into the map's columns, and their readers.
@@ -177,6 +179,7 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
         }
 
         /// The row's id, its first column.
+        @inline(__always)
         func id(of row: Connection.Row) throws -> Int64 {
             guard let id = try Connection.integer(in: row, at: 0) else {
                 throw DBBError(.mismatch, message: "a row of \(map.tableName) has no id", context: "loading objects")
@@ -186,6 +189,7 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
 
         /// A new object of the row: its id, timestamps and scalars set, its references queued, and what a
         /// partial fetch did not load remembered.
+        @inline(__always)
         func object(
             from row: Connection.Row, id: Int64, loader: DBBObjectLoader, pending: inout [PendingReference]
         ) throws -> DBBTableObject {
@@ -199,26 +203,34 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
             }
             if !request.sparse {
                 try setScalars(of: object, from: row, id: id)
-                try queueForeignKeys(of: object, from: row, pending: &pending)
+                if !loadedKeys.isEmpty { try queueForeignKeys(of: object, from: row, pending: &pending) }
             }
             if let loadedSet { snapshotUnloaded(of: object, loaded: loadedSet) }
             return object
         }
 
         /// Sets the loaded scalars; a value that does not convert is an error naming its property.
+        @inline(__always)
         private func setScalars(of object: DBBTableObject, from row: Connection.Row, id: Int64) throws {
             do {
                 try readScalars.read(object, row)
             } catch let error as DBBError {
-                // Each column is read again alone, to name the property whose value did not convert.
-                let failing = zip(loadedColumns, scalarReaders).first { _, reader in
-                    (try? Connection.scalarReader([reader]).read(object, row)) == nil
-                }
-                guard let (index, _) = failing else { throw error }
-                var named = error
-                named.context = "loading \(map.type).\(map.columns[index].name) of the row with id \(id)"
-                throw named
+                throw naming(error, of: object, in: row, id: id)
             }
+        }
+
+        /// The error with the property whose value did not convert named.
+        private func naming(_ error: DBBError, of object: DBBTableObject, in row: Connection.Row, id: Int64)
+            -> DBBError
+        {
+            // Each column is read again alone, to name the property whose value did not convert.
+            let failing = zip(loadedColumns, scalarReaders).first { _, reader in
+                (try? Connection.scalarReader([reader]).read(object, row)) == nil
+            }
+            guard let (index, _) = failing else { return error }
+            var named = error
+            named.context = "loading \(map.type).\(map.columns[index].name) of the row with id \(id)"
+            return named
         }
 
         /// Queues the objects the row's foreign key columns name, or sets the references of NULL columns to nil.

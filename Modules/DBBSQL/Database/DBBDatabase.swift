@@ -31,12 +31,12 @@ public final class DBBDatabase {
     public let mode: OpenMode
     /// The date strategy and JSON options used when binding and reading values.
     public var codingOptions: DBBCodingOptions {
-        get { storedCodingOptions }
-        set { storedCodingOptions = newValue }
+        @inlinable get { storedCodingOptions }
+        @inlinable set { storedCodingOptions = newValue }
     }
     // Unchecked, as it is read for every date value of a row: accessed only by `codingOptions`'s get and set,
     // each an instantaneous access (an `inout` of `codingOptions` works on a copy), so none can overlap.
-    @exclusivity(unchecked) private var storedCodingOptions = DBBCodingOptions()
+    @usableFromInline @exclusivity(unchecked) var storedCodingOptions = DBBCodingOptions()
 
     private(set) var handle: OpaquePointer?
     private var statementCache: [String: DBBStatement] = [:]
