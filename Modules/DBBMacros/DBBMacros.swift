@@ -47,16 +47,18 @@ public import DBBSchema
 ///   - name: the table's name, when it is not the class's (`DBBTableObject.tableName`).
 ///   - idColumn: the integer primary key column's name, when it is not `id`
 ///     (`DBBTableObject.idColumnName`).
+///   - layout: how a new table is laid out (`DBBTableObject.layout`): `.dbbBuilder` (the default) or `.lean`.
 ///   - timestamps: whether the table has `createdTime` and `modifiedTime` columns
-///     (`DBBTableObject.hasTimestampColumns`). Default: `true`.
+///     (`DBBTableObject.hasTimestampColumns`). Default: `true` in DBBBuilder's layout, `false` in the lean one.
 ///   - indexes: further indexes, for example over several columns:
 ///     `[DBBIndexer(columnsToIndex: ["lastName", "firstName"])]`.
 @attached(
     member, names: named(init(dbManager:)), named(persistenceMapping), named(tableName), named(idColumnName),
-    named(hasTimestampColumns), named(tracksChanges))
+    named(hasTimestampColumns), named(layout), named(tracksChanges))
 @attached(memberAttribute)
 public macro DBBTable(
-    name: String? = nil, idColumn: String? = nil, timestamps: Bool = true, indexes: [DBBIndexer] = []
+    name: String? = nil, idColumn: String? = nil, layout: DBBTableLayout = .dbbBuilder, timestamps: Bool? = nil,
+    indexes: [DBBIndexer] = []
 ) = #externalMacro(module: "DBBMacrosPlugin", type: "DBBTableMacro")
 
 /// Stores a property of a `@DBBTable` class in a column (or join table value column) of another name.

@@ -38,6 +38,9 @@ public struct DBBTableMacro: MemberMacro {
         if let idColumn = arguments.idColumn {
             members.append("\(raw: access)override class var idColumnName: String { \(raw: idColumn) }")
         }
+        if let layout = arguments.layout {
+            members.append("\(raw: access)override class var layout: DBBTableLayout { \(raw: layout) }")
+        }
         if let timestamps = arguments.timestamps {
             members.append("\(raw: access)override class var hasTimestampColumns: Bool { \(raw: timestamps) }")
         }
@@ -140,10 +143,11 @@ extension DBBTableMacro: MemberAttributeMacro {
     }
 }
 
-/// The arguments of `@DBBTable(name:idColumn:timestamps:indexes:)`, as written (any expression is copied).
+/// The arguments of `@DBBTable(name:idColumn:layout:timestamps:indexes:)`, as written (any expression is copied).
 private struct TableArguments {
     var name: String?
     var idColumn: String?
+    var layout: String?
     var timestamps: String?
     var indexes: String?
 
@@ -154,6 +158,7 @@ private struct TableArguments {
             switch argument.label?.text {
             case "name": name = text
             case "idColumn": idColumn = text
+            case "layout": layout = text
             case "timestamps": timestamps = text
             case "indexes": indexes = text
             default: break

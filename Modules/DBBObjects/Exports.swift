@@ -1,6 +1,6 @@
 // The types of the modules below that DBBObjects' own API takes, returns or throws, so that `import DBBObjects`
 // alone is enough to write a model class and to save, fetch and delete its objects: the mapping
-// (`DBBPropertyPersistence`, `DBBTableMapping`, `DBBIndexer`, `ColumnAttribute`), the protocols an enum or a
+// (`DBBPropertyPersistence`, `DBBTableMapping`, `DBBIndexer`, `ColumnAttribute`, `DBBTableLayout`), the protocols an enum or a
 // Codable value declares to be a property (`DBBPersistableValue`, `DBBCodableValue`), the query options and sort
 // directions, the error, the connection that `manager.write`/`read` hand to their closures, and what
 // `setInstrumentation` takes (the statement log and metrics settings). The rest of DBBSQL, DBBSchema and
@@ -18,4 +18,5 @@
 @_exported public import struct DBBSchema.DBBIndexer
 @_exported public import protocol DBBSchema.DBBPersistableValue
 @_exported public import struct DBBSchema.DBBPropertyPersistence
+@_exported public import enum DBBSchema.DBBTableLayout
 @_exported public import struct DBBSchema.DBBTableMapping

@@ -2,11 +2,13 @@ import DBBObjects
 import Foundation
 
 // A child process for the crash and concurrency tests: it saves through the object layer until it is
-// killed, reporting each committed batch on standard output, or opens a brand-new file at the same time
-// as a sibling process.
+// killed, reporting each committed batch on standard output, opens a brand-new file at the same time
+// as a sibling process, or migrates a file of saved batches until it is killed.
 //
 //   dbb-crash-child save <database> <first batch> <members per batch>
 //   dbb-crash-child coldstart <database>
+//   dbb-crash-child seed <database> <batches> <members per batch>
+//   dbb-crash-child migrate <database>
 
 /// A member of a team: scalars, an array of strings and a reference to another member.
 final class CrashMember: DBBTableObject {
@@ -75,14 +77,42 @@ func fail(_ error: any Error) -> Never {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    FileHandle.standardError.write(Data("usage: dbb-crash-child save|coldstart <database> …\n".utf8))
+    FileHandle.standardError.write(Data("usage: dbb-crash-child save|coldstart|seed|migrate <database> …\n".utf8))
     exit(64)
 }
+/// The migration the kill test interrupts: two renames, a type change (a table rebuild) and a class rename.
+var crashMigrator: DBBMigrator {
+    var migrator = DBBMigrator()
+    migrator.registerMigration(
+        "v2",
+        [
+            .renameProperty("tags", to: "labels", in: "CrashMember"),
+            .changeType(of: "position", in: "CrashMember", to: .string) { value in value.int64Value.map { "p\($0)" } },
+            .renameProperty("batch", to: "round", in: "CrashMember"),
+            .renameClass("CrashTeam", to: "CrashSquad"),
+        ])
+    return migrator
+}
+
 let url = URL(fileURLWithPath: arguments[2])
 do {
     let manager = try DBBManager(databaseURL: url)
+    if arguments[1] == "migrate" {
+        report("ready")
+        try crashMigrator.migrate(manager)
+        // Reported only after the commit returned: the parent checks a reported migration survives a kill.
+        report("migrated")
+        exit(0)
+    }
     try manager.addTableClasses([CrashMember.self, CrashTeam.self])
     switch arguments[1] {
+    case "seed":
+        let batches = arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1
+        let size = arguments.count > 4 ? Int(arguments[4]) ?? 10 : 10
+        let teams = (1...batches).map { makeTeam(batch: $0, size: size, manager: manager) }
+        try CrashTeam.save(teams, manager: manager)
+        try manager.close()
+        report("ok")
     case "save":
         var batch = arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1
         let size = arguments.count > 4 ? Int(arguments[4]) ?? 10 : 10

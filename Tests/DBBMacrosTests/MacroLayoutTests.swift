@@ -217,3 +217,21 @@ enum MacroChinook {
         #expect(stored == 276)
     }
 }
+
+@DBBTable(layout: .lean)
+final class MacroLeanNote: DBBTableObject {
+    var title = ""
+}
+
+@Suite struct MacroLeanLayoutTests {
+    @Test func theMacroDeclaresTheLeanLayout() throws {
+        #expect(MacroLeanNote.layout == .lean)
+        #expect(!MacroLeanNote.hasTimestampColumns)
+        let manager = try DBBManager.inMemory()
+        try manager.addTableClasses([MacroLeanNote.self])
+        let sql = try manager.queue.inDatabase { db in
+            try db.fetchValue(String.self, "SELECT sql FROM sqlite_schema WHERE name = 'MacroLeanNote'")
+        }
+        #expect(sql == "CREATE TABLE MacroLeanNote (id Integer PRIMARY KEY, title Text)")
+    }
+}

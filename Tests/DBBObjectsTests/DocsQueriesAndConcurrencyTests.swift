@@ -18,6 +18,36 @@ import Testing
             DocSnippets.missingBlocks(markdown: markdown, source: "let a = 1\nlet c = 3\n") == ["let a = 1\nlet b = 2"])
     }
 
+    @Test func changingAndDeletingByQuery() throws {
+        let manager = try DBBManager.inMemory()
+        try manager.addTableClasses(Models.all)
+        for (first, age) in [("Kid", 12), ("Ada", 36), ("Old", 70)] {
+            let person = Person(dbManager: manager)
+            person.firstName = first
+            person.age = age
+            person.email = "\(first)@example.com"
+            try person.save()
+        }
+        var retired = DBBQueryOptions()
+        retired.addCondition("age >= ?", 65)
+        let renamed = try Person.update(["lastName": "Retired", "email": nil], where: retired, manager: manager)
+        let removed = try Person.delete(where: .options(withConditions: ["age < 18"]), manager: manager)
+        #expect(renamed == 1 && removed == 1)
+        let people = try Person.fetchAll(manager: manager)
+        #expect(people.map(\.firstName) == ["Ada", "Old"])
+        #expect(people.map(\.lastName) == ["", "Retired"])
+        #expect(people.map(\.email) == ["Ada@example.com", nil])
+
+        let first = Company(dbManager: manager)
+        first.name = "Acme"
+        try first.save()
+        let acme = Company(dbManager: manager)
+        acme.name = "Acme"
+        try Company.save([acme], onConflict: .update, manager: manager)
+        #expect(acme.idNum == first.idNum)
+        #expect(try Company.fetchCount(manager: manager) == 1)
+    }
+
     @Test func conditions() throws {
         let world = try DBBObjectsQueryTests.world()
         let manager = world.manager

@@ -158,6 +158,8 @@ extension DBBManager {
         if isWrite {
             return try run { db in
                 probe?.started()
+                // One statement is a transaction by itself: a BEGIN and a COMMIT around it would only cost time.
+                if work.isSingleStatement && !db.isInTransaction { return try work.run(on: db) }
                 return try db.inTransaction(.immediate) { db in try work.run(on: db) }
             }
         }
@@ -209,6 +211,7 @@ extension DBBManager {
             do {
                 return try await queue.inDatabase { db in
                     probe?.started()
+                    if work.isSingleStatement && !db.isInTransaction { return DBBHandOver(try work.run(on: db)) }
                     return DBBHandOver(try db.inTransaction(.immediate) { db in try work.run(on: db) })
                 }.take()
             } catch {
@@ -245,7 +248,7 @@ struct DBBSchemaWork: DBBObjectWork {
     var collectionName: String? { map.tableName }
 
     func run<Connection: DBBObjectConnection>(on db: Connection) throws {
-        try map.createOrUpdateSchema(in: db)
+        _ = try map.createOrUpdateSchema(in: db)
     }
 }
 
@@ -287,11 +290,13 @@ struct DBBSaveWork: DBBObjectWork {
     let plan: DBBSavePlan
     var collectionName: String? { plan.rows.first?.map.tableName }
 
-    /// One object whose row is one `INSERT` or `UPDATE`: no join table, no preset id (its sequence is moved
-    /// after), no reference to itself (set after its insert).
+    /// One object whose row is one `INSERT` or `UPDATE`: no join rows (a new object with empty arrays and no
+    /// references in join tables has none to write), no preset id (its sequence is moved after), no reference to
+    /// itself (set after its insert), no upsert (which may look up the kept row).
     var isSingleStatement: Bool {
         guard plan.rows.count == 1, let row = plan.rows.first else { return false }
-        return row.joins.isEmpty && row.presetID == 0
+        let noJoinRows = row.joins.isEmpty || (row.existingID == 0 && row.joins.allSatisfy { $0.values.isEmpty })
+        return noJoinRows && row.presetID == 0 && row.conflict == nil
             && !row.keyReferences.contains { if case .pending = $0 { true } else { false } }
     }
 

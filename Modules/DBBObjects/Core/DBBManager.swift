@@ -1,6 +1,7 @@
 public import DBBSQL
 public import DBBSchema
 public import Foundation
+internal import Logging
 internal import Synchronization
 
 /// Owns one database file (or an in-memory database), the classes registered with it, and the serial
@@ -34,6 +35,7 @@ public final class DBBManager: @unchecked Sendable {
     private var pending: [ObjectIdentifier: PendingMapping] = [:]
     private var maps: [ObjectIdentifier: DBBRegisteredClass] = [:]
     private var lastError: DBBError?
+    private var warnings: [String] = []
     /// How many classes are having their initializer run for registration right now. Outside registration it
     /// is 0, and ``addPersistenceMapping(_:for:indexer:)`` (run by every object a fetch creates) returns
     /// after one atomic load, without taking the lock.
@@ -338,21 +340,46 @@ public final class DBBManager: @unchecked Sendable {
                         .merging(declared.attributes, uniquingKeysWith: { _, declared in declared }),
                     indexers: seed.indexers + declared.indexers, prototype: prototype,
                     dialect: server?.dialect ?? .sqlite)
+                var found: [String] = []
                 if let server {
                     try server.perform(DBBSchemaWork(map: map), isWrite: true)
                 } else if mode == .readOnly {
                     try queue.inDatabase { db in try map.checkSchema(in: db) }
+                } else if let scope = activeScope, scope.isWrite, let db = scope.database {
+                    // Inside a `write` closure (a data migration), the schema joins its transaction.
+                    found = try db.inSavepoint { db in try map.createOrUpdateSchema(in: db) }
                 } else {
-                    try queue.inTransaction(.immediate) { db in try map.createOrUpdateSchema(in: db) }
+                    found = try queue.inTransaction(.immediate) { db in try map.createOrUpdateSchema(in: db) }
                 }
                 lock.withLock { maps[key] = map }
+                for warning in found { warn(warning) }
             } catch {
                 throw record(error)
             }
         }
     }
 
+    /// Forgets registered classes (those a rolled-back migration registered).
+    func unregister(_ keys: Set<ObjectIdentifier>) {
+        lock.withLock { for key in keys { maps[key] = nil } }
+    }
+
     // MARK: Errors
+
+    /// What registration and migrations found suspicious but did not refuse, in order: a new property beside an
+    /// unmapped column or join table that holds data (a rename without its migration?), an edited migration.
+    /// Each is also logged as a warning when the manager logs (`setInstrumentation(_:)`).
+    public var registrationWarnings: [String] { lock.withLock { warnings } }
+
+    /// Records a warning for ``registrationWarnings`` and logs it.
+    func warn(_ message: String) {
+        lock.withLock { warnings.append(message) }
+        if server == nil, !queue.isOnQueue {
+            try? queue.inDatabase { db in db.logging?.logger.warning("\(message)") }
+        } else if let db = activeScope?.database {
+            db.logging?.logger.warning("\(message)")
+        }
+    }
 
     /// Remembers a failure for ``errorMessage()`` and returns it as a `DBBError`.
     @discardableResult

@@ -122,9 +122,15 @@ open class DBBTableObject: DBBTableRepresentable {
     /// such a table's rowids, so keep no ids of its objects across one.
     open class var idColumnName: String { "id" }
 
-    /// Whether the table has DBBBuilder's `createdTime` and `modifiedTime` columns. Default: `true`.
-    /// Override it to return `false` for existing tables that have no such columns.
-    open class var hasTimestampColumns: Bool { true }
+    /// Whether the table has DBBBuilder's `createdTime` and `modifiedTime` columns. Default: `true` in DBBBuilder's
+    /// layout, `false` in the lean one (``layout``). Override it to return `false` for existing tables that have no
+    /// such columns.
+    open class var hasTimestampColumns: Bool { layout == .dbbBuilder }
+
+    /// How the class's new table is laid out. Default: `DBBTableLayout.dbbBuilder`, which files shared with
+    /// DBBBuilder on Apple platforms need. Override it (or write `@DBBTable(layout: .lean)`) for a table of a new
+    /// application: see `DBBTableLayout.lean`.
+    open class var layout: DBBTableLayout { .dbbBuilder }
 
     /// The class's persistence mapping, declared once for the class: read once when the class is
     /// registered, never per object. Default: empty (the class maps its properties from

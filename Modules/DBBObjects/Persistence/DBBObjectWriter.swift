@@ -30,6 +30,17 @@ struct DBBSavePlan: Sendable {
         let keyReferences: [Reference?]
         let keyColumns: [String]?
         let joins: [(join: DBBRegisteredClass.JoinStatements, values: [JoinValue])]
+        /// For a new object saved with `onConflict:`, its upsert.
+        var conflict: Conflict?
+    }
+
+    /// The upsert of a new row: one `INSERT … ON CONFLICT … RETURNING id`, and the look-up of the kept row's id
+    /// when the conflict kept it (`DO NOTHING` returns no row).
+    struct Conflict {
+        let upsertSQL: String
+        let selectIDSQL: String
+        /// The positions, in the row's scalar values, of the conflict target's columns.
+        let keyPositions: [Int]
     }
 
     var rows: [Row] = []
@@ -258,6 +269,9 @@ struct DBBObjectWriter {
             let newIDs = try db.insertBatch(pending.values, rows: pending.indexes.count, of: pending.map.insertTarget)
             for (index, id) in zip(pending.indexes, newIDs) { ids[index] = id }
         }
+        // Upserted rows, whose join rows replace any the existing row had; and rows a conflict kept unchanged.
+        var upserted: Set<Int> = []
+        var kept: Set<Int> = []
         for (index, row) in plan.rows.enumerated() {
             let map = row.map
             let isNew = row.existingID == 0
@@ -281,7 +295,17 @@ struct DBBObjectWriter {
                     try map.updateSQL.map { try db.objectStatement($0) }
                 )
             }
-            if isNew && row.presetID != 0 {
+            if isNew, let conflict = row.conflict {
+                try insertBatch()
+                upserted.insert(index)
+                if let id = try db.selectIDs(conflict.upsertSQL, arguments: arguments).first {
+                    ids[index] = id
+                } else {
+                    kept.insert(index)
+                    let key = conflict.keyPositions.map { row.scalarValues[$0] }
+                    ids[index] = try db.selectIDs(conflict.selectIDSQL, arguments: key).first ?? 0
+                }
+            } else if isNew && row.presetID != 0 {
                 try db.objectStatement(map.insertWithIDSQL).run(([.integer(row.presetID)] + arguments)[...])
                 ids[index] = row.presetID
                 try db.didInsert(presetID: row.presetID, table: map.tableName, idColumn: map.idColumn)
@@ -307,10 +331,10 @@ struct DBBObjectWriter {
         }
         try insertBatch()
 
-        for (index, row) in plan.rows.enumerated() where !row.joins.isEmpty {
+        for (index, row) in plan.rows.enumerated() where !row.joins.isEmpty && !kept.contains(index) {
             let ownerID = ids[index]
             for (join, values) in row.joins {
-                if row.existingID != 0 {
+                if row.existingID != 0 || upserted.contains(index) {
                     try db.executeUpdate(join.deleteOwnersSQL, arguments: [row.map.idList(CollectionOfOne(ownerID))])
                 }
                 let insert = try db.objectStatement(join.insertSQL)
@@ -324,7 +348,7 @@ struct DBBObjectWriter {
             }
         }
 
-        for index in Set(fixups) {
+        for index in Set(fixups).subtracting(kept) {
             let row = plan.rows[index]
             let columns = row.keyColumns ?? row.map.foreignKeys.compactMap(\.column)
             for (column, reference) in zip(columns, row.keyReferences) {
@@ -374,19 +398,85 @@ struct DBBObjectWriter {
     }
 
     /// Collects and plans a save, recording a failure for the manager's `errorMessage()`.
-    private func prepare(_ objects: [DBBTableObject]) throws -> ([(DBBTableObject, DBBRegisteredClass)], DBBSavePlan) {
+    private func prepare(_ objects: [DBBTableObject], conflict: DBBSaveConflict?) throws -> (
+        [(DBBTableObject, DBBRegisteredClass)], DBBSavePlan
+    ) {
         try manager.requireWritable("saving objects")
         do {
             let graph = Self.foreignKeyTargetsFirst(try collectGraph(objects))
-            return (graph, try plan(graph))
+            var plan = try plan(graph)
+            if let conflict { try Self.addConflicts(conflict, for: objects, to: &plan, graph: graph) }
+            return (graph, plan)
         } catch {
             throw manager.record(error)
         }
     }
 
+    /// Makes the new objects among `roots` (not the unsaved objects they reference) upserts.
+    private static func addConflicts(
+        _ conflict: DBBSaveConflict, for roots: [DBBTableObject], to plan: inout DBBSavePlan,
+        graph: [(DBBTableObject, DBBRegisteredClass)]
+    ) throws {
+        let rootIDs = Set(roots.map { ObjectIdentifier($0) })
+        var prepared: [ObjectIdentifier: DBBSavePlan.Conflict] = [:]
+        for (index, (object, map)) in graph.enumerated()
+        where plan.rows[index].existingID == 0 && plan.rows[index].presetID == 0
+            && rootIDs.contains(ObjectIdentifier(object))
+        {
+            if prepared[ObjectIdentifier(map.type)] == nil {
+                prepared[ObjectIdentifier(map.type)] = try conflictStatements(conflict, map: map)
+            }
+            plan.rows[index].conflict = prepared[ObjectIdentifier(map.type)]
+        }
+    }
+
+    /// The upsert statements of a class for a conflict on its unique properties.
+    private static func conflictStatements(_ conflict: DBBSaveConflict, map: DBBRegisteredClass) throws
+        -> DBBSavePlan.Conflict
+    {
+        let context = "saving \(map.type) objects on conflict"
+        let description = map.description
+        var target: [String]
+        if let properties = conflict.properties {
+            target = try properties.map { name in
+                guard let column = map.propertiesByName[name]?.column,
+                    map.columns.contains(where: { $0.name == name })
+                else {
+                    throw DBBError.misuse(
+                        "\(map.type).\(name) is not a property stored in a column of its own", context: context)
+                }
+                return column
+            }
+        } else {
+            let uniqueColumns = description.columns.filter { $0.attributes.contains { $0.uppercased() == "UNIQUE" } }
+            let uniqueIndexes = description.indexes.filter(\.unique).map(\.columns)
+            let candidates = uniqueColumns.map { [$0.name] } + uniqueIndexes
+            guard candidates.count == 1, let only = candidates.first else {
+                throw DBBError.misuse(
+                    "\(map.type) has \(candidates.isEmpty ? "no" : "\(candidates.count)") unique properties or indexes",
+                    recovery: "name the unique properties with onConflict:of:, or make one property UNIQUE",
+                    context: context)
+            }
+            target = only
+        }
+        let scalarColumns = map.columns.compactMap(\.column)
+        let positions = try target.map { column in
+            guard let position = scalarColumns.firstIndex(where: { $0.lowercased() == column.lowercased() }) else {
+                throw DBBError.misuse("\(map.type) has no column \(column)", context: context)
+            }
+            return position
+        }
+        target = positions.map { scalarColumns[$0] }
+        return DBBSavePlan.Conflict(
+            upsertSQL: description.upsertSQL(
+                columns: (map.columns + map.foreignKeys).compactMap(\.column), conflictColumns: target,
+                updates: conflict.resolution == .update),
+            selectIDSQL: description.selectIDSQL(matching: target), keyPositions: positions)
+    }
+
     /// Saves objects and their unsaved references in one transaction; all or nothing.
-    func save(_ objects: [DBBTableObject]) throws {
-        let (graph, plan) = try prepare(objects)
+    func save(_ objects: [DBBTableObject], conflict: DBBSaveConflict? = nil) throws {
+        let (graph, plan) = try prepare(objects, conflict: conflict)
         guard !graph.isEmpty else { return }
         let outcome = try manager.perform(DBBSaveWork(plan: plan), isWrite: true)
         manager.rememberForRollback(graph.map(\.0))
@@ -394,8 +484,8 @@ struct DBBObjectWriter {
     }
 
     /// Saves without blocking the calling task; the objects never leave the caller.
-    func save(_ objects: [DBBTableObject]) async throws {
-        let (graph, plan) = try prepare(objects)
+    func save(_ objects: [DBBTableObject], conflict: DBBSaveConflict? = nil) async throws {
+        let (graph, plan) = try prepare(objects, conflict: conflict)
         guard !graph.isEmpty else { return }
         let outcome = try await manager.perform(DBBSaveWork(plan: plan), isWrite: true)
         Self.apply(outcome, of: plan, to: graph)
@@ -452,4 +542,11 @@ extension DBBRegisteredClass {
         case nil: return nil
         }
     }
+}
+
+/// How a save of new objects treats a row that already holds their unique values.
+struct DBBSaveConflict {
+    let resolution: DBBConflictResolution
+    /// The unique properties; `nil` for the class's one unique property or index.
+    let properties: [String]?
 }

@@ -124,6 +124,7 @@ final class DBBRegisteredClass: Sendable {
             tableName: tableName, idColumn: idColumn, includesTimestamps: hasTimestamps, properties: properties,
             attributes: attributes, indexers: indexers)
         description.dialect = dialect
+        description.autoincrement = type.layout == .dbbBuilder
         self.description = description
         queryNames = DBBQueryTableNames(table: description)
         propertyNames = Set(properties.keys)
@@ -189,11 +190,22 @@ final class DBBRegisteredClass: Sendable {
     }
 
     /// Creates what is missing of the class's layout; never drops anything.
-    func createOrUpdateSchema(in db: some DBBObjectConnection) throws {
+    /// Creates or completes the class's tables and indexes.
+    ///
+    /// - Returns: warnings for properties that get a new column or join table while a column or join table of
+    ///   the class that no property maps holds data: probably a rename whose migration is missing.
+    func createOrUpdateSchema(in db: some DBBObjectConnection) throws -> [String] {
         try db.lockSchemaForRegistration()
-        if try db.tableExists(tableName) {
-            for statement in try description.alterStatements(existing: try db.columns(in: tableName)) {
+        var added: [(name: String, isJoin: Bool)] = []
+        let existed = try db.tableExists(tableName)
+        if existed {
+            let existing = try db.columns(in: tableName)
+            for statement in try description.alterStatements(existing: existing) {
                 try db.executeUpdate(statement, arguments: [])
+            }
+            let known = Set(existing.map { $0.name.lowercased() })
+            added = description.columns.filter { !known.contains($0.name.lowercased()) }.map {
+                ($0.propertyName, false)
             }
         } else {
             try db.executeUpdate(description.createTableSQL, arguments: [])
@@ -207,11 +219,43 @@ final class DBBRegisteredClass: Sendable {
                 }
             } else {
                 try db.executeUpdate(DBBTableDescription.createJoinTableSQL(join), arguments: [])
+                if existed { added.append((join.propertyName, true)) }
             }
             try db.executeUpdate(DBBTableDescription.createJoinIndexSQL(join), arguments: [])
         }
         for indexSQL in description.createIndexStatements { try db.executeUpdate(indexSQL, arguments: []) }
         try db.reportChanges(of: [tableName] + description.joinTables.map(\.tableName))
+        // The checks read SQLite's schema; on a server, registration stays as it was.
+        guard !added.isEmpty, let sqlite = db as? DBBDatabase else { return [] }
+        return try renameWarnings(for: added, in: sqlite)
+    }
+
+    /// The warnings of ``createOrUpdateSchema(in:)``: the unmapped columns and join tables that hold data, those
+    /// of the new property's kind first.
+    private func renameWarnings(for added: [(name: String, isJoin: Bool)], in db: DBBDatabase) throws -> [String] {
+        let q = DBBIdentifier.sql
+        var mapped = Set(description.columns.map { $0.name.lowercased() })
+        mapped.formUnion([idColumn.lowercased(), "createdtime", "modifiedtime"])
+        var columns: [String] = []
+        for column in try db.columns(in: tableName) where !mapped.contains(column.name.lowercased()) {
+            let sql = "SELECT count(*) FROM (SELECT 1 FROM \(q(tableName)) WHERE \(q(column.name)) IS NOT NULL LIMIT 1)"
+            if try db.fetchValue(Int.self, sql) ?? 0 > 0 { columns.append(column.name) }
+        }
+        let joined = Set(description.joinTables.map { $0.tableName.lowercased() })
+        var joins: [String] = []
+        for join in try db.joinTables(of: tableName) where !joined.contains(join.lowercased()) {
+            if try db.rowCount(inTable: join) > 0 { joins.append(String(join.dropFirst(tableName.count + 1))) }
+        }
+        guard !columns.isEmpty || !joins.isEmpty else { return [] }
+        return added.map { property in
+            let candidates = property.isJoin ? joins + columns : columns + joins
+            let listed = candidates.map { "\(tableName).\($0)" }.joined(separator: ", ")
+            let orphan = candidates[0]
+            return "\(tableName).\(property.name) is new, while \(listed), which no property maps, "
+                + "\(candidates.count == 1 ? "holds" : "hold") data: if \(orphan) was renamed \(property.name), run a "
+                + "migration before registering: .renameProperty(\"\(orphan)\", to: \"\(property.name)\", in: "
+                + "\"\(tableName)\")"
+        }
     }
 
     /// Every row, in id order.

@@ -40,6 +40,9 @@ extension DBBDatabase {
         installTraceBox(handler: handler, logging: traceBox?.logging, metrics: traceBox?.metrics)
     }
 
+    /// The logging the connection was given (``setLogging(_:)``), for records of the layers above it.
+    package var logging: DBBLogging? { traceBox?.logging }
+
     /// Logs the connection's statements through swift-log, as ``DBBLogging`` describes; `nil` (the default)
     /// logs nothing and costs nothing.
     ///

@@ -30,6 +30,30 @@ extension DBBTableDescription {
             + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
     }
 
+    /// `INSERT … ON CONFLICT (<target>) DO UPDATE SET <column> = excluded.<column>, … RETURNING <id>` (every
+    /// written column but the target's, and `modifiedTime`), or `DO NOTHING` instead of the update: one statement
+    /// that inserts a row or updates (or keeps) the row that holds the same unique values, and returns the row's id
+    /// unless it kept it.
+    ///
+    /// - Parameters:
+    ///   - columns: the written columns, as for ``insertSQL(columns:withID:)``.
+    ///   - conflictColumns: the columns of the unique constraint or index that decides whether the row exists.
+    ///   - updates: whether an existing row is updated (else kept).
+    package func upsertSQL(columns: [String], conflictColumns: [String], updates: Bool) -> String {
+        let target = Set(conflictColumns.map { $0.lowercased() })
+        let set = ((includesTimestamps ? ["modifiedTime"] : []) + columns).filter { !target.contains($0.lowercased()) }
+            .map { "\(q($0)) = excluded.\(q($0))" }
+        let action = updates && !set.isEmpty ? "DO UPDATE SET \(set.joined(separator: ", "))" : "DO NOTHING"
+        return insertSQL(columns: columns) + " ON CONFLICT (\(conflictColumns.map(q).joined(separator: ", "))) "
+            + "\(action) RETURNING \(q(idColumn))"
+    }
+
+    /// `SELECT <id> FROM <table> WHERE <column> = ? AND …`: the row that holds given unique values.
+    package func selectIDSQL(matching columns: [String]) -> String {
+        "SELECT \(q(idColumn)) FROM \(q(tableName)) WHERE "
+            + columns.map { "\(q($0)) = ?" }.joined(separator: " AND ")
+    }
+
     /// `UPDATE <table> SET modifiedTime = ?, <column> = ?, … WHERE <id> = ?`, or `nil` when there is nothing to
     /// set.
     ///

@@ -47,6 +47,8 @@ public struct DBBTableDescription: Sendable {
     public package(set) var idColumn: String
     /// Whether the table has `createdTime` and `modifiedTime` columns.
     public package(set) var includesTimestamps: Bool
+    /// Whether the id column is `AUTOINCREMENT` (DBBBuilder's layout; the lean layout's is not).
+    public package(set) var autoincrement = true
     /// The scalar columns, ordered by property name.
     public package(set) var columns: [Column]
     /// The join tables, ordered by property name.
@@ -170,7 +172,7 @@ public struct DBBTableDescription: Sendable {
 
     /// `CREATE TABLE IF NOT EXISTS …` for the class's table.
     package var createTableSQL: String {
-        var items = ["\(q(idColumn)) \(dialect.idColumnDefinition)"]
+        var items = ["\(q(idColumn)) \(dialect.idColumnDefinition(autoincrement: autoincrement))"]
         if includesTimestamps {
             let real = dialect.columnType("Real")
             items += ["\(q("createdTime")) \(real)", "\(q("modifiedTime")) \(real)"]
@@ -246,11 +248,15 @@ public struct DBBTableDescription: Sendable {
         for column in wanted {
             if let current = byName[key(column.name)] {
                 if Self.conflicts(existing: current.declaredType, stores: column.sqlType) {
-                    throw DBBError(
+                    var error = DBBError(
                         .mismatch,
                         message: "column \(tableName).\(current.name) is declared \(current.declaredType) but property "
                             + "\(column.propertyName) stores \(column.sqlType)",
                         context: "registering \(tableName)")
+                    error.recoverySuggestion =
+                        "if the property's type changed, run a migration first: "
+                        + ".changeType(of: \"\(current.name)\", in: \"\(tableName)\", to: …)"
+                    throw error
                 }
             } else {
                 // ADD COLUMN cannot add UNIQUE or NOT NULL without a default; the type alone keeps old rows valid.

@@ -1,0 +1,338 @@
+internal import DBBSQL
+internal import DBBSchema
+internal import Foundation
+
+extension DBBMigrationStep {
+    /// Runs the step on SQLite, inside the migration's transaction.
+    func apply(in db: DBBDatabase, manager: DBBManager) throws {
+        switch kind {
+        case .sql(let sql):
+            try db.executeStatements(sql)
+        case .objects(_, let body):
+            try body(manager)
+        case .renameProperty(let table, let from, let to):
+            try db.renameProperty(from, to: to, in: table)
+        case .renameClass(let from, let to):
+            try db.renameClass(from, to: to)
+        case .dropProperty(let table, let name):
+            try db.dropProperty(name, in: table)
+        case .dropClass(let table):
+            try db.requireTable(table)
+            for join in try db.joinTables(of: table) { try db.execute("DROP TABLE \(DBBIdentifier.sql(join))") }
+            try db.execute("DROP TABLE \(DBBIdentifier.sql(table))")
+        case .changeType(let table, let property, let sqlType, let transform):
+            let (target, column) = try db.place(of: property, in: table)
+            try db.rebuildTable(target, context: "changing the type of \(table).\(property)") { definition in
+                try definition.setType(of: column, to: sqlType)
+            } transform: { db, temporary in
+                guard let transform else { return }
+                try db.transformColumn(column, of: target, into: temporary, transform)
+            }
+        case .referenceToColumn(let table, let property):
+            try db.moveReferenceToColumn(property, in: table)
+        case .referenceToJoinTable(let table, let property):
+            try db.moveReferenceToJoinTable(property, in: table)
+        case .convertLayout(let table, let lean):
+            try db.convertLayout(of: table, lean: lean)
+        }
+    }
+}
+
+/// The schema changes of migration steps on SQLite. Each runs inside the migration's transaction, so a failure
+/// leaves the schema and the data as they were.
+extension DBBDatabase {
+    fileprivate func requireTable(_ table: String) throws {
+        guard
+            try fetchValue(Int.self, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", table)
+                ?? 0 > 0
+        else {
+            throw DBBError.misuse("there is no table \(table)", context: "migrating \(table)")
+        }
+    }
+
+    /// The join tables of a class's table: `<Table>_<column>` tables with an owner column `<Table>_ID`.
+    func joinTables(of table: String) throws -> [String] {
+        let prefix = table + "_"
+        return try tableNames().filter { name in
+            guard name.count > prefix.count, name.lowercased().hasPrefix(prefix.lowercased()) else { return false }
+            return try columnExists(table + "_ID", in: name)
+        }
+    }
+
+    /// Where a property lives: `(table, column)` of its column in the class's table, or of its join table's
+    /// value column.
+    fileprivate func place(of property: String, in table: String) throws -> (table: String, column: String) {
+        try requireTable(table)
+        if try columnExists(property, in: table) { return (table, property) }
+        let join = table + "_" + property
+        if try isJoinTable(join, of: table) { return (join, property) }
+        throw DBBError.misuse(
+            "\(table) has no column \(property) and no join table \(join)", context: "migrating \(table).\(property)")
+    }
+
+    private func isJoinTable(_ name: String, of table: String) throws -> Bool {
+        try tableExists(name) && columnExists(table + "_ID", in: name)
+    }
+
+    private func holdsValues(_ column: String, in table: String) throws -> Bool {
+        try fetchValue(
+            Int.self,
+            "SELECT count(*) FROM (SELECT 1 FROM \(DBBIdentifier.sql(table)) WHERE \(DBBIdentifier.sql(column)) "
+                + "IS NOT NULL LIMIT 1)") ?? 0 > 0
+    }
+
+    fileprivate func renameProperty(_ old: String, to new: String, in table: String) throws {
+        let context = "renaming \(table).\(old) to \(new)"
+        let (target, _) = try place(of: old, in: table)
+        let q = DBBIdentifier.sql
+        if target == table {
+            if try columnExists(new, in: table) {
+                // Registration may have added the new, empty column before the migration ran.
+                guard try !holdsValues(new, in: table) else {
+                    throw DBBError.misuse("column \(table).\(new) exists and holds values", context: context)
+                }
+                try dropProperty(new, in: table)
+            }
+            let renamedIndexes = try indexerIndexes(of: table).filter {
+                $0.columns.contains { $0.lowercased() == old.lowercased() }
+            }
+            try execute("ALTER TABLE \(q(table)) RENAME COLUMN \(q(old)) TO \(q(new))")
+            // A DBBIndexer index is named after its columns: rename it, or registration would add a second one.
+            for index in renamedIndexes {
+                let columns = index.columns.map { $0.lowercased() == old.lowercased() ? new : $0 }
+                try renameIndex(index.name, to: table + "_" + columns.joined())
+            }
+        } else {
+            let newJoin = table + "_" + new
+            if try tableExists(newJoin) {
+                guard try rowCount(inTable: newJoin) == 0 else {
+                    throw DBBError.misuse("join table \(newJoin) exists and holds rows", context: context)
+                }
+                try execute("DROP TABLE \(q(newJoin))")
+            }
+            try execute("ALTER TABLE \(q(target)) RENAME TO \(q(newJoin))")
+            try execute("ALTER TABLE \(q(newJoin)) RENAME COLUMN \(q(old)) TO \(q(new))")
+            try renameIndex(target + "_idx", to: newJoin + "_idx")
+        }
+    }
+
+    /// The indexes of a table named as a `DBBIndexer` names them (`<Table>_` and its columns run together), with
+    /// their columns.
+    private func indexerIndexes(of table: String) throws -> [(name: String, columns: [String])] {
+        var result: [(name: String, columns: [String])] = []
+        for name in try fetchValues(
+            String.self, "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+            table)
+        {
+            let columns = try fetchValues(String.self, "SELECT name FROM pragma_index_info(?) ORDER BY seqno", name)
+            if name.lowercased() == (table + "_" + columns.joined()).lowercased() { result.append((name, columns)) }
+        }
+        return result
+    }
+
+    /// Renames an index (SQLite has no statement for it): drops it and creates it again under the new name from
+    /// its own statement. Does nothing when there is no such index.
+    private func renameIndex(_ old: String, to new: String) throws {
+        guard old.lowercased() != new.lowercased(),
+            let sql = try fetchValue(
+                String.self, "SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ? COLLATE NOCASE", old)
+        else { return }
+        var tokens = DBBTableDefinition.tokenize(sql)
+        guard
+            let position = tokens.firstIndex(where: { DBBTableDefinition.unquote($0).lowercased() == old.lowercased() })
+        else { return }
+        tokens[position] = DBBIdentifier.sql(new)
+        try execute("DROP INDEX \(DBBIdentifier.sql(old))")
+        try execute(tokens.joined(separator: " "))
+    }
+
+    fileprivate func renameClass(_ old: String, to new: String) throws {
+        let context = "renaming class \(old) to \(new)"
+        try requireTable(old)
+        guard try !tableExists(new) else {
+            throw DBBError.misuse("a table \(new) exists already", context: context)
+        }
+        let q = DBBIdentifier.sql
+        let joins = try joinTables(of: old)
+        let indexes = try fetchValues(
+            String.self, "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", old
+        )
+        try execute("ALTER TABLE \(q(old)) RENAME TO \(q(new))")
+        for index in indexes where index.lowercased().hasPrefix(old.lowercased() + "_") {
+            try renameIndex(index, to: new + "_" + index.dropFirst(old.count + 1))
+        }
+        for join in joins {
+            let suffix = join.dropFirst(old.count + 1)
+            let newJoin = new + "_" + suffix
+            let joinIndexes = try fetchValues(
+                String.self, "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+                join)
+            try execute("ALTER TABLE \(q(join)) RENAME TO \(q(newJoin))")
+            try execute("ALTER TABLE \(q(newJoin)) RENAME COLUMN \(q(old + "_ID")) TO \(q(new + "_ID"))")
+            for index in joinIndexes where index.lowercased().hasPrefix(old.lowercased() + "_") {
+                try renameIndex(index, to: new + "_" + index.dropFirst(old.count + 1))
+            }
+        }
+    }
+
+    fileprivate func dropProperty(_ name: String, in table: String) throws {
+        let (target, column) = try place(of: name, in: table)
+        if target != table {
+            try execute("DROP TABLE \(DBBIdentifier.sql(target))")
+            return
+        }
+        try rebuildTable(table, dropping: column, context: "dropping \(table).\(name)") { definition in
+            try definition.removeColumn(column)
+        }
+    }
+
+    fileprivate func convertLayout(of table: String, lean: Bool) throws {
+        let context = "converting \(table) to the \(lean ? "lean" : "DBBBuilder") layout"
+        guard let id = try rowidAliasColumn(in: table) else {
+            throw DBBError.misuse("table \(table) has no INTEGER PRIMARY KEY", context: context)
+        }
+        let existing = Set(try columns(in: table).map { $0.name.lowercased() })
+        try rebuildTable(table, context: context) { definition in
+            try definition.setAutoincrement(!lean, on: id)
+            for column in ["modifiedTime", "createdTime"] {
+                if lean, existing.contains(column.lowercased()) { try definition.removeColumn(column) }
+                if !lean, !existing.contains(column.lowercased()) {
+                    try definition.insertColumn("\(column) Real", after: id)
+                }
+            }
+        }
+        if lean, try tableExists("sqlite_sequence") {
+            try execute("DELETE FROM sqlite_sequence WHERE name = ?", table)
+        }
+    }
+
+    fileprivate func moveReferenceToColumn(_ property: String, in table: String) throws {
+        let context = "moving \(table).\(property) into a column"
+        let (join, _) = try place(of: property, in: table)
+        guard join != table else { throw DBBError.misuse("\(table).\(property) is a column already", context: context) }
+        let q = DBBIdentifier.sql
+        let owner = q(table + "_ID")
+        let many = try fetchValue(
+            Int.self, "SELECT count(*) FROM (SELECT 1 FROM \(q(join)) GROUP BY \(owner) HAVING count(*) > 1 LIMIT 1)")
+        guard many == 0 else {
+            throw DBBError.misuse(
+                "an object of \(table) has several rows in \(join): the property holds an array, not a reference",
+                context: context)
+        }
+        let id = try rowidAliasColumn(in: table) ?? "rowid"
+        try execute("ALTER TABLE \(q(table)) ADD COLUMN \(q(property)) Integer")
+        try execute(
+            "UPDATE \(q(table)) SET \(q(property)) = (SELECT j.\(q(property)) FROM \(q(join)) j WHERE j.\(owner) = "
+                + "\(q(table)).\(q(id)))")
+        try execute("DROP TABLE \(q(join))")
+    }
+
+    fileprivate func moveReferenceToJoinTable(_ property: String, in table: String) throws {
+        let context = "moving \(table).\(property) into a join table"
+        let (place, _) = try place(of: property, in: table)
+        guard place == table else {
+            throw DBBError.misuse("\(table).\(property) is in a join table already", context: context)
+        }
+        let q = DBBIdentifier.sql
+        let join = table + "_" + property
+        let owner = table + "_ID"
+        let id = try rowidAliasColumn(in: table) ?? "rowid"
+        try execute(
+            "CREATE TABLE \(q(join)) (id Integer PRIMARY KEY AUTOINCREMENT, \(q(owner)) Integer, \(q(property)) Integer)"
+        )
+        try execute("CREATE INDEX \(q(join + "_idx")) ON \(q(join)) (\(q(owner)))")
+        try execute(
+            "INSERT INTO \(q(join)) (\(q(owner)), \(q(property))) SELECT \(q(id)), \(q(property)) FROM \(q(table)) "
+                + "WHERE \(q(property)) IS NOT NULL ORDER BY \(q(id))")
+        try dropProperty(property, in: table)
+    }
+
+    /// Rebuilds a table as SQLite's documentation prescribes for the changes `ALTER TABLE` cannot make: the
+    /// changed definition is created under a temporary name, the rows are copied, the old table is dropped and
+    /// the new one renamed, then its indexes and the schema's triggers and views are created again from their
+    /// own statements. The `AUTOINCREMENT` counter is kept, so ids of deleted rows are not reused. Runs inside
+    /// the caller's transaction; the migrator disables foreign keys around it and runs `foreign_key_check`
+    /// before committing.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/lang_altertable.html#otheralter
+    ///
+    /// - Parameters:
+    ///   - table: the table.
+    ///   - dropping: a column the change removes: indexes on it are not recreated (a view or trigger that uses
+    ///     it fails to be recreated, which fails the migration).
+    ///   - context: what the rebuild is for, for errors.
+    ///   - change: changes the table's definition.
+    ///   - transform: rewrites values in the new table after the copy (given the new table's name).
+    func rebuildTable(
+        _ table: String, dropping: String? = nil, context: String, change: (inout DBBTableDefinition) throws -> Void,
+        transform: (DBBDatabase, String) throws -> Void = { _, _ in }
+    ) throws {
+        let q = DBBIdentifier.sql
+        guard
+            let sql = try fetchValue(
+                String.self, "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE", table)
+        else {
+            throw DBBError.misuse("there is no table \(table)", context: context)
+        }
+        var definition = try DBBTableDefinition(sql: sql)
+        let oldColumns = definition.columnNames
+        try change(&definition)
+        let copied = definition.columnNames.filter { name in
+            oldColumns.contains { $0.lowercased() == name.lowercased() }
+        }
+        // The schema objects to create again: the table's indexes, then every view and trigger (a view or trigger
+        // that names the table would stop the rename of the new table).
+        var saved: [(type: String, name: String, sql: String)] = []
+        try forEachRow(
+            "SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL AND ((type = 'index' AND tbl_name = ?) "
+                + "OR type IN ('view', 'trigger')) ORDER BY CASE type WHEN 'index' THEN 0 WHEN 'view' THEN 1 ELSE 2 END, "
+                + "rowid", arguments: [table]
+        ) { row in saved.append((try row[0], try row[1], try row[2])) }
+        let sequence =
+            try tableExists("sqlite_sequence")
+            ? try fetchValue(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = ?", table) : nil
+        for object in saved where object.type != "index" {
+            try execute("DROP \(object.type.uppercased()) \(q(object.name))")
+        }
+        let temporary = "dbb_rebuild_" + table
+        try execute(definition.createSQL(tableName: temporary))
+        // Rows keep their rowids: through the INTEGER PRIMARY KEY when there is one, else copied as `rowid`.
+        let keepsRowid = try rowidAliasColumn(in: table) == nil && !definition.options.uppercased().contains("WITHOUT")
+        let list = ((keepsRowid ? ["rowid"] : []) + copied.map(q)).joined(separator: ", ")
+        try execute("INSERT INTO \(q(temporary)) (\(list)) SELECT \(list) FROM \(q(table))")
+        try transform(self, temporary)
+        try execute("DROP TABLE \(q(table))")
+        try execute("ALTER TABLE \(q(temporary)) RENAME TO \(q(table))")
+        if let sequence {
+            try execute("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", sequence, table)
+        }
+        for object in saved {
+            if object.type == "index", let dropping, DBBTableDefinition.mentions(object.sql, dropping) { continue }
+            do {
+                try execute(object.sql)
+                // SQLite checks a view's columns when it is used, not when it is created.
+                if object.type == "view" { try execute("SELECT * FROM \(q(object.name)) LIMIT 0") }
+            } catch var error as DBBError {
+                error.message = "\(object.type) \(object.name) cannot be created again (\(context)): \(error.message)"
+                throw error
+            }
+        }
+    }
+
+    /// Rewrites a column of a rebuilt table with a transform of each value of the old table, matched by rowid.
+    fileprivate func transformColumn(
+        _ column: String, of table: String, into temporary: String,
+        _ transform: (DBBValue) throws -> (any DBBBindable)?
+    ) throws {
+        let q = DBBIdentifier.sql
+        let update = try prepare("UPDATE \(q(temporary)) SET \(q(column)) = ? WHERE rowid = ?")
+        let rows = try fetchCursor(
+            "SELECT rowid, \(q(column)) FROM \(q(table)) WHERE \(q(column)) IS NOT NULL")
+        while let row = try rows.next() {
+            let value = row.value(at: 1)
+            let rowid: Int64 = try row[0]
+            let newValue = try transform(value)?.dbbValue(options: codingOptions) ?? DBBValue.null
+            try update.execute(newValue, rowid)
+        }
+    }
+}
