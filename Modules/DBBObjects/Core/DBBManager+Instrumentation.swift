@@ -214,6 +214,7 @@ extension DBBManager {
             $0 =
                 instrumentation.reportsOperations
                 ? DBBManagerInstruments(instrumentation, system: system ?? "sqlite", namespace: namespace) : nil
+            reportsOperations.store(instrumentation.reportsOperations, ordering: .releasing)
         }
     }
 
@@ -226,7 +227,9 @@ extension DBBManager {
 
     /// Starts reporting an object operation, when the manager reports operations; `nil` (one check) otherwise.
     func beginOperation<Work: DBBObjectWork>(_ work: Work, onReader: Bool) -> DBBOperationProbe? {
-        guard let instruments = instruments.withLock({ $0 }) else { return nil }
+        guard reportsOperations.load(ordering: .acquiring), let instruments = instruments.withLock({ $0 }) else {
+            return nil
+        }
         return instruments.begin(
             operation: Work.operationName, collection: work.collectionName, queryText: work.queryText,
             onReader: onReader, metrics: instruments.operations[Work.operationName],
@@ -235,7 +238,9 @@ extension DBBManager {
 
     /// Starts reporting a `write` or `read` closure, when the manager reports operations.
     func beginTransaction(isWrite: Bool, onReader: Bool) -> DBBTransactionProbe? {
-        guard let instruments = instruments.withLock({ $0 }) else { return nil }
+        guard reportsOperations.load(ordering: .acquiring), let instruments = instruments.withLock({ $0 }) else {
+            return nil
+        }
         let kind = isWrite ? "write" : "read"
         let probe = instruments.begin(
             operation: kind, collection: nil, queryText: nil, onReader: onReader, metrics: nil, parent: nil)

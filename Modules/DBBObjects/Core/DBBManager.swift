@@ -51,6 +51,9 @@ public final class DBBManager: @unchecked Sendable {
     /// What the manager reports of its operations and transactions (spans, metrics); `nil` when nothing, so an
     /// operation costs one check (``setInstrumentation(_:)``).
     let instruments = Mutex<DBBManagerInstruments?>(nil)
+    /// Whether `instruments` holds anything: an operation of a manager that reports nothing reads this flag
+    /// and takes no lock.
+    let reportsOperations = Atomic<Bool>(false)
 
     private struct PendingMapping {
         var tableName: String
