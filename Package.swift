@@ -28,11 +28,14 @@ let package = Package(
         .executable(name: "dbb-demo", targets: ["dbb-demo"]),
         .executable(name: "dbb-backup", targets: ["dbb-backup"]),
         .executable(name: "dbb-codegen", targets: ["dbb-codegen"]),
+        .executable(name: "dbb-generate", targets: ["dbb-generate"]),
+        .plugin(name: "DBBGenerate", targets: ["DBBGenerate"]),
     ],
     dependencies: [
         // The tools' command-line interfaces only; the library targets depend on sqlite3 and zlib alone.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // The `@DBBTable` macro's compiler plugin only (DBBMacrosPlugin); no library target links it.
+        // The `@DBBTable` macro's compiler plugin (DBBMacrosPlugin) and `dbb-generate`, which expands the macro ahead
+        // of the build; no library target links it.
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         // Documentation only: `swift package generate-documentation` (Scripts/check-docs.sh).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -93,14 +96,24 @@ let package = Package(
         .target(
             name: "DBBExport", dependencies: ["DBBSQL", "CZlib"], path: "Modules/DBBExport",
             swiftSettings: libraryModuleSettings),
-        // DBBObjects ← DBBMacros (the macro declarations) ← DBBMacrosPlugin (the compiler plugin, on swift-syntax).
-        .macro(
-            name: "DBBMacrosPlugin",
+        // DBBObjects ← DBBMacros (the macro declarations) ← DBBMacrosPlugin (the compiler plugin, on swift-syntax),
+        // whose expansions live in DBBMacrosImplementation, which dbb-generate runs too. SwiftCompilerPlugin needs
+        // SwiftSyntaxMacros, SwiftSyntaxMacroExpansion, SwiftParser, SwiftOperators and SwiftSyntaxBuilder itself:
+        // no product of swift-syntax can be left out of the plugin.
+        .target(
+            name: "DBBMacrosImplementation",
             dependencies: [
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
                 .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            path: "Modules/DBBMacrosImplementation"),
+        .macro(
+            name: "DBBMacrosPlugin",
+            dependencies: [
+                "DBBMacrosImplementation", .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ],
             path: "Modules/DBBMacrosPlugin"
         ),
@@ -138,6 +151,29 @@ let package = Package(
             name: "dbb-backup", dependencies: ["DBBExport", "DBBPostgres", argumentParser], path: "Tools/dbb-backup"),
         .executableTarget(
             name: "dbb-codegen", dependencies: ["DBBSQL", "DBBSchema", argumentParser], path: "Tools/dbb-codegen"),
+        // The macro-free path: dbb-generate expands a model file's `@DBBTable` classes with the macro's own code, and
+        // `swift package dbb-generate` runs it over a package's `*.dbbmodel` files. Only that command builds
+        // swift-syntax; the package's `swift build` compiles the generated files with DBBObjects alone.
+        .executableTarget(
+            name: "dbb-generate",
+            dependencies: [
+                "DBBMacrosImplementation", argumentParser, .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "SwiftParserDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+            ],
+            path: "Tools/dbb-generate"),
+        .plugin(
+            name: "DBBGenerate",
+            capability: .command(
+                intent: .custom(
+                    verb: "dbb-generate",
+                    description: "Expand the @DBBTable classes of *.dbbmodel files into Swift that needs no macro"),
+                permissions: [
+                    .writeToPackageDirectory(reason: "writes each model's .generated.swift beside its .dbbmodel file")
+                ]),
+            dependencies: ["dbb-generate"], path: "Plugins/DBBGenerate"),
 
         // Tests: each module's own, importing only that module and the ones below it, and the shared support
         // (DBBTestSupport, Foundation only: temporary folders, fixtures, tool processes, doc checks).
@@ -173,7 +209,7 @@ let package = Package(
         .testTarget(
             name: "DBBMacrosTests",
             dependencies: [
-                "DBBObjects", "DBBMacros", "DBBMacrosPlugin", "DBBTestSupport",
+                "DBBObjects", "DBBMacros", "DBBMacrosImplementation", "DBBTestSupport",
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             ],
@@ -196,6 +232,11 @@ let package = Package(
         .testTarget(
             name: "DBBCodegenSakilaTests", dependencies: ["DBBBuilder", "DBBCodegenTestSupport", "dbb-codegen"],
             path: "Tests/DBBCodegenSakilaTests"),
+        // The macro-free path: the generated file of a model compiles here with DBBObjects alone (no DBBMacros).
+        .testTarget(
+            name: "DBBGenerateTests",
+            dependencies: ["DBBObjects", "DBBQuery", "DBBTestSupport", "dbb-generate"], path: "Tests/DBBGenerateTests",
+            exclude: ["Library.dbbmodel"]),
         // Against a throwaway server the tests start (initdb, pg_ctl), or the one `DBB_POSTGRES_URL` names.
         .testTarget(
             name: "DBBPostgresTests",

@@ -17,7 +17,7 @@ import Testing
         let guide = try String(
             contentsOf: repositoryRoot.appendingPathComponent("Docs/GettingStarted.md"), encoding: .utf8)
         let manifests = DocSnippets.manifests(in: guide)
-        #expect(manifests.count == 2)
+        #expect(manifests.count == 3)
         var identities: [String] = []
         var products: [[String]] = []
         for manifest in manifests {
@@ -40,9 +40,9 @@ import Testing
             }
             products.append(names)
         }
-        // Both identities match the products' `package:` "DBBBuilder" (identities compare without case).
-        #expect(identities == ["dbbbuilder", "dbbbuilder"])
-        #expect(products == [["DBBBuilder"], ["DBBObjects", "DBBExport"]])
+        // Every identity matches the products' `package:` "DBBBuilder" (identities compare without case).
+        #expect(identities == ["dbbbuilder", "dbbbuilder", "dbbbuilder"])
+        #expect(products == [["DBBBuilder"], ["DBBObjects", "DBBExport"], ["DBBObjects", "DBBQuery"]])
     }
 
     @Test func gettingStarted() throws {

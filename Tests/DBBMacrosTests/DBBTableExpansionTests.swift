@@ -1,4 +1,4 @@
-import DBBMacrosPlugin
+import DBBMacrosImplementation
 import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacros
 import SwiftSyntaxMacrosGenericTestSupport
@@ -6,17 +6,7 @@ import Testing
 
 /// What `@DBBTable` writes, and the errors it reports, checked on source text.
 @Suite struct DBBTableExpansionTests {
-    static let macros: [String: MacroSpec] = [
-        "DBBTable": MacroSpec(type: DBBTableMacro.self),
-        "Column": MacroSpec(type: DBBPropertyMarkerMacro.self),
-        "Indexed": MacroSpec(type: DBBPropertyMarkerMacro.self),
-        "Unique": MacroSpec(type: DBBPropertyMarkerMacro.self),
-        "NotNull": MacroSpec(type: DBBPropertyMarkerMacro.self),
-        "Transient": MacroSpec(type: DBBPropertyMarkerMacro.self),
-        "CascadeDelete": MacroSpec(type: DBBPropertyMarkerMacro.self),
-        "ForeignKey": MacroSpec(type: DBBPropertyMarkerMacro.self),
-        "DBBTracked": MacroSpec(type: DBBTrackedMacro.self),
-    ]
+    static let macros = DBBMacroNames.implementations.mapValues { MacroSpec(type: $0) }
 
     private func expect(
         _ source: String, expandsTo expanded: String, diagnostics: [DiagnosticSpec] = [],
