@@ -138,6 +138,46 @@ struct DBBPostgresRestoreTests {
         }
     }
 
+    /// Changes the server's copy of row `id` 2 of `app.Meeting` inside the restore's transaction, once the rows
+    /// are loaded (from the progress callback, when the verification begins).
+    static let damages: [(change: String, column: String)] = [
+        ("UPDATE app.\"Meeting\" SET title = title || '!' WHERE id = 2", "title"),
+        ("UPDATE app.\"Meeting\" SET \"modifiedTime\" = \"modifiedTime\" + 1e-6 WHERE id = 2", "modifiedTime"),
+        ("UPDATE app.\"Meeting\" SET \"createdTime\" = NULL WHERE id = 2", "createdTime"),
+        ("DELETE FROM app.\"Meeting\" WHERE id = 2", "id"),  // row 2 is then id 3
+    ]
+
+    @Test(
+        "a row the server holds differently from the dump is named by the restore's verification, which keeps nothing",
+        arguments: damages.indices)
+    func damagedServerRowIsNamed(damage: Int) async throws {
+        let folder = try TemporaryFolder()
+        let dump = try Self.dump(of: Self.builderLayout, in: folder, name: "app")
+        let configuration = try await TestPostgres.freshDatabase()
+        let (change, column) = Self.damages[damage]
+        try await TestPostgres.onQueue {
+            let db = try DBBPostgresConnection.connect(configuration)
+            defer { try? db.close() }
+            let options = DBBPostgresRestoreOptions(schema: "app")
+            var changed: Int?
+            #expect {
+                try DBBPostgresRestore.restore(dumpAt: dump, into: db, options: options) { phase, _ in
+                    if phase == .verifying, changed == nil { changed = try? db.execute(change) }
+                }
+            } throws: { error in
+                guard let mismatch = error as? DBBPostgresRestoreMismatch else { return false }
+                return mismatch.difference.table == "Meeting" && mismatch.difference.row == 2
+                    && mismatch.difference.column == column
+            }
+            #expect(changed == 1)
+            #expect(try !Self.schemaExists("app", db))
+            // Undamaged, the same dump restores and verifies.
+            let report = try DBBPostgresRestore.restore(dumpAt: dump, into: db, options: options)
+            #expect(report.verified)
+            #expect(try db.fetchAll("SELECT title FROM app.\"Meeting\" WHERE id = 2") == [[.text("Review")]])
+        }
+    }
+
     @Test("mixed columns: integers and reals become numeric and stay apart; NUL and invalid UTF-8 text become bytea")
     func mixedColumnsArePlannedFromTheirValues() async throws {
         let folder = try TemporaryFolder()

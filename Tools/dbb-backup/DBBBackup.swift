@@ -225,7 +225,8 @@ extension DBBBackup {
 
                 With a postgres://user@host:port/database target, the dump is read once to check it and plan \
                 each column's type from its values, loaded with COPY into --schema in one transaction, and \
-                compared row for row with the dump before the commit; any failure rolls it all back. \
+                compared row for row with what was loaded before the commit (the dump is read again only to \
+                name a difference); any failure rolls it all back. \
                 --plan prints the plan as JSON without connecting.
                 """)
 

@@ -69,7 +69,7 @@ func restoreIntoPostgres(
     guard dump != standardStreamName else {
         printToStandardError(
             DBBBackup._errorPrefix
-                + "a restore into PostgreSQL reads the dump three times (plan, load, verify): give a file, not -")
+                + "a restore into PostgreSQL reads the dump more than once (plan, load): give a file, not -")
         throw ExitCode(ExitStatus.usage)
     }
     let dumpURL = URL(fileURLWithPath: dump)

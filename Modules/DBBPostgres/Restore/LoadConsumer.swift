@@ -3,7 +3,8 @@ internal import DBBSQL
 internal import NIOCore
 
 /// The load pass of a restore: each planned table's rows go to the server through one `COPY … FROM STDIN`,
-/// in chunks of ``chunkBytes``.
+/// in chunks of ``chunkBytes``; when the restore verifies, each table's ``RestoreDigest`` of the values the
+/// server should hold is made on the way.
 final class LoadConsumer: DumpConsumer {
     /// The COPY data sent at once. Four chunks wait at most (``CopyFeed/capacity``).
     static let chunkBytes = 256 << 10
@@ -15,10 +16,17 @@ final class LoadConsumer: DumpConsumer {
     private var buffer = ByteBuffer()
     /// The types of the current table's values, the rowid's first when the dump stores it.
     private var types: [RestoreValues.ColumnType] = []
+    private let makesDigests: Bool
+    private var digest = RestoreDigest()
+    private var isPredictable = true
+    /// Per table: the digest of the values sent; a table with a value whose stored form could not be
+    /// predicted has none.
+    private(set) var digests: [String: RestoreDigest] = [:]
 
-    init(connection: DBBPostgresConnection, plan: DBBPostgresRestorePlan) {
+    init(connection: DBBPostgresConnection, plan: DBBPostgresRestorePlan, makesDigests: Bool) {
         self.connection = connection
         self.plan = plan
+        self.makesDigests = makesDigests
         tables = plan.tablesByName
     }
 
@@ -42,6 +50,8 @@ final class LoadConsumer: DumpConsumer {
         }
         buffer = ByteBuffer()
         buffer.reserveCapacity(Self.chunkBytes + (64 << 10))
+        digest = RestoreDigest()
+        isPredictable = true
         feed = CopyFeed(
             connection: connection.connection,
             table: RestoreSchemaWriter.qualified(table.name, in: plan.schema), columns: names,
@@ -51,13 +61,16 @@ final class LoadConsumer: DumpConsumer {
     func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
         guard let feed else { return }
         var index = 0
+        var row = RowHasher()
         for value in values {
             if index > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
             let isRaw = !rawText.isEmpty && rawText.contains(index)
-            RestoreValues.appendCopyText(
-                RestoreValues.stored(value, isRawText: isRaw, type: types[index]), to: &buffer)
+            let stored = RestoreValues.stored(value, isRawText: isRaw, type: types[index])
+            RestoreValues.appendCopyText(stored, to: &buffer)
+            if makesDigests, !RestoreDigest.expected(stored, type: types[index], into: &row) { isPredictable = false }
             index += 1
         }
+        if makesDigests { digest.add(row) }
         buffer.writeInteger(UInt8(ascii: "\n"))
         if buffer.readableBytes >= Self.chunkBytes {
             try send(buffer, to: feed, table: table.name)
@@ -85,6 +98,7 @@ final class LoadConsumer: DumpConsumer {
         } catch {
             throw connection.map(error, sql: "COPY \(table.name) FROM STDIN", context: "loading table \(table.name)")
         }
+        if makesDigests, isPredictable { digests[table.name] = digest }
     }
 
     /// Fails the COPY under way, if any, after an error elsewhere.

@@ -52,6 +52,54 @@ enum RestoreValues {
         return number.description
     }
 
+    /// The text PostgreSQL prints for the `numeric` it reads from ``realText(_:)``: plain digits, as many
+    /// after the point as the text has once its exponent is applied (`1e-05` is `0.00001`, `1.5e+20` is
+    /// `150000000000000000000`), and no negative zero.
+    static func numericText(_ number: Double) -> String {
+        let text = realText(number)
+        guard number.isFinite else { return text }
+        var digits: [UInt8] = []
+        var pointAt: Int?
+        var exponent = 0
+        var isNegative = false
+        var bytes = text.utf8[...]
+        if bytes.first == UInt8(ascii: "-") {
+            isNegative = true
+            bytes = bytes.dropFirst()
+        }
+        while let byte = bytes.popFirst() {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digits.append(byte)
+            case UInt8(ascii: "."): pointAt = digits.count
+            case UInt8(ascii: "e"), UInt8(ascii: "E"): exponent = Int(String(decoding: bytes, as: UTF8.self)) ?? 0
+            default: break
+            }
+            if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { break }
+        }
+        let integerDigits = (pointAt ?? digits.count) + exponent
+        let scale = max(0, digits.count - integerDigits)
+        var integerPart: [UInt8]
+        var fraction: [UInt8]
+        if integerDigits <= 0 {
+            integerPart = []
+            fraction = Array(repeating: UInt8(ascii: "0"), count: -integerDigits) + digits
+        } else if integerDigits >= digits.count {
+            integerPart = digits + Array(repeating: UInt8(ascii: "0"), count: integerDigits - digits.count)
+            fraction = []
+        } else {
+            integerPart = Array(digits[..<integerDigits])
+            fraction = Array(digits[integerDigits...])
+        }
+        fraction += Array(repeating: UInt8(ascii: "0"), count: max(0, scale - fraction.count))
+        integerPart = Array(integerPart.drop { $0 == UInt8(ascii: "0") })
+        if integerPart.isEmpty { integerPart = [UInt8(ascii: "0")] }
+        let isZero = !digits.contains { $0 != UInt8(ascii: "0") }
+        var result = isNegative && !isZero ? "-" : ""
+        result += String(decoding: integerPart, as: UTF8.self)
+        if scale > 0 { result += "." + String(decoding: fraction, as: UTF8.self) }
+        return result
+    }
+
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Appends a stored value in COPY's text format: `\N` for NULL, backslash escapes in text, `\\x` hex for

@@ -2,6 +2,7 @@ internal import DBBExport
 internal import DBBSQL
 internal import NIOCore
 internal import PostgresNIO
+internal import Synchronization
 
 /// The comparison pass: reads each restored table back in the dump's row order through a cursor, a batch at
 /// a time, and compares every value with what the plan says the dump's value is stored as. Stops at the first
@@ -54,19 +55,58 @@ final class VerifyConsumer: DumpConsumer {
             return
         }
         current = planned
-        names = (planned.rowIDColumn.map { [$0] } ?? []) + planned.columns.map(\.name)
-        types =
-            (planned.rowIDColumn != nil ? [.bigint] : []) + planned.columns.map { RestoreValues.ColumnType($0.type) }
-        let select = zip(names, types).map { name, type in
-            RestoreSchemaWriter.quote(name) + (type == .numeric ? "::text" : "")
-        }
+        (names, types) = Self.layout(of: planned)
         try connection.execute(
-            "DECLARE \(Self.cursor) NO SCROLL CURSOR FOR SELECT \(select.joined(separator: ", ")) FROM "
-                + "\(RestoreSchemaWriter.qualified(table.name, in: plan.schema)) ORDER BY \(order(planned))")
+            "DECLARE \(Self.cursor) NO SCROLL CURSOR FOR \(Self.select(planned, in: plan.schema)) "
+                + "ORDER BY \(order(planned))")
         isCursorOpen = true
         batch = []
         position = 0
         fetchNextBatch()
+    }
+
+    /// The names and types of a table's values as the dump stores them: the rowid's first when it is kept.
+    private static func layout(
+        of table: DBBPostgresRestorePlan.Table
+    ) -> (names: [String], types: [RestoreValues.ColumnType]) {
+        (
+            (table.rowIDColumn.map { [$0] } ?? []) + table.columns.map(\.name),
+            (table.rowIDColumn != nil ? [.bigint] : []) + table.columns.map { RestoreValues.ColumnType($0.type) }
+        )
+    }
+
+    /// A `SELECT` of a table's values in the dump's layout; a numeric column as its text.
+    private static func select(_ table: DBBPostgresRestorePlan.Table, in schema: String) -> String {
+        let (names, types) = layout(of: table)
+        let values = zip(names, types).map { name, type in
+            RestoreSchemaWriter.quote(name) + (type == .numeric ? "::text" : "")
+        }
+        return "SELECT \(values.joined(separator: ", ")) FROM \(RestoreSchemaWriter.qualified(table.name, in: schema))"
+    }
+
+    /// The digest of a table's rows as the server holds them, made from the rows it sends in binary format as
+    /// it scans the table (no order, no cursor: each row is hashed as it arrives); `nil` when a value does not
+    /// come in binary format.
+    func serverDigest(of table: DBBPostgresRestorePlan.Table) throws -> RestoreDigest? {
+        let sql = Self.select(table, in: plan.schema)
+        let sum = DigestSum()
+        let future = connection.connection.query(PostgresQuery(unsafeSQL: sql), logger: connection.logger) { row in
+            var hasher = RowHasher()
+            var isBinary = true
+            for cell in row {
+                if cell.format != .binary { isBinary = false }
+                hasher.add(cell.bytes)
+            }
+            sum.digest.withLock { digest in
+                if isBinary { digest?.add(hasher) } else { digest = nil }
+            }
+        }
+        do {
+            _ = try future.wait()
+        } catch {
+            throw connection.map(error, sql: sql, context: "comparing the restored rows with the dump")
+        }
+        return sum.digest.withLock { $0 }
     }
 
     /// The dump's row order: by rowid, else by primary key, comparing text as SQLite's collation does (BINARY
@@ -159,4 +199,12 @@ final class VerifyConsumer: DumpConsumer {
         case .blob(let bytes): "bytes (\(bytes.count))"
         }
     }
+}
+
+/// The digest a query's rows add up to, shared with the closure that sees each row on the connection's event
+/// loop.
+///
+/// `Sendable`: its state is behind a `Mutex`.
+private final class DigestSum: Sendable {
+    let digest = Mutex<RestoreDigest?>(RestoreDigest())
 }

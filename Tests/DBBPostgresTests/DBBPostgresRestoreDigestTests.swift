@@ -1,0 +1,125 @@
+import DBBExport
+import DBBSQL
+import DBBTestSupport
+import Foundation
+import Testing
+
+@testable import DBBPostgres
+
+/// The restore's verification by digest: the digest of the values the load expects the server to hold is the
+/// digest of the rows the server sends back, for every column type, so a verified restore does not read the
+/// dump again (a wrong prediction would only fall back to the row-by-row comparison, which these tests catch).
+@Suite(.postgres)
+struct DBBPostgresRestoreDigestTests {
+    /// Each table's digest of a dump's values as the plan stores them.
+    final class ExpectedDigests: DumpConsumer {
+        let plan: DBBPostgresRestorePlan
+        var digests: [String: RestoreDigest] = [:]
+        var unpredictable: Set<String> = []
+        private var types: [RestoreValues.ColumnType]?
+        private var digest = RestoreDigest()
+
+        init(plan: DBBPostgresRestorePlan) { self.plan = plan }
+
+        func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws {}
+
+        func beginTable(_ table: DBBDumpTable) throws {
+            types = plan.tables.first { $0.name == table.name }.map { planned in
+                (planned.rowIDColumn != nil ? [.bigint] : [])
+                    + planned.columns.map { RestoreValues.ColumnType($0.type) }
+            }
+            digest = RestoreDigest()
+        }
+
+        func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
+            guard let types else { return }
+            var row = RowHasher()
+            for (index, value) in values.enumerated() {
+                let stored = RestoreValues.stored(value, isRawText: rawText.contains(index), type: types[index])
+                if !RestoreDigest.expected(stored, type: types[index], into: &row) { unpredictable.insert(table.name) }
+            }
+            digest.add(row)
+        }
+
+        func endTable(_ table: DBBDumpTable) throws {
+            if types != nil { digests[table.name] = digest }
+        }
+    }
+
+    static let mixed = """
+        CREATE TABLE m (amount, note TEXT, raw TEXT, label Integer, r REAL, b BLOB);
+        INSERT INTO m VALUES (14, 'plain', CAST(X'61FF62' AS TEXT), 1, 0.1, X'00FF');
+        INSERT INTO m VALUES (14.0, NULL, 'ok', 'not a number', -0.0, NULL);
+        INSERT INTO m VALUES (0.1, 'tab\tand\\back', NULL, 2.5, 1e300, X'');
+        INSERT INTO m VALUES (1e-5, NULL, NULL, NULL, 5e-324, NULL);
+        INSERT INTO m VALUES (-2.5e20, NULL, NULL, NULL, NULL, NULL);
+        INSERT INTO m VALUES (-0.0, NULL, NULL, NULL, NULL, NULL);
+        INSERT INTO m VALUES (1.7976931348623157e308, NULL, NULL, NULL, NULL, NULL);
+        INSERT INTO m VALUES (-9223372036854775808, NULL, NULL, NULL, NULL, NULL);
+        CREATE TABLE k (id INTEGER PRIMARY KEY, t TEXT, x INTEGER);
+        INSERT INTO k VALUES (1, 'ü', 9223372036854775807), (5, '', NULL);
+        """
+
+    @Test("the expected digest of every column type is the server's, and a changed value changes it")
+    func expectedDigestIsTheServers() async throws {
+        let folder = try TemporaryFolder()
+        let database = folder.file("mixed.sqlite")
+        let db = try DBBDatabase(path: database.path)
+        try db.executeStatements(Self.mixed)
+        try db.execute("INSERT INTO m (note) VALUES (?)", "a\u{0}b")
+        try db.close()
+        let dump = folder.file("mixed.json.gz")
+        try DBBExport.dump(databaseAt: database, to: dump)
+        let options = DBBPostgresRestoreOptions(schema: "mixed")
+        let plan = try DBBPostgresRestore.plan(dumpAt: dump, options: options)
+        #expect(plan.tables.first { $0.name == "m" }?.columns.map(\.type).first == "numeric")
+        let expected = ExpectedDigests(plan: plan)
+        _ = try ConcurrentDumpParser(dumpAt: dump).run(expected)
+        #expect(expected.unpredictable.isEmpty)
+        let digests = expected.digests
+        #expect(digests.keys.sorted() == ["k", "m"])
+        #expect(digests["m"]?.rows == 9)
+        let configuration = try await TestPostgres.freshDatabase()
+        try await TestPostgres.onQueue {
+            let server = try DBBPostgresConnection.connect(configuration)
+            defer { try? server.close() }
+            try DBBPostgresRestore.restore(dumpAt: dump, into: server, options: options)
+            let verifier = VerifyConsumer(connection: server, plan: plan)
+            for table in plan.tables {
+                let digest = try verifier.serverDigest(of: table)
+                #expect(digest == digests[table.name], "table \(table.name)")
+            }
+            // One changed bit of a double, one numeric's scale, one byte: each changes the digest.
+            let m = try #require(plan.tables.first { $0.name == "m" })
+            for change in [
+                "UPDATE mixed.m SET r = 0.30000000000000004 WHERE rowid = 1",
+                "UPDATE mixed.m SET amount = 14.00 WHERE rowid = 2",
+                "UPDATE mixed.m SET b = '\\x00fe' WHERE rowid = 1",
+            ] {
+                try server.begin()
+                try server.execute(change)
+                let digest = try verifier.serverDigest(of: m)
+                try server.rollback()
+                #expect(digest != nil && digest != digests["m"], "\(change)")
+            }
+        }
+    }
+
+    @Test(
+        "a double's numeric text is PostgreSQL's",
+        arguments: [
+            0.1, 14.0, 100.0, 1e-5, 1.5e20, -2.5e20, -0.0, 0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+            -2.5, 123456.789, 1e16, 1e15, 0.000123, 2.2250738585072014e-308, 9007199254740993.0, -1e-7, .infinity,
+            -.infinity,
+        ])
+    func numericTextIsPostgreSQLs(number: Double) async throws {
+        let configuration = try await TestPostgres.freshDatabase()
+        try await TestPostgres.onQueue {
+            let server = try DBBPostgresConnection.connect(configuration)
+            defer { try? server.close() }
+            let read = try server.fetchAll(
+                "SELECT $1::text::numeric::text", [.text(RestoreValues.realText(number))])
+            #expect(read == [[.text(RestoreValues.numericText(number))]], "\(number)")
+        }
+    }
+}
