@@ -5,8 +5,22 @@ import DBBTestSupport
 import Foundation
 import Testing
 
-// The macro examples of Docs/Mapping.md, compiled and run. DBBObjectsTests' `docsMatchTheTests` finds the
+// The macro examples of Docs/Mapping.md and Docs/ExistingDatabases.md, compiled and run. DBBObjectsTests' `docsMatchTheTests` finds the
 // guide's blocks here.
+
+/// Docs/ExistingDatabases.md's classes.
+enum ExistingDatabasesGuide {
+    @DBBTable(idColumn: "ArtistId", timestamps: false)
+    final class Artist: DBBTableObject {
+        @Column("Name") var name: String?
+    }
+
+    @DBBTable(idColumn: "AlbumId", timestamps: false)
+    final class Album: DBBTableObject {
+        @Column("Title") var title = ""
+        @ForeignKey("ArtistId") var artist: Artist?
+    }
+}
 
 enum MacroGuide {
     @DBBTable
@@ -142,6 +156,22 @@ enum MacroGuide {
         #expect(overdue.map(\.name) == ["Ann"])
         #expect(overdue.first?.history == [.active, .overdue])
         #expect(overdue.first?.address.city == "Springfield")
+    }
+
+    @Test func existingDatabasesGuide() throws {
+        typealias Artist = ExistingDatabasesGuide.Artist
+        typealias Album = ExistingDatabasesGuide.Album
+        let folder = try TemporaryFolder()
+        let chinookCopy = try copyOfFixture("chinook.sqlite", into: folder)
+        let manager = try DBBManager(databaseURL: chinookCopy)
+        try manager.addTableClasses([Artist.self, Album.self])
+        let album = try Album.fetchOne(id: 1, manager: manager)
+        // album?.title is "For Those About To Rock We Salute You", album?.artist?.name is "AC/DC"
+        #expect(album?.title == "For Those About To Rock We Salute You")
+        #expect(album?.artist?.name == "AC/DC")
+        // Registration changed nothing: no timestamp columns, no join tables.
+        let columns = try manager.queue.inDatabase { db in try db.columns(in: "Album").map(\.name) }
+        #expect(columns == ["AlbumId", "Title", "ArtistId"])
     }
 
     @Test func theGuidesRecordReadsChinooksAlbums() throws {
