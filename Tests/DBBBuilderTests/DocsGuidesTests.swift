@@ -26,8 +26,11 @@ import Testing
                 at: folder.file("Sources/NotesApp"), withIntermediateDirectories: true)
             try folder.write("print(1)\n", to: "Sources/NotesApp/main.swift")
             try folder.write(manifest, to: "Package.swift")
+            // SwiftPM keeps a lock file in TMPDIR named after the package: in the package's own folder, it goes
+            // with it.
             let run = try ToolProcess.run(
-                executable: URL(fileURLWithPath: "/usr/bin/env"), ["swift", "package", "dump-package"], in: folder.url)
+                executable: URL(fileURLWithPath: "/usr/bin/env"), ["swift", "package", "dump-package"], in: folder.url,
+                environment: ["TMPDIR": folder.url.path])
             #expect(run.exitCode == 0, "\(run.standardError)")
             let json = try #require(try JSONSerialization.jsonObject(with: run.output) as? [String: Any])
             #expect(json["name"] as? String == "NotesApp")
