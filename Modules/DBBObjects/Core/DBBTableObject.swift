@@ -52,7 +52,7 @@ open class DBBTableObject: DBBTableRepresentable {
         @inlinable get { storedIsDirty }
         @inlinable set { storedIsDirty = newValue }
     }
-    // Unchecked: accessed only by the get and set above, each an instantaneous access.
+    // Unchecked: accessed only by `idNum`'s get and set, each an instantaneous access.
     @usableFromInline @exclusivity(unchecked) var storedID: Int64 = 0
     // Unchecked: accessed only by `createdTime`'s get and set, each an instantaneous access.
     @usableFromInline @exclusivity(unchecked) var storedCreatedTime: Date?
@@ -172,7 +172,7 @@ open class DBBTableObject: DBBTableRepresentable {
     open class var tracksChanges: Bool { false }
 
     /// Marks the object dirty; the observers `@DBBTable` writes call it when a persisted property is set.
-    @inlinable public final func dbbPropertyDidChange() { storedIsDirty = true }
+    @inlinable public final func dbbPropertyDidChange() { isDirty = true }
 
     /// Marks the object as unchanged.
     public func makeClean() { isDirty = false }
