@@ -18,12 +18,17 @@ public struct DBBPropertyMarkerMacro: PeerMacro {
 
 /// `@DBBTracked`, which `@DBBTable` attaches to each stored property it maps: a `didSet` observer that marks the
 /// object dirty, so that a save of a stored object whose persisted properties were not set writes nothing.
+///
+/// The observer names the property (never evaluated): the overload of `dbbPropertyDidChange` its type selects is
+/// where the compiler checks that the type can be stored, so an unsupported type is reported on the property.
 public struct DBBTrackedMacro: AccessorMacro {
     public static func expansion(
         of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
     ) throws -> [AccessorDeclSyntax] {
-        guard PropertyReader.isTracked(declaration) else { return [] }
-        return ["didSet { dbbPropertyDidChange() }"]
+        guard PropertyReader.isTracked(declaration), let variable = declaration.as(VariableDeclSyntax.self),
+            let name = variable.bindings.first?.pattern.trimmedDescription
+        else { return [] }
+        return ["didSet { dbbPropertyDidChange(self.\(raw: name)) }"]
     }
 }

@@ -26,7 +26,7 @@ import Testing
         #expect(!written.contains("\n@DBBTable") && !written.contains("@Indexed"))
         #expect(written.contains(#""year": .init(columnName: "publicationYear", get: { (object: Book) -> Int in"#))
         #expect(written.contains("override class var tableName: String { \"Loans\" }"))
-        #expect(written.contains("dbbPropertyDidChange()"))
+        #expect(written.contains("dbbPropertyDidChange(self.year)"))
         #expect(written.contains("func markReturned(on day: Date) {"))
 
         // The committed file is up to date: --check, writing nothing, succeeds on it.

@@ -19,17 +19,17 @@ struct Address: DBBCodableValue, Equatable {
 final class Author: DBBTableObject {
     var firstName = "" {
         didSet {
-            dbbPropertyDidChange()
+            dbbPropertyDidChange(self.firstName)
         }
     }
     var lastName = "" {
         didSet {
-            dbbPropertyDidChange()
+            dbbPropertyDidChange(self.lastName)
         }
     }
     var born: Int? {
         didSet {
-            dbbPropertyDidChange()
+            dbbPropertyDidChange(self.born)
         }
     }
     var isSelected = false
@@ -57,27 +57,27 @@ final class Author: DBBTableObject {
 final class Book: DBBTableObject {
     var title = "" {
         didSet {
-            dbbPropertyDidChange()
+            dbbPropertyDidChange(self.title)
         }
     }
     var isbn = "" {
         didSet {
-            dbbPropertyDidChange()
+            dbbPropertyDidChange(self.isbn)
         }
     }
     var year = 0 {
         didSet {
-            dbbPropertyDidChange()
+            dbbPropertyDidChange(self.year)
         }
     }
     var tags: [String] = [] {
         didSet {
-            dbbPropertyDidChange()
+            dbbPropertyDidChange(self.tags)
         }
     }
     var author: Author? {
         didSet {
-            dbbPropertyDidChange()
+            dbbPropertyDidChange(self.author)
         }
     }
 
@@ -105,37 +105,37 @@ final class Book: DBBTableObject {
 final class Loan: DBBTableObject {
     var book: Book? {
         didSet {
-            dbbPropertyDidChange()
+            dbbPropertyDidChange(self.book)
         }
     }
     var borrower = "" {
         didSet {
-            dbbPropertyDidChange()
+            dbbPropertyDidChange(self.borrower)
         }
     }
     var borrowerAddress = Address() {
         didSet {
-            dbbPropertyDidChange()
+            dbbPropertyDidChange(self.borrowerAddress)
         }
     }
     var status = LoanStatus.active {
         didSet {
-            dbbPropertyDidChange()
+            dbbPropertyDidChange(self.status)
         }
     }
     var history: [LoanStatus] = [] {
         didSet {
-            dbbPropertyDidChange()
+            dbbPropertyDidChange(self.history)
         }
     }
     var due = Date(timeIntervalSince1970: 0) {
         didSet {
-            dbbPropertyDidChange()
+            dbbPropertyDidChange(self.due)
         }
     }
     var returnedOn: Date? {
         didSet {
-            dbbPropertyDidChange()
+            dbbPropertyDidChange(self.returnedOn)
         }
     }
 

@@ -37,42 +37,42 @@ import Testing
                 final class Person: DBBTableObject {
                     var name = "" {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.name)
                         }
                     }
                     var code = "" {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.code)
                         }
                     }
                     var budget = 0.0 {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.budget)
                         }
                     }
                     var startDate: Date? {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.startDate)
                         }
                     }
                     var active = false {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.active)
                         }
                     }
                     var tags: [String] = [] {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.tags)
                         }
                     }
                     var lead: Person? {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.lead)
                         }
                     }
                     var meetings: [Meeting] = [] {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.meetings)
                         }
                     }
                     var scratch = 0
@@ -119,23 +119,23 @@ import Testing
                 final class Artist: DBBTableObject {
                     var name: String? {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.name)
                         }
                     }
                     var label: Label? {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.label)
                         }
                     }
                     var agent: Agent? {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.agent)
                         }
                     }
                     
                     var code: String {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.code)
                         }
                     }
                     var born: Date, `default`: Int
@@ -198,12 +198,12 @@ import Testing
                 public final class Pair: Base {
                     var a = 0 {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.a)
                         }
                     }
                     private(set) var b = "x" {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.b)
                         }
                     }
                     var observed = 1.5 { didSet { print(observed) } }
@@ -314,57 +314,57 @@ import Testing
                     let id2 = 0
                     var lookup: [String: Int] = [:] {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.lookup)
                         }
                     }
                     var link: URL? {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.link)
                         }
                     }
                     var blobs: [Data] = [] {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.blobs)
                         }
                     }
                     var maybes: [Int?] = [] {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.maybes)
                         }
                     }
                     var total = compute() {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.total)
                         }
                     }
                     var items = [] {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.items)
                         }
                     }
                     var owner: Person {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.owner)
                         }
                     }
                     var tags: [String] = [] {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.tags)
                         }
                     }
                     var count = 0 {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.count)
                         }
                     }
                     var names: [String] = [] {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.names)
                         }
                     }
                     var title = "" {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.title)
                         }
                     }
                 }
@@ -420,7 +420,7 @@ import Testing
                 final class Card: DBBTableObject {
                     var owner: Person {
                         didSet {
-                            dbbPropertyDidChange()
+                            dbbPropertyDidChange(self.owner)
                         }
                     }
                 }

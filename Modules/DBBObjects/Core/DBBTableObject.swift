@@ -184,6 +184,86 @@ open class DBBTableObject: DBBTableRepresentable {
     }
 }
 
+// The observers `@DBBTable` writes call `dbbPropertyDidChange(self.property)`: the overload the property's type
+// selects is where the compiler checks that the type can be stored, so that an unsupported type is reported on the
+// property's own line. The autoclosure is never called, so a set reads nothing more.
+extension DBBTableObject {
+    /// Marks the object dirty after a scalar, enum or `Codable` property was set.
+    ///
+    /// - Parameter property: the property, never evaluated.
+    @inlinable public final func dbbPropertyDidChange<Value: DBBPersistableValue>(
+        _ property: @autoclosure () -> Value
+    ) { isDirty = true }
+
+    /// Marks the object dirty after an optional scalar, enum or `Codable` property was set.
+    ///
+    /// - Parameter property: the property, never evaluated.
+    @inlinable public final func dbbPropertyDidChange<Value: DBBPersistableValue>(
+        _ property: @autoclosure () -> Value?
+    ) { isDirty = true }
+
+    /// Marks the object dirty after an array of scalars, enums or `Codable` values was set.
+    ///
+    /// - Parameter property: the property, never evaluated.
+    @inlinable public final func dbbPropertyDidChange<Value: DBBPersistableValue>(
+        _ property: @autoclosure () -> [Value]
+    ) { isDirty = true }
+
+    /// Marks the object dirty after an optional array of scalars, enums or `Codable` values was set.
+    ///
+    /// - Parameter property: the property, never evaluated.
+    @inlinable public final func dbbPropertyDidChange<Value: DBBPersistableValue>(
+        _ property: @autoclosure () -> [Value]?
+    ) { isDirty = true }
+
+    /// Marks the object dirty after a reference to another persisted object was set.
+    ///
+    /// - Parameter property: the property, never evaluated.
+    @inlinable public final func dbbPropertyDidChange<Object: DBBTableRepresentable>(
+        _ property: @autoclosure () -> Object
+    ) { isDirty = true }
+
+    /// Marks the object dirty after an optional reference to another persisted object was set.
+    ///
+    /// - Parameter property: the property, never evaluated.
+    @inlinable public final func dbbPropertyDidChange<Object: DBBTableRepresentable>(
+        _ property: @autoclosure () -> Object?
+    ) { isDirty = true }
+
+    /// Marks the object dirty after an array of references to other persisted objects was set.
+    ///
+    /// - Parameter property: the property, never evaluated.
+    @inlinable public final func dbbPropertyDidChange<Object: DBBTableRepresentable>(
+        _ property: @autoclosure () -> [Object]
+    ) { isDirty = true }
+
+    /// Marks the object dirty after an optional array of references to other persisted objects was set.
+    ///
+    /// - Parameter property: the property, never evaluated.
+    @inlinable public final func dbbPropertyDidChange<Object: DBBTableRepresentable>(
+        _ property: @autoclosure () -> [Object]?
+    ) { isDirty = true }
+
+    /// Arrays of `Data` are not a storage type.
+    @available(*, unavailable, message: "arrays of Data are not a storage type; keep each Data in an object of its own")
+    public final func dbbPropertyDidChange(_ property: @autoclosure () -> [Data]) { fatalError("unavailable") }
+
+    /// Arrays of `Data` are not a storage type.
+    @available(*, unavailable, message: "arrays of Data are not a storage type; keep each Data in an object of its own")
+    public final func dbbPropertyDidChange(_ property: @autoclosure () -> [Data]?) { fatalError("unavailable") }
+
+    /// A property of a type that is not stored: chosen only when no other overload fits.
+    @available(
+        *, unavailable,
+        message: """
+            a stored property is a scalar (Bool, an integer, Float, Double, String, Date, Data), an enum with a \
+            String or integer raw value declared DBBPersistableValue, a Codable value declared DBBCodableValue, \
+            a DBBTableObject subclass, or an optional or array of one of these; mark other properties @Transient
+            """
+    )
+    public final func dbbPropertyDidChange<Value>(_ property: @autoclosure () -> Value) { fatalError("unavailable") }
+}
+
 /// The state of a partly loaded object: what its fetch loaded, and what it left in the rest.
 private struct DBBPartialLoad {
     var loaded: Set<String>
