@@ -53,7 +53,7 @@ extension DBBQueryNames {
         var bytes = token.text.utf8.makeIterator()
         guard let first = bytes.next() else { return false }
         if first < 0x80 && (bytes.next() ?? 0) < 0x80 {
-            return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20) || first == UInt8(ascii: "_")
+            return first.isASCIILetterOrUnderscore
         }
         guard let character = token.text.first else { return false }
         return character.isLetter || character == "_"

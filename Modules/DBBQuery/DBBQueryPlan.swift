@@ -311,20 +311,11 @@ enum DBBConditionTokenizer {
         // a quarter of its bytes, and never more than its bytes.
         tokens.reserveCapacity(bytes.count / 4 + 4)
         func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
-        // As SQLite's tokenizer: letters, `_` and every non-ASCII scalar start an identifier; digits and `$`
-        // continue one. ASCII letters differ in case by bit 0x20 alone.
-        func startsIdentifier(_ byte: UInt8) -> Bool {
-            byte >= 0x80 || byte == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
-        }
-        func continuesIdentifier(_ byte: UInt8) -> Bool {
-            startsIdentifier(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                || byte == UInt8(ascii: "$")
-        }
         /// Digits, `-`, `,` and spaces, with at least one digit: the text of a Swift integer array.
         func isIntegerList(_ slice: ArraySlice<UInt8>) -> Bool {
-            slice.contains { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+            slice.contains(where: \.isASCIIDigit)
                 && slice.allSatisfy {
-                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ",")
+                    $0.isASCIIDigit || $0 == UInt8(ascii: ",")
                         || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "-")
                 }
         }
@@ -386,9 +377,9 @@ enum DBBConditionTokenizer {
                 end = min(end + 2, bytes.count)
                 tokens.append(Token(text: text(index..<end)))
                 index = end
-            } else if startsIdentifier(byte) {
+            } else if byte.startsIdentifier {
                 var end = index
-                while end < bytes.count && continuesIdentifier(bytes[end]) { end += 1 }
+                while end < bytes.count && bytes[end].continuesIdentifier { end += 1 }
                 let name = text(index..<end)
                 // `table.column` names a column explicitly; leave it alone.
                 let qualified = previousSignificant == dot || (end < bytes.count && bytes[end] == dot)

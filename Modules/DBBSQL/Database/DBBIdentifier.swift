@@ -26,18 +26,35 @@ public enum DBBIdentifier {
     /// is never plain, as with `Character` checks, which cost thousands of instructions per name.
     static func isPlain(_ name: String) -> Bool {
         var bytes = name.utf8.makeIterator()
-        guard let first = bytes.next(), isLetterOrUnderscore(first) else { return false }
+        guard let first = bytes.next(), first.isASCIILetterOrUnderscore else { return false }
         while let byte = bytes.next() {
-            guard isLetterOrUnderscore(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
+            guard byte.isASCIILetterOrUnderscore || byte.isASCIIDigit else {
                 return false
             }
         }
         return true
     }
 
-    private static func isLetterOrUnderscore(_ byte: UInt8) -> Bool {
+}
+
+// The byte classes of SQL's identifiers, as SQLite's tokenizer reads them; one definition for every scanner of
+// SQL text in the package.
+extension UInt8 {
+    /// Whether the byte is an ASCII letter or `_`.
+    @inlinable package var isASCIILetterOrUnderscore: Bool {
         // ASCII letters differ in case by bit 0x20 alone.
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || byte == UInt8(ascii: "_")
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self | 0x20) || self == UInt8(ascii: "_")
+    }
+
+    /// Whether the byte is an ASCII digit.
+    @inlinable package var isASCIIDigit: Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) }
+
+    /// Whether the byte starts an identifier: a letter, `_`, or a byte of a non-ASCII scalar.
+    @inlinable package var startsIdentifier: Bool { self >= 0x80 || isASCIILetterOrUnderscore }
+
+    /// Whether the byte continues an identifier: one that starts one, a digit, or `$`.
+    @inlinable package var continuesIdentifier: Bool {
+        startsIdentifier || isASCIIDigit || self == UInt8(ascii: "$")
     }
 }
 

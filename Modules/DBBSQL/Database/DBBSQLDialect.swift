@@ -226,9 +226,7 @@ public struct DBBSQLDialect: Sendable, Hashable, CustomStringConvertible {
     /// (`a$b`), not the start of a dollar-quoted string.
     private static func continuesIdentifier(_ bytes: [UInt8], before index: Int) -> Bool {
         guard index > 0 else { return false }
-        let byte = bytes[index - 1]
-        return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || byte == UInt8(ascii: "_")
-            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "$") || byte >= 0x80
+        return bytes[index - 1].continuesIdentifier
     }
 
     /// The opening tag of a dollar-quoted string at `index` (`$$` or `$name$`), or `nil` when the `$` starts
@@ -237,9 +235,7 @@ public struct DBBSQLDialect: Sendable, Hashable, CustomStringConvertible {
         var end = index + 1
         while end < bytes.count, bytes[end] != UInt8(ascii: "$") {
             let byte = bytes[end]
-            let isLetter = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || byte == UInt8(ascii: "_")
-            let isDigit = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-            guard isLetter || (isDigit && end > index + 1) else { return nil }
+            guard byte.isASCIILetterOrUnderscore || (byte.isASCIIDigit && end > index + 1) else { return nil }
             end += 1
         }
         guard end < bytes.count else { return nil }
