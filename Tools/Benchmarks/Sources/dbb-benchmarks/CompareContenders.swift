@@ -31,9 +31,12 @@ protocol Contender: AnyObject {
 
 // MARK: The baseline
 
-/// sqlite3 C calls written by hand, reading into and writing from plain final classes.
+/// sqlite3 C calls written by hand, reading into and writing from plain final classes. In the lean layout it
+/// writes and reads no timestamp columns, and a single insert runs without an explicit transaction.
 final class RawContender: Contender {
     let name = "raw sqlite3"
+    /// Whether the tables have DBBBuilder's `createdTime` and `modifiedTime` columns.
+    private let stamped = comparisonLayout == .dbbBuilder
     private var database: RawDatabase?
     private var prepared: [PlainPerson] = []
     private var people: [PlainPerson] = []
@@ -56,21 +59,29 @@ final class RawContender: Contender {
         }
     }
 
-    private static let insertSQL =
-        "INSERT INTO Person (createdTime, modifiedTime, active, budget, code, name, startDate) VALUES (?, ?, ?, ?, ?, ?, ?)"
+    private var insertSQL: String {
+        stamped
+            ? "INSERT INTO Person (createdTime, modifiedTime, active, budget, code, name, startDate) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?)"
+            : "INSERT INTO Person (active, budget, code, name, startDate) VALUES (?, ?, ?, ?, ?)"
+    }
 
     private func insert(_ person: PlainPerson, with statement: OpaquePointer, now: Date, in db: RawDatabase) throws {
-        let stamp = now.timeIntervalSinceReferenceDate
-        sqlite3_bind_double(statement, 1, stamp)
-        sqlite3_bind_double(statement, 2, stamp)
-        sqlite3_bind_int64(statement, 3, person.active ? 1 : 0)
-        sqlite3_bind_double(statement, 4, person.budget)
-        sqlite3_bind_text(statement, 5, person.code, -1, sqliteTransient)
-        sqlite3_bind_text(statement, 6, person.name, -1, sqliteTransient)
+        var column: Int32 = 1
+        if stamped {
+            let stamp = now.timeIntervalSinceReferenceDate
+            sqlite3_bind_double(statement, 1, stamp)
+            sqlite3_bind_double(statement, 2, stamp)
+            column = 3
+        }
+        sqlite3_bind_int64(statement, column, person.active ? 1 : 0)
+        sqlite3_bind_double(statement, column + 1, person.budget)
+        sqlite3_bind_text(statement, column + 2, person.code, -1, sqliteTransient)
+        sqlite3_bind_text(statement, column + 3, person.name, -1, sqliteTransient)
         if let startDate = person.startDate {
-            sqlite3_bind_double(statement, 7, startDate.timeIntervalSinceReferenceDate)
+            sqlite3_bind_double(statement, column + 4, startDate.timeIntervalSinceReferenceDate)
         } else {
-            sqlite3_bind_null(statement, 7)
+            sqlite3_bind_null(statement, column + 4)
         }
         guard sqlite3_step(statement) == SQLITE_DONE else {
             sqlite3_reset(statement)
@@ -78,14 +89,16 @@ final class RawContender: Contender {
         }
         sqlite3_reset(statement)
         person.id = sqlite3_last_insert_rowid(db.handle)
-        person.createdTime = now
-        person.modifiedTime = now
+        if stamped {
+            person.createdTime = now
+            person.modifiedTime = now
+        }
     }
 
     func insertAll() throws {
         let db = try db()
         let now = Date()
-        let statement = try db.prepare(Self.insertSQL)
+        let statement = try db.prepare(insertSQL)
         defer { sqlite3_finalize(statement) }
         try db.execute("BEGIN IMMEDIATE")
         do {
@@ -99,9 +112,14 @@ final class RawContender: Contender {
 
     func saveEach() throws {
         let db = try db()
-        let statement = try db.prepare(Self.insertSQL)
+        let statement = try db.prepare(insertSQL)
         defer { sqlite3_finalize(statement) }
         for person in prepared {
+            // One statement is its own transaction.
+            guard stamped else {
+                try insert(person, with: statement, now: Date(), in: db)
+                continue
+            }
             try db.execute("BEGIN IMMEDIATE")
             do {
                 try insert(person, with: statement, now: Date(), in: db)
@@ -115,20 +133,41 @@ final class RawContender: Contender {
 
     var savedIDs: [Int64] { prepared.map(\.id) }
 
-    private static let personColumns = "id, createdTime, modifiedTime, active, budget, code, name, startDate"
+    private var personColumns: String {
+        stamped
+            ? "id, createdTime, modifiedTime, active, budget, code, name, startDate"
+            : "id, active, budget, code, name, startDate"
+    }
 
-    /// A person from the columns of ``personColumns``, starting at `first`.
-    private static func person(_ statement: OpaquePointer, from first: Int32 = 0) -> PlainPerson {
+    /// A person from the columns of ``personColumns``.
+    private func person(_ statement: OpaquePointer) -> PlainPerson {
         let person = PlainPerson()
-        person.id = sqlite3_column_int64(statement, first)
-        person.createdTime = optionalDate(statement, first + 1)
-        person.modifiedTime = optionalDate(statement, first + 2)
-        person.active = sqlite3_column_int64(statement, first + 3) != 0
-        person.budget = sqlite3_column_double(statement, first + 4)
-        person.code = text(statement, first + 5)
-        person.name = text(statement, first + 6)
-        person.startDate = optionalDate(statement, first + 7)
+        person.id = sqlite3_column_int64(statement, 0)
+        var column: Int32 = 1
+        if stamped {
+            person.createdTime = Self.optionalDate(statement, 1)
+            person.modifiedTime = Self.optionalDate(statement, 2)
+            column = 3
+        }
+        person.active = sqlite3_column_int64(statement, column) != 0
+        person.budget = sqlite3_column_double(statement, column + 1)
+        person.code = text(statement, column + 2)
+        person.name = text(statement, column + 3)
+        person.startDate = Self.optionalDate(statement, column + 4)
         return person
+    }
+
+    /// `id`, then the timestamp columns where the layout has them, then `columns`.
+    private func selectList(_ columns: String) -> String {
+        stamped ? "id, createdTime, modifiedTime, \(columns)" : "id, \(columns)"
+    }
+
+    /// Reads the timestamps where the layout has them; returns the first column after them.
+    private func timestamps(_ row: OpaquePointer, into object: some TimestampedPlain) -> Int32 {
+        guard stamped else { return 1 }
+        object.createdTime = Self.optionalDate(row, 1)
+        object.modifiedTime = Self.optionalDate(row, 2)
+        return 3
     }
 
     private static func optionalDate(_ statement: OpaquePointer, _ column: Int32) -> Date? {
@@ -138,7 +177,7 @@ final class RawContender: Contender {
 
     func fetchPeople() throws {
         var people: [PlainPerson] = []
-        try db().forEachRow("SELECT \(Self.personColumns) FROM Person ORDER BY id") { people.append(Self.person($0)) }
+        try db().forEachRow("SELECT \(personColumns) FROM Person ORDER BY id") { people.append(self.person($0)) }
         self.people = people
     }
 
@@ -148,13 +187,12 @@ final class RawContender: Contender {
         let db = try db()
         var projects: [PlainProject] = []
         var byID: [Int64: PlainProject] = [:]
-        try db.forEachRow("SELECT id, createdTime, modifiedTime, budget, name FROM Project ORDER BY id") { row in
+        try db.forEachRow("SELECT \(selectList("budget, name")) FROM Project ORDER BY id") { row in
             let project = PlainProject()
             project.id = sqlite3_column_int64(row, 0)
-            project.createdTime = Self.optionalDate(row, 1)
-            project.modifiedTime = Self.optionalDate(row, 2)
-            project.budget = sqlite3_column_double(row, 3)
-            project.name = text(row, 4)
+            let column = timestamps(row, into: project)
+            project.budget = sqlite3_column_double(row, column)
+            project.name = text(row, column + 1)
             projects.append(project)
             byID[project.id] = project
         }
@@ -163,16 +201,15 @@ final class RawContender: Contender {
         }
         var meetings: [Int64: PlainMeeting] = [:]
         try db.forEachRow(
-            "SELECT id, createdTime, modifiedTime, minutes, purpose, startTime FROM Meeting "
+            "SELECT \(selectList("minutes, purpose, startTime")) FROM Meeting "
                 + "WHERE id IN (SELECT meetings FROM Project_meetings)"
         ) { row in
             let meeting = PlainMeeting()
             meeting.id = sqlite3_column_int64(row, 0)
-            meeting.createdTime = Self.optionalDate(row, 1)
-            meeting.modifiedTime = Self.optionalDate(row, 2)
-            meeting.minutes = Int(sqlite3_column_int64(row, 3))
-            meeting.purpose = text(row, 4)
-            meeting.startTime = Date(timeIntervalSinceReferenceDate: sqlite3_column_double(row, 5))
+            let column = timestamps(row, into: meeting)
+            meeting.minutes = Int(sqlite3_column_int64(row, column))
+            meeting.purpose = text(row, column + 1)
+            meeting.startTime = Date(timeIntervalSinceReferenceDate: sqlite3_column_double(row, column + 2))
             meetings[meeting.id] = meeting
         }
         try db.forEachRow("SELECT Project_ID, meetings FROM Project_meetings ORDER BY Project_ID, id") { row in
@@ -182,9 +219,9 @@ final class RawContender: Contender {
         }
         var leads: [Int64: PlainPerson] = [:]
         try db.forEachRow(
-            "SELECT \(Self.personColumns) FROM Person WHERE id IN (SELECT lead FROM Project_lead)"
+            "SELECT \(personColumns) FROM Person WHERE id IN (SELECT lead FROM Project_lead)"
         ) { row in
-            let person = Self.person(row)
+            let person = self.person(row)
             leads[person.id] = person
         }
         try db.forEachRow("SELECT Project_ID, lead FROM Project_lead ORDER BY Project_ID, id") { row in
@@ -198,7 +235,7 @@ final class RawContender: Contender {
     func query(_ parameters: [(code: String, budget: Double)]) throws {
         let db = try db()
         let statement = try db.prepare(
-            "SELECT \(Self.personColumns) FROM Person WHERE code = ? AND budget > ? ORDER BY name LIMIT 1000")
+            "SELECT \(personColumns) FROM Person WHERE code = ? AND budget > ? ORDER BY name LIMIT 1000")
         defer { sqlite3_finalize(statement) }
         var results: [[PlainPerson]] = []
         for (code, budget) in parameters {
@@ -212,7 +249,7 @@ final class RawContender: Contender {
                     sqlite3_reset(statement)
                     throw db.error()
                 }
-                people.append(Self.person(statement))
+                people.append(self.person(statement))
             }
             sqlite3_reset(statement)
             results.append(people)

@@ -6,9 +6,18 @@ import GRDB
 // (`Person`, `Meeting`, `Project` and the project's join tables, laid out by the library), and holds its
 // objects in plain final classes of its own: the baseline's classes know nothing of the library.
 
+/// The layout of the comparison's tables, `--layout lean` or DBBBuilder's (the default).
+let comparisonLayout: DBBTableLayout = BenchmarkOptions.current.leanLayout ? .lean : .dbbBuilder
+
 // MARK: Baseline: plain final classes
 
-final class PlainPerson: PersonFields {
+/// A plain class with DBBBuilder's timestamps.
+protocol TimestampedPlain: AnyObject {
+    var createdTime: Date? { get set }
+    var modifiedTime: Date? { get set }
+}
+
+final class PlainPerson: PersonFields, TimestampedPlain {
     var id: Int64 = 0
     var createdTime: Date?
     var modifiedTime: Date?
@@ -21,7 +30,7 @@ final class PlainPerson: PersonFields {
     var created: Date? { createdTime }
 }
 
-final class PlainMeeting: MeetingFields {
+final class PlainMeeting: MeetingFields, TimestampedPlain {
     var id: Int64 = 0
     var createdTime: Date?
     var modifiedTime: Date?
@@ -31,7 +40,7 @@ final class PlainMeeting: MeetingFields {
     var rowID: Int64 { id }
 }
 
-final class PlainProject: ProjectFields {
+final class PlainProject: ProjectFields, TimestampedPlain {
     var id: Int64 = 0
     var createdTime: Date?
     var modifiedTime: Date?
@@ -54,6 +63,7 @@ final class KeyPathPerson: DBBTableObject, PersonFields {
     var rowID: Int64 { idNum }
     var created: Date? { createdTime }
     override class var tableName: String { "Person" }
+    override class var layout: DBBTableLayout { comparisonLayout }
 
     required init(dbManager: DBBManager) {
         super.init(dbManager: dbManager)
@@ -73,6 +83,7 @@ final class KeyPathMeeting: DBBTableObject, MeetingFields {
     var minutes = 0
     var rowID: Int64 { idNum }
     override class var tableName: String { "Meeting" }
+    override class var layout: DBBTableLayout { comparisonLayout }
 
     required init(dbManager: DBBManager) {
         super.init(dbManager: dbManager)
@@ -92,6 +103,7 @@ final class KeyPathProject: DBBTableObject, ProjectFields {
     var lead: KeyPathPerson?
     var rowID: Int64 { idNum }
     override class var tableName: String { "Project" }
+    override class var layout: DBBTableLayout { comparisonLayout }
 
     required init(dbManager: DBBManager) {
         super.init(dbManager: dbManager)
@@ -115,6 +127,7 @@ final class ClosurePerson: DBBTableObject, PersonFields {
     var rowID: Int64 { idNum }
     var created: Date? { createdTime }
     override class var tableName: String { "Person" }
+    override class var layout: DBBTableLayout { comparisonLayout }
 
     required init(dbManager: DBBManager) {
         super.init(dbManager: dbManager)
@@ -136,6 +149,7 @@ final class ClosureMeeting: DBBTableObject, MeetingFields {
     var minutes = 0
     var rowID: Int64 { idNum }
     override class var tableName: String { "Meeting" }
+    override class var layout: DBBTableLayout { comparisonLayout }
 
     required init(dbManager: DBBManager) {
         super.init(dbManager: dbManager)
@@ -156,6 +170,7 @@ final class ClosureProject: DBBTableObject, ProjectFields {
     var lead: ClosurePerson?
     var rowID: Int64 { idNum }
     override class var tableName: String { "Project" }
+    override class var layout: DBBTableLayout { comparisonLayout }
 
     required init(dbManager: DBBManager) {
         super.init(dbManager: dbManager)
@@ -171,7 +186,7 @@ final class ClosureProject: DBBTableObject, ProjectFields {
 
 // MARK: The library, mapped by the @DBBTable macro (direct accessors, declared once per class)
 
-@DBBTable(name: "Person")
+@DBBTable(name: "Person", layout: comparisonLayout)
 final class MacroPerson: DBBTableObject, PersonFields {
     @Unique var name = ""
     @Indexed var code = ""
@@ -182,7 +197,7 @@ final class MacroPerson: DBBTableObject, PersonFields {
     var created: Date? { createdTime }
 }
 
-@DBBTable(name: "Meeting")
+@DBBTable(name: "Meeting", layout: comparisonLayout)
 final class MacroMeeting: DBBTableObject, MeetingFields {
     var purpose = ""
     var startTime = Date(timeIntervalSinceReferenceDate: 0)
@@ -190,7 +205,7 @@ final class MacroMeeting: DBBTableObject, MeetingFields {
     var rowID: Int64 { idNum }
 }
 
-@DBBTable(name: "Project")
+@DBBTable(name: "Project", layout: comparisonLayout)
 final class MacroProject: DBBTableObject, ProjectFields {
     var name = ""
     var budget = 0.0

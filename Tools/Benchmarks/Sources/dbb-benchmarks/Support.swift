@@ -116,6 +116,8 @@ struct BenchmarkOptions {
     var scale = 1
     var workloads: Set<String> = []
     var contenders: Set<String> = []
+    /// `--layout lean`: the comparison's tables in the lean layout (`INTEGER PRIMARY KEY`, no timestamps).
+    var leanLayout = false
 
     static func parse(_ arguments: [String]) throws -> (BenchmarkOptions, [String]) {
         var options = BenchmarkOptions()
@@ -141,6 +143,12 @@ struct BenchmarkOptions {
             case "--scale": options.scale = try count(argument)
             case "--only": options.workloads = try list(argument)
             case "--contenders": options.contenders = try list(argument)
+            case "--layout":
+                switch try value(argument) {
+                case "lean": options.leanLayout = true
+                case "dbbBuilder": options.leanLayout = false
+                case let other: throw RawError(message: "--layout is lean or dbbBuilder, not \(other)")
+                }
             default: names.append(argument)
             }
         }

@@ -9,11 +9,12 @@ let workloads: KeyValuePairs<String, () -> Void> = [
 let names = workloads.map(\.key)
 let usage = """
     usage: dbb-benchmarks [workload …] [--json PATH] [--runs N] [--scale N] [--only W1,W2,…] [--contenders A,B,…]
+                          [--layout lean|dbbBuilder]
       workloads: \(names.joined(separator: ", ")) (all when none is named)
       compare options: --json PATH writes the table as JSON; --runs N timed runs after the warm-up (default 5);
         --scale N divides every count by N (short runs for profiling); --only picks workloads W1–W5;
         --contenders picks contenders by name ("raw sqlite3", "GRDB 7.10", "key paths", "closures",
-        "macro")
+        "macro"); --layout lean lays the tables out without timestamps or AUTOINCREMENT (GRDB sits it out)
       pool options: --scale N divides the object counts and the run time by N
     """
 
