@@ -191,6 +191,10 @@ struct DBBPostgresRestoreTests {
             INSERT INTO m VALUES (0.1, NULL, NULL, 2.5);
             """)
         try db.execute("INSERT INTO m VALUES (?, ?, NULL, NULL)", 7, "a\u{0}b")
+        // Reals that Swift spells with an exponent: numeric holds them without fractional digits.
+        try db.execute("INSERT INTO m VALUES (?, NULL, NULL, NULL)", 1e20)
+        try db.execute("INSERT INTO m VALUES (?, NULL, NULL, NULL)", -1.5e300)
+        try db.execute("INSERT INTO m VALUES (?, NULL, NULL, NULL)", 1e-7)
         try db.close()
         let dump = folder.file("mixed.json.gz")
         try DBBExport.dump(databaseAt: database, to: dump)
@@ -231,6 +235,10 @@ struct DBBPostgresRestoreTests {
             #expect(rows[1][4] == .text("not a number"))
             #expect(rows[2][4] == .text("2.5"))
             #expect(rows[3][2] == .blob(Data([0x61, 0, 0x62])))
+            #expect(rows[4][1] == .text("100000000000000000000"))
+            #expect(rows[6][1] == .text("0.0000001"))
+            // Compared row by row, as `dbb-backup verify --against` does: no difference.
+            #expect(try DBBPostgresRestore.compare(dumpAt: dump, with: server, options: options) == nil)
             // The metadata table keeps the header values and the plan.
             let metadata = try server.fetchAll("SELECT key FROM mixed.dbb_sqlite_metadata ORDER BY key")
             #expect(metadata.contains([.text("plan")]) && metadata.contains([.text("user_version")]))
