@@ -86,8 +86,9 @@ final class DBBRegisteredClass: Sendable {
     /// Whether objects of the class reference other objects (foreign keys, or reference join tables).
     let hasReferences: Bool
     /// The key paths of the mapped properties that have one (closure-only entries have none), by name, for
-    /// typed conditions.
-    let keyPaths: [String: AnyKeyPath & Sendable]
+    /// typed conditions. Unchecked as ``DBBPropertyPersistence``'s own: each arrived as `Sendable`, and key
+    /// paths are immutable.
+    nonisolated(unsafe) let keyPaths: [String: AnyKeyPath]
 
     /// `SELECT id, createdTime, modifiedTime, <scalar columns>, <foreign keys> FROM <table>`.
     let selectSQL: String

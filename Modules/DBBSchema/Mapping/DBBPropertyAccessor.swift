@@ -4,8 +4,8 @@ public import Foundation
 /// Reads and writes one mapped property of an object whose class is known only at run time.
 ///
 /// Each closure is built once per mapping entry, specialised for the property's root and value types where
-/// the entry is written (the initializers are inlinable), so the per-row cost is one closure call, plus one
-/// key-path application for an entry made from a key path alone.
+/// the entry is written (the initializers are inlinable), so the per-row cost is one closure call; an entry
+/// made from a key-path literal applies it as a direct access in an optimized build (``DBBKeyPathAccess``).
 ///
 /// The closures take the object as `AnyObject` and downcast it to the entry's root class without a check
 /// (``registered(_:as:)``): registration proves the cast once per class instead of once per value.
@@ -30,6 +30,41 @@ package enum DBBPropertyAccessor: Sendable {
     }
 }
 
+/// A key-path entry's get and set closures, and its key path, made so that the optimizer can apply a key-path
+/// literal directly.
+///
+/// Where an entry is written with a literal (`.init(\Person.name)`, whose initializer is inlined there), a
+/// closure that captures the literal as its one use is specialized with the key path as a constant, and its
+/// applications of the key path become direct accesses of the property; otherwise each application goes
+/// through the standard library's generic projection (an allocation and metadata look-ups per property and
+/// row). So the literal has exactly one use, the `access` closure, through which the accessors read, write
+/// and name the property, and it is captured as its class rather than as `any … & Sendable`.
+@usableFromInline
+package struct DBBKeyPathAccess<Root: AnyObject, Value> {
+    @usableFromInline let get: @Sendable (Root) -> Value
+    @usableFromInline let set: @Sendable (Root, Value) -> Void
+    /// Gives the key path; called at registration, never where the entry is written.
+    @usableFromInline let keyPath: @Sendable () -> AnyKeyPath
+
+    @inlinable @inline(__always)
+    init(_ keyPath: ReferenceWritableKeyPath<Root, Value> & Sendable) {
+        // Unchecked only because the class is not declared `Sendable`: the key path arrived as `Sendable` and is
+        // immutable.
+        nonisolated(unsafe) let path: ReferenceWritableKeyPath<Root, Value> = keyPath
+        // No object: the key path. An object alone: its value. An object and a value: sets it.
+        let access: @Sendable (Root?, Value?) -> (value: Value?, keyPath: AnyKeyPath?) = { root, newValue in
+            guard let root else { return (nil, path) }
+            guard let newValue else { return (root[keyPath: path], nil) }
+            root[keyPath: path] = newValue
+            return (nil, nil)
+        }
+        get = { access($0, nil).value! }
+        set = { _ = access($0, $1) }
+        // A call here would inline the closure, and the key path would have a second use.
+        self.keyPath = { access(nil, nil).keyPath! }
+    }
+}
+
 @usableFromInline
 func wrongType(_ value: Any, _ expected: Any.Type) -> DBBError {
     DBBError(
@@ -50,21 +85,6 @@ package struct DBBScalarAccessor: Sendable {
     @usableFromInline package let setStored: @Sendable (AnyObject, DBBValue) throws -> Void
     /// Sets the property from a loosely typed value (`init(dictionary:manager:)`).
     @usableFromInline package let setAny: @Sendable (AnyObject, Any?) throws -> Void
-    @inlinable
-    init<Root: AnyObject, Value: DBBPersistableValue>(_ keyPath: ReferenceWritableKeyPath<Root, Value> & Sendable) {
-        self.init(
-            get: { (root: Root) in root[keyPath: keyPath] },
-            set: { (root: Root, value: Value) in root[keyPath: keyPath] = value })
-    }
-
-    @inlinable
-    init<Root: AnyObject, Value: DBBPersistableValue>(
-        optional keyPath: ReferenceWritableKeyPath<Root, Value?> & Sendable
-    ) {
-        self.init(
-            optionalGet: { (root: Root) in root[keyPath: keyPath] },
-            set: { (root: Root, value: Value?) in root[keyPath: keyPath] = value })
-    }
 }
 
 extension DBBScalarAccessor {
@@ -139,22 +159,6 @@ package struct DBBValuesAccessor: Sendable {
     @usableFromInline package let set: @Sendable (AnyObject, [DBBValue]) throws -> Void
     @usableFromInline package let setAny: @Sendable (AnyObject, Any?) throws -> Void
 
-    @inlinable
-    init<Root: AnyObject, Value: DBBPersistableValue>(_ keyPath: ReferenceWritableKeyPath<Root, [Value]> & Sendable) {
-        self.init(
-            get: { (root: Root) in root[keyPath: keyPath] },
-            set: { (root: Root, values: [Value]) in root[keyPath: keyPath] = values })
-    }
-
-    @inlinable
-    init<Root: AnyObject, Value: DBBPersistableValue>(
-        optional keyPath: ReferenceWritableKeyPath<Root, [Value]?> & Sendable
-    ) {
-        self.init(
-            optionalGet: { (root: Root) in root[keyPath: keyPath] },
-            set: { (root: Root, values: [Value]?) in root[keyPath: keyPath] = values })
-    }
-
     /// Accessors through direct get/set closures.
     @inlinable
     init<Root: AnyObject, Value: DBBPersistableValue>(
@@ -209,22 +213,6 @@ package struct DBBObjectAccessor: Sendable {
     /// Sets the reference; `nil` leaves a non-optional reference as it is.
     @usableFromInline package let set: @Sendable (AnyObject, AnyObject?) throws -> Void
 
-    @inlinable
-    init<Root: AnyObject, Object: DBBTableRepresentable>(_ keyPath: ReferenceWritableKeyPath<Root, Object> & Sendable) {
-        self.init(
-            get: { (root: Root) in root[keyPath: keyPath] },
-            set: { (root: Root, value: Object) in root[keyPath: keyPath] = value })
-    }
-
-    @inlinable
-    init<Root: AnyObject, Object: DBBTableRepresentable>(
-        optional keyPath: ReferenceWritableKeyPath<Root, Object?> & Sendable
-    ) {
-        self.init(
-            optionalGet: { (root: Root) in root[keyPath: keyPath] },
-            set: { (root: Root, value: Object?) in root[keyPath: keyPath] = value })
-    }
-
     /// Accessors through direct get/set closures.
     @inlinable
     init<Root: AnyObject, Object: DBBTableRepresentable>(
@@ -264,23 +252,6 @@ package struct DBBObjectsAccessor: Sendable {
     @usableFromInline package let accepts: @Sendable (AnyObject) -> Bool
     @usableFromInline package let get: @Sendable (AnyObject) -> [AnyObject]
     @usableFromInline package let set: @Sendable (AnyObject, [AnyObject]) throws -> Void
-
-    @inlinable
-    init<Root: AnyObject, Object: DBBTableRepresentable>(_ keyPath: ReferenceWritableKeyPath<Root, [Object]> & Sendable)
-    {
-        self.init(
-            get: { (root: Root) in root[keyPath: keyPath] },
-            set: { (root: Root, objects: [Object]) in root[keyPath: keyPath] = objects })
-    }
-
-    @inlinable
-    init<Root: AnyObject, Object: DBBTableRepresentable>(
-        optional keyPath: ReferenceWritableKeyPath<Root, [Object]?> & Sendable
-    ) {
-        self.init(
-            optionalGet: { (root: Root) in root[keyPath: keyPath] },
-            set: { (root: Root, objects: [Object]?) in root[keyPath: keyPath] = objects })
-    }
 
     /// Accessors through direct get/set closures.
     @inlinable

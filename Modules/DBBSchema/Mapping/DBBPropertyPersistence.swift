@@ -37,15 +37,18 @@ public struct DBBPropertyPersistence: Sendable {
     @usableFromInline package let accessor: DBBPropertyAccessor
     /// The key path: registration checks that the mapping key names its property, and typed conditions
     /// find the property a key path names. `nil` for an entry made of closures alone, whose key is its name.
-    package let keyPath: (AnyKeyPath & Sendable)?
+    package var keyPath: AnyKeyPath? { keyPathSource?() }
+    /// Gives ``keyPath``: a closure, so that a key-path entry's literal keeps its one use (``DBBKeyPathAccess``).
+    @usableFromInline package let keyPathSource: (@Sendable () -> AnyKeyPath)?
 
     @usableFromInline
     init(
-        keyPath: (AnyKeyPath & Sendable)?, inferred: DBBStorageType, declared: DBBStorageType?, columnName: String?,
+        keyPath: (@Sendable () -> AnyKeyPath)?, inferred: DBBStorageType, declared: DBBStorageType?,
+        columnName: String?,
         foreignKey: Bool,
         accessor: DBBPropertyAccessor
     ) {
-        self.keyPath = keyPath
+        self.keyPathSource = keyPath
         self.storageType = inferred
         self.columnName = columnName
         self.isForeignKeyColumn = foreignKey
@@ -59,14 +62,17 @@ public struct DBBPropertyPersistence: Sendable {
     ///   - keyPath: the property.
     ///   - type: the storage type, checked against the inferred one at registration. Optional.
     ///   - columnName: the column's name when it differs from the property's. Optional.
-    @inlinable
+    @inlinable @inline(__always)
     public init<Root: AnyObject, Value: DBBPersistableValue>(
         _ keyPath: ReferenceWritableKeyPath<Root, Value> & Sendable, type: DBBStorageType? = nil,
         columnName: String? = nil
     ) {
+        // Inlined where the entry is written, so that a key-path literal reaches `DBBKeyPathAccess`.
+        let access = DBBKeyPathAccess(keyPath)
         self.init(
-            keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
-            accessor: .scalar(DBBScalarAccessor(keyPath)))
+            keyPath: access.keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName,
+            foreignKey: false,
+            accessor: .scalar(DBBScalarAccessor(get: access.get, set: access.set)))
     }
 
     /// Maps an optional scalar property; `nil` is stored as NULL.
@@ -75,14 +81,17 @@ public struct DBBPropertyPersistence: Sendable {
     ///   - keyPath: the property.
     ///   - type: the storage type, checked against the inferred one at registration. Optional.
     ///   - columnName: the column's name when it differs from the property's. Optional.
-    @inlinable
+    @inlinable @inline(__always)
     public init<Root: AnyObject, Value: DBBPersistableValue>(
         _ keyPath: ReferenceWritableKeyPath<Root, Value?> & Sendable, type: DBBStorageType? = nil,
         columnName: String? = nil
     ) {
+        // Inlined where the entry is written, so that a key-path literal reaches `DBBKeyPathAccess`.
+        let access = DBBKeyPathAccess(keyPath)
         self.init(
-            keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
-            accessor: .scalar(DBBScalarAccessor(optional: keyPath)))
+            keyPath: access.keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName,
+            foreignKey: false,
+            accessor: .scalar(DBBScalarAccessor(optionalGet: access.get, set: access.set)))
     }
 
     /// Maps a scalar property, reading and writing it through direct closures instead of the key path.
@@ -109,8 +118,8 @@ public struct DBBPropertyPersistence: Sendable {
         get: @escaping @Sendable (Root) -> Value, set: @escaping @Sendable (Root, Value) -> Void
     ) {
         self.init(
-            keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
-            accessor: .scalar(DBBScalarAccessor(get: get, set: set)))
+            keyPath: { keyPath }, inferred: Value.dbbStorageType, declared: type, columnName: columnName,
+            foreignKey: false, accessor: .scalar(DBBScalarAccessor(get: get, set: set)))
     }
 
     /// Maps an optional scalar property through direct closures (see the non-optional form); `nil` is
@@ -129,8 +138,8 @@ public struct DBBPropertyPersistence: Sendable {
         get: @escaping @Sendable (Root) -> Value?, set: @escaping @Sendable (Root, Value?) -> Void
     ) {
         self.init(
-            keyPath: keyPath, inferred: Value.dbbStorageType, declared: type, columnName: columnName, foreignKey: false,
-            accessor: .scalar(DBBScalarAccessor(optionalGet: get, set: set)))
+            keyPath: { keyPath }, inferred: Value.dbbStorageType, declared: type, columnName: columnName,
+            foreignKey: false, accessor: .scalar(DBBScalarAccessor(optionalGet: get, set: set)))
     }
 
     /// Maps an array of scalars, kept in a join table in array order.
@@ -139,27 +148,31 @@ public struct DBBPropertyPersistence: Sendable {
     ///   - keyPath: the property.
     ///   - type: the storage type, checked against the inferred one at registration. Optional.
     ///   - columnName: the join table's value column when it differs from the property's name. Optional.
-    @inlinable
+    @inlinable @inline(__always)
     public init<Root: AnyObject, Value: DBBPersistableValue>(
         _ keyPath: ReferenceWritableKeyPath<Root, [Value]> & Sendable, type: DBBStorageType? = nil,
         columnName: String? = nil
     ) {
+        // Inlined where the entry is written, so that a key-path literal reaches `DBBKeyPathAccess`.
+        let access = DBBKeyPathAccess(keyPath)
         self.init(
-            keyPath: keyPath, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
+            keyPath: access.keyPath, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
             foreignKey: false,
-            accessor: .values(DBBValuesAccessor(keyPath)))
+            accessor: .values(DBBValuesAccessor(get: access.get, set: access.set)))
     }
 
     /// Maps an optional array of scalars; `nil` and an empty array both store no rows, and load as empty.
-    @inlinable
+    @inlinable @inline(__always)
     public init<Root: AnyObject, Value: DBBPersistableValue>(
         _ keyPath: ReferenceWritableKeyPath<Root, [Value]?> & Sendable, type: DBBStorageType? = nil,
         columnName: String? = nil
     ) {
+        // Inlined where the entry is written, so that a key-path literal reaches `DBBKeyPathAccess`.
+        let access = DBBKeyPathAccess(keyPath)
         self.init(
-            keyPath: keyPath, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
+            keyPath: access.keyPath, inferred: Value.dbbArrayStorageType, declared: type, columnName: columnName,
             foreignKey: false,
-            accessor: .values(DBBValuesAccessor(optional: keyPath)))
+            accessor: .values(DBBValuesAccessor(optionalGet: access.get, set: access.set)))
     }
 
     /// Maps a reference to another persisted object.
@@ -170,51 +183,61 @@ public struct DBBPropertyPersistence: Sendable {
     ///   - columnName: the column (join table value column, or foreign key column) name. Optional.
     ///   - foreignKey: `true` to store the referenced id in a column of this class's table (how existing
     ///     databases are usually built) instead of a join table. Default: `false`.
-    @inlinable
+    @inlinable @inline(__always)
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
         _ keyPath: ReferenceWritableKeyPath<Root, Object?> & Sendable, type: DBBStorageType? = nil,
         columnName: String? = nil,
         foreignKey: Bool = false
     ) {
+        // Inlined where the entry is written, so that a key-path literal reaches `DBBKeyPathAccess`.
+        let access = DBBKeyPathAccess(keyPath)
         self.init(
-            keyPath: keyPath, inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
-            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(optional: keyPath)))
+            keyPath: access.keyPath, inferred: .dbbObject(objectType: Object.self), declared: type,
+            columnName: columnName,
+            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(optionalGet: access.get, set: access.set)))
     }
 
     /// Maps a non-optional reference to another persisted object.
-    @inlinable
+    @inlinable @inline(__always)
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
         _ keyPath: ReferenceWritableKeyPath<Root, Object> & Sendable, type: DBBStorageType? = nil,
         columnName: String? = nil,
         foreignKey: Bool = false
     ) {
+        // Inlined where the entry is written, so that a key-path literal reaches `DBBKeyPathAccess`.
+        let access = DBBKeyPathAccess(keyPath)
         self.init(
-            keyPath: keyPath, inferred: .dbbObject(objectType: Object.self), declared: type, columnName: columnName,
-            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(keyPath)))
+            keyPath: access.keyPath, inferred: .dbbObject(objectType: Object.self), declared: type,
+            columnName: columnName,
+            foreignKey: foreignKey, accessor: .object(DBBObjectAccessor(get: access.get, set: access.set)))
     }
 
     /// Maps an array of references to other persisted objects, kept in a join table in array order.
-    @inlinable
+    @inlinable @inline(__always)
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
         _ keyPath: ReferenceWritableKeyPath<Root, [Object]> & Sendable, type: DBBStorageType? = nil,
         columnName: String? = nil
     ) {
+        // Inlined where the entry is written, so that a key-path literal reaches `DBBKeyPathAccess`.
+        let access = DBBKeyPathAccess(keyPath)
         self.init(
-            keyPath: keyPath, inferred: .dbbObjectArray(objectType: Object.self), declared: type,
+            keyPath: access.keyPath, inferred: .dbbObjectArray(objectType: Object.self), declared: type,
             columnName: columnName,
-            foreignKey: false, accessor: .objects(DBBObjectsAccessor(keyPath)))
+            foreignKey: false, accessor: .objects(DBBObjectsAccessor(get: access.get, set: access.set)))
     }
 
     /// Maps an optional array of references; `nil` stores no rows and loads as an empty array.
-    @inlinable
+    @inlinable @inline(__always)
     public init<Root: AnyObject, Object: DBBTableRepresentable>(
         _ keyPath: ReferenceWritableKeyPath<Root, [Object]?> & Sendable, type: DBBStorageType? = nil,
         columnName: String? = nil
     ) {
+        // Inlined where the entry is written, so that a key-path literal reaches `DBBKeyPathAccess`.
+        let access = DBBKeyPathAccess(keyPath)
         self.init(
-            keyPath: keyPath, inferred: .dbbObjectArray(objectType: Object.self), declared: type,
+            keyPath: access.keyPath, inferred: .dbbObjectArray(objectType: Object.self), declared: type,
             columnName: columnName,
-            foreignKey: false, accessor: .objects(DBBObjectsAccessor(optional: keyPath)))
+            foreignKey: false, accessor: .objects(DBBObjectsAccessor(optionalGet: access.get, set: access.set)))
     }
 }
 
@@ -399,7 +422,7 @@ extension DBBPropertyPersistence {
     /// - Returns: the entry, with the key path.
     public func keyed(by keyPath: AnyKeyPath & Sendable) -> DBBPropertyPersistence {
         DBBPropertyPersistence(
-            keyPath: keyPath, inferred: storageType, declared: declaredTypeMismatch, columnName: columnName,
+            keyPath: { keyPath }, inferred: storageType, declared: declaredTypeMismatch, columnName: columnName,
             foreignKey: isForeignKeyColumn, accessor: accessor)
     }
 }
