@@ -210,21 +210,8 @@ extension DBBDatabase {
         let context = "moving \(table).\(property) into a column"
         let (join, _) = try place(of: property, in: table)
         guard join != table else { throw DBBError.misuse("\(table).\(property) is a column already", context: context) }
-        let q = DBBIdentifier.sql
-        let owner = q(table + "_ID")
-        let many = try fetchValue(
-            Int.self, "SELECT count(*) FROM (SELECT 1 FROM \(q(join)) GROUP BY \(owner) HAVING count(*) > 1 LIMIT 1)")
-        guard many == 0 else {
-            throw DBBError.misuse(
-                "an object of \(table) has several rows in \(join): the property holds an array, not a reference",
-                context: context)
-        }
-        let id = try rowidAliasColumn(in: table) ?? "rowid"
-        try execute("ALTER TABLE \(q(table)) ADD COLUMN \(q(property)) Integer")
-        try execute(
-            "UPDATE \(q(table)) SET \(q(property)) = (SELECT j.\(q(property)) FROM \(q(join)) j WHERE j.\(owner) = "
-                + "\(q(table)).\(q(id)))")
-        try execute("DROP TABLE \(q(join))")
+        try moveReferenceToColumn(
+            property, in: table, idColumn: try rowidAliasColumn(in: table) ?? "rowid", context: context)
     }
 
     fileprivate func moveReferenceToJoinTable(_ property: String, in table: String) throws {
@@ -233,18 +220,9 @@ extension DBBDatabase {
         guard place == table else {
             throw DBBError.misuse("\(table).\(property) is in a join table already", context: context)
         }
-        let q = DBBIdentifier.sql
-        let join = table + "_" + property
-        let owner = table + "_ID"
-        let id = try rowidAliasColumn(in: table) ?? "rowid"
-        try execute(
-            "CREATE TABLE \(q(join)) (id Integer PRIMARY KEY AUTOINCREMENT, \(q(owner)) Integer, \(q(property)) Integer)"
-        )
-        try execute("CREATE INDEX \(q(join + "_idx")) ON \(q(join)) (\(q(owner)))")
-        try execute(
-            "INSERT INTO \(q(join)) (\(q(owner)), \(q(property))) SELECT \(q(id)), \(q(property)) FROM \(q(table)) "
-                + "WHERE \(q(property)) IS NOT NULL ORDER BY \(q(id))")
-        try dropProperty(property, in: table)
+        try moveReferenceToJoinTable(
+            property, in: table, idColumn: try rowidAliasColumn(in: table) ?? "rowid", context: context
+        ) { try dropProperty(property, in: table) }
     }
 
     /// Rebuilds a table as SQLite's documentation prescribes for the changes `ALTER TABLE` cannot make: the

@@ -2,14 +2,42 @@ internal import DBBSQL
 internal import DBBSchema
 internal import Foundation
 
-/// Runs one migration on a database server, in one transaction of its writer connection: the steps in the
-/// server's own `ALTER TABLE` forms, then the migration's record. The server checks foreign keys itself.
-struct DBBServerMigrationWork: DBBObjectWork {
+extension DBBMigrator {
+    /// Runs one migration on a database server, in one transaction of its writer connection (a `manager.write`
+    /// scope, which the object calls of data steps join): the steps in the server's own `ALTER TABLE` forms,
+    /// then the migration's record. The server checks foreign keys itself.
+    func runOnServer(_ migration: Migration, manager: DBBManager) throws {
+        let context = "running migration \(migration.name)"
+        try manager.write {
+            for step in migration.steps {
+                if case .objects(_, let body) = step.kind {
+                    try body(manager)
+                } else {
+                    try manager.perform(DBBServerMigrationStepWork(step: step, context: context), isWrite: true)
+                }
+            }
+            try manager.perform(DBBServerMigrationRecordWork(migration: migration), isWrite: true)
+        }
+    }
+}
+
+/// Runs one step of a migration on a server, in the migration's transaction.
+struct DBBServerMigrationStepWork: DBBObjectWork {
+    static var operationName: String { "schema" }
+    let step: DBBMigrationStep
+    let context: String
+
+    func run<Connection: DBBObjectConnection>(on db: Connection) throws {
+        try step.apply(onServer: db, context: context)
+    }
+}
+
+/// Records a migration on a server, in the migration's transaction.
+struct DBBServerMigrationRecordWork: DBBObjectWork {
     static var operationName: String { "schema" }
     let migration: DBBMigrator.Migration
 
     func run<Connection: DBBObjectConnection>(on db: Connection) throws {
-        for step in migration.steps { try step.apply(onServer: db, context: "running migration \(migration.name)") }
         let q = db.dialect.identifier
         _ = try db.executeUpdate(
             "INSERT INTO \(q(DBBMigrator.recordTable)) (\(q("name")), \(q("appliedTime")), \(q("checksum"))) "
@@ -152,10 +180,74 @@ extension DBBMigrationStep {
             }
             try run("ALTER TABLE \(q(target)) DROP COLUMN \(q(property))")
             try run("ALTER TABLE \(q(target)) RENAME COLUMN \(q(temporary)) TO \(q(property))")
-        case .objects, .referenceToColumn, .referenceToJoinTable, .convertLayout:
-            throw DBBError.misuse(
-                "the step \(summary) runs on SQLite only", recovery: "write it as .sql steps for the server",
-                context: context)
+        case .referenceToColumn(let table, let property):
+            try requireTable(table)
+            guard try !hasColumn(property, in: table) else {
+                throw DBBError.misuse("\(table).\(property) is a column already", context: context)
+            }
+            guard try db.tableExists("\(table)_\(property)") else {
+                throw DBBError.misuse("\(table) has no join table \(table)_\(property)", context: context)
+            }
+            try db.moveReferenceToColumn(
+                property, in: table, idColumn: try db.primaryKeyColumn(of: table, context: context), context: context)
+        case .referenceToJoinTable(let table, let property):
+            try requireTable(table)
+            guard try hasColumn(property, in: table) else {
+                throw DBBError.misuse("\(table) has no column \(property)", context: context)
+            }
+            try db.moveReferenceToJoinTable(
+                property, in: table, idColumn: try db.primaryKeyColumn(of: table, context: context), context: context
+            ) { try run("ALTER TABLE \(q(table)) DROP COLUMN \(q(property))") }
+        case .convertLayout(let table, let lean):
+            try requireTable(table)
+            // The layouts differ on a server by the timestamp columns alone: both number rows with an identity
+            // column, which never hands out an id twice (there is no AUTOINCREMENT to add or remove).
+            let timestamps = ["createdTime", "modifiedTime"].map(q)
+            try run(
+                "ALTER TABLE \(q(table)) "
+                    + timestamps.map {
+                        lean ? "DROP COLUMN IF EXISTS \($0)" : "ADD COLUMN IF NOT EXISTS \($0) double precision"
+                    }.joined(separator: ", "))
+            try db.makeIdentity(try db.primaryKeyColumn(of: table, context: context), of: table)
+        case .objects:
+            // The migrator runs data steps itself, through the manager, in the same transaction.
+            throw DBBError(.internal, message: "a data step reached the server's schema steps", context: context)
         }
+    }
+}
+
+extension DBBObjectConnection {
+    /// The one column of a server table's primary key.
+    ///
+    /// - Throws: `DBBError` (misuse) when the primary key is missing or has several columns.
+    fileprivate func primaryKeyColumn(of table: String, context: String) throws -> String {
+        var names: [String] = []
+        try forEachObjectRow(
+            "SELECT a.attname::text FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
+                + "AND a.attnum = ANY(i.indkey) WHERE i.indrelid = ?::regclass AND i.indisprimary",
+            arguments: [.text(dialect.identifier(table))]
+        ) { row in
+            if let name = Self.value(in: row, at: 0).stringValue { names.append(name) }
+        }
+        guard names.count == 1, let name = names.first else {
+            throw DBBError.misuse("table \(table) has no one-column primary key", context: context)
+        }
+        return name
+    }
+
+    /// Makes a server table's id column an identity when it is none (a table another program created), starting
+    /// after the largest id, so that the object layer's inserts, which take ids from the column's sequence,
+    /// work on it. A column with a sequence already (an identity, or `serial`) is left as it is.
+    fileprivate func makeIdentity(_ column: String, of table: String) throws {
+        let q = dialect.identifier
+        var sequence: String?
+        try forEachObjectRow(
+            "SELECT pg_get_serial_sequence(?, ?)", arguments: [.text(q(table)), .text(column)]
+        ) { row in sequence = Self.value(in: row, at: 0).stringValue }
+        guard sequence == nil else { return }
+        let next = try selectIDs("SELECT COALESCE(max(\(q(column))), 0) + 1 FROM \(q(table))", arguments: []).first ?? 1
+        try executeUpdate(
+            "ALTER TABLE \(q(table)) ALTER COLUMN \(q(column)) ADD GENERATED BY DEFAULT AS IDENTITY (START WITH \(next))",
+            arguments: [])
     }
 }

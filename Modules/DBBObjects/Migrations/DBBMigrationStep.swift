@@ -75,6 +75,8 @@ public struct DBBMigrationStep: Sendable {
     /// A data migration through the object API: the closure fetches, changes, saves and deletes objects with the
     /// manager it receives, inside the migration's transaction (so its saves are undone with the migration if a
     /// later step fails). Classes it uses are registered by it (`addTableClasses`), inside the transaction too.
+    /// On a server the closure runs on the writer connection's own thread, and its object calls join the
+    /// migration's transaction there, as they do in `manager.write { }`.
     ///
     /// Classes change from release to release, and a migration runs with the classes of the release that runs
     /// it: a data migration that must still work after the class changes again is best written with SQL, or
@@ -164,7 +166,8 @@ public struct DBBMigrationStep: Sendable {
     }
 
     /// Moves a reference stored in its join table `<Table>_<property>` (DBBBuilder's layout) into an `Integer`
-    /// column of the class's table (a mapping with `foreignKey: true`), then drops the join table.
+    /// column of the class's table (a mapping with `foreignKey: true`), then drops the join table. On
+    /// PostgreSQL the column is a `bigint` added with `ALTER TABLE … ADD COLUMN`.
     ///
     /// - Parameters:
     ///   - property: the reference's stored name.
@@ -175,7 +178,8 @@ public struct DBBMigrationStep: Sendable {
     }
 
     /// Moves a reference stored in a column of the class's table into a join table `<Table>_<property>`
-    /// (DBBBuilder's layout), then drops the column.
+    /// (DBBBuilder's layout, with its owner column `<Table>_ID` and its index), then drops the column (on SQLite
+    /// by the table rebuild, on PostgreSQL with `ALTER TABLE … DROP COLUMN`).
     ///
     /// - Parameters:
     ///   - property: the reference's stored name.
@@ -184,9 +188,13 @@ public struct DBBMigrationStep: Sendable {
         DBBMigrationStep(kind: .referenceToJoinTable(table: table, property: property))
     }
 
-    /// Converts a class's table to another layout (`DBBTableLayout`) by a rebuild that keeps every row and id:
-    /// to the lean layout it drops `createdTime` and `modifiedTime` and `AUTOINCREMENT`; to DBBBuilder's it adds
-    /// them back (the timestamps of existing rows stay NULL). Join tables keep their layout.
+    /// Converts a class's table to another layout (`DBBTableLayout`), keeping every row and id: to the lean
+    /// layout it drops `createdTime` and `modifiedTime` and `AUTOINCREMENT`; to DBBBuilder's it adds them back
+    /// (the timestamps of existing rows stay NULL). Join tables keep their layout.
+    ///
+    /// On SQLite the table is rebuilt. On PostgreSQL, where both layouts number rows with an identity column, the
+    /// timestamp columns are dropped or added (at the end of the table) with `ALTER TABLE`, and an id column
+    /// that is no identity yet (a table another program created) becomes one, starting after the largest id.
     ///
     /// - Parameters:
     ///   - table: the class's table.

@@ -21,8 +21,8 @@ public import Foundation
 /// ```
 ///
 /// On a database server (`DBBManager(postgres:)`), each migration runs in one transaction of the writer connection,
-/// with the server's own `ALTER TABLE` forms (`RENAME COLUMN`, `ALTER COLUMN … TYPE … USING`, `DROP COLUMN`); data
-/// steps through the object API, reference moves and layout conversions run on SQLite only.
+/// with the server's own `ALTER TABLE` forms (`RENAME COLUMN`, `ALTER COLUMN … TYPE … USING`, `ADD` and `DROP
+/// COLUMN`), its data steps' object calls joining that transaction; the server checks foreign keys itself.
 ///
 /// On SQLite, each migration runs in its own `IMMEDIATE` transaction: its steps, a `PRAGMA foreign_key_check` (foreign keys
 /// are switched off while it runs, as SQLite's table rebuild requires, and the check fails the migration when a
@@ -109,10 +109,10 @@ public struct DBBMigrator: Sendable {
     ///   would no longer fit the table).
     /// - Returns: what ran, and what was found edited or unknown (each also logged as a warning when the
     ///   manager logs).
-    /// - Throws: `DBBError` (misuse) for two migrations of one name, on a read-only manager, for a step on a
-    ///   registered class's table, or for a step a database server does not run; the error of a failing step, naming the
-    ///   migration (which then changed nothing; those before it stay applied); (constraint) when the
-    ///   foreign-key check finds rows that break a foreign key.
+    /// - Throws: `DBBError` (misuse) for two migrations of one name, on a read-only manager, or for a step on a
+    ///   registered class's table; the error of a failing step, naming the migration (which then changed
+    ///   nothing; those before it stay applied); (constraint) when the foreign-key check finds rows that break a
+    ///   foreign key.
     @discardableResult
     public func migrate(_ manager: DBBManager) throws -> Report {
         try manager.requireWritable("migrating")
@@ -177,32 +177,12 @@ public struct DBBMigrator: Sendable {
                     "migration \(migration.name) changes table \(table), whose class is registered with the manager",
                     recovery: "run the migrator before addTableClasses", context: context))
         }
-        if manager.server != nil {
-            do {
-                return try manager.perform(DBBServerMigrationWork(migration: migration), isWrite: true)
-            } catch {
-                guard var error = error as? DBBError else { throw manager.record(error) }
-                error.message = "migration \(migration.name) failed: \(error.message)"
-                throw manager.record(error)
-            }
-        }
-        // SQLite's foreign keys can only be switched outside a transaction; a table rebuild needs them off.
-        let foreignKeys = try manager.run { db in try db.foreignKeysEnabled() }
-        if foreignKeys { try manager.run { db in try db.setForeignKeysEnabled(false) } }
-        defer { if foreignKeys { _ = try? manager.run { db in try db.setForeignKeysEnabled(true) } } }
         let registeredBefore = Set(manager.allMaps.map { ObjectIdentifier($0.type) })
         do {
-            try manager.write { db in
-                for step in migration.steps { try step.apply(in: db, manager: manager) }
-                if let violation = try db.fetchDictionary("PRAGMA foreign_key_check").first {
-                    throw DBBError(
-                        .constraint,
-                        message: "a row of \(violation["table"]?.stringValue ?? "?") breaks its foreign key to "
-                            + "\(violation["parent"]?.stringValue ?? "?")", context: context)
-                }
-                try db.execute(
-                    "INSERT INTO \(Self.recordTable) (name, appliedTime, checksum) VALUES (?, ?, ?)", migration.name,
-                    Date().timeIntervalSinceReferenceDate, migration.checksum)
+            if manager.server != nil {
+                try runOnServer(migration, manager: manager)
+            } else {
+                try runOnSQLite(migration, manager: manager, context: context)
             }
         } catch {
             // Classes a data step registered inside the rolled-back transaction describe tables that are gone.
@@ -210,6 +190,25 @@ public struct DBBMigrator: Sendable {
             guard var error = error as? DBBError else { throw manager.record(error) }
             error.message = "migration \(migration.name) failed: \(error.message)"
             throw manager.record(error)
+        }
+    }
+
+    private func runOnSQLite(_ migration: Migration, manager: DBBManager, context: String) throws {
+        // SQLite's foreign keys can only be switched outside a transaction; a table rebuild needs them off.
+        let foreignKeys = try manager.run { db in try db.foreignKeysEnabled() }
+        if foreignKeys { try manager.run { db in try db.setForeignKeysEnabled(false) } }
+        defer { if foreignKeys { _ = try? manager.run { db in try db.setForeignKeysEnabled(true) } } }
+        try manager.write { db in
+            for step in migration.steps { try step.apply(in: db, manager: manager) }
+            if let violation = try db.fetchDictionary("PRAGMA foreign_key_check").first {
+                throw DBBError(
+                    .constraint,
+                    message: "a row of \(violation["table"]?.stringValue ?? "?") breaks its foreign key to "
+                        + "\(violation["parent"]?.stringValue ?? "?")", context: context)
+            }
+            try db.execute(
+                "INSERT INTO \(Self.recordTable) (name, appliedTime, checksum) VALUES (?, ?, ?)", migration.name,
+                Date().timeIntervalSinceReferenceDate, migration.checksum)
         }
     }
 

@@ -39,6 +39,27 @@ public struct DBBTableDescription: Sendable {
         public package(set) var indexName: String
         /// The SQL dialect its statements are written in.
         public package(set) var dialect: DBBSQLDialect = .sqlite
+
+        /// The join table of a property of a class's table, named as DBBBuilder's layout names it.
+        ///
+        /// - Parameters:
+        ///   - propertyName: the property.
+        ///   - columnName: the value column's name (the property's column name).
+        ///   - table: the class's table.
+        ///   - sqlType: the declared SQL type of the value column.
+        ///   - dialect: the SQL dialect of its statements.
+        package init(
+            propertyName: String, columnName: String, of table: String, sqlType: String,
+            dialect: DBBSQLDialect = .sqlite
+        ) {
+            self.propertyName = propertyName
+            self.columnName = columnName
+            self.tableName = "\(table)_\(columnName)"
+            self.ownerColumn = "\(table)_ID"
+            self.sqlType = sqlType
+            self.indexName = "\(table)_\(propertyName)_idx"
+            self.dialect = dialect
+        }
     }
 
     /// The table's name.
@@ -143,9 +164,7 @@ public struct DBBTableDescription: Sendable {
                     Column(propertyName: name, name: columnName, sqlType: sqlType, attributes: sqlAttributes))
             } else if let sqlType = property.storageType.joinSQLType {
                 joins.append(
-                    JoinTable(
-                        propertyName: name, columnName: columnName, tableName: "\(tableName)_\(columnName)",
-                        ownerColumn: "\(tableName)_ID", sqlType: sqlType, indexName: "\(tableName)_\(name)_idx"))
+                    JoinTable(propertyName: name, columnName: columnName, of: tableName, sqlType: sqlType))
             }
         }
         self.columns = columns
