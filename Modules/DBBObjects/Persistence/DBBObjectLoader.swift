@@ -131,6 +131,8 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
             fresh = result
             unindexed[typeKey] = fresh
         }
+        // Once per request rather than per row: an append to the loader's list checks exclusivity at run time.
+        if decoder.tracksChanges { tracked.append(contentsOf: fresh) }
         // What follows loads join tables: a class without any needs no list of its objects.
         guard !fresh.isEmpty, !request.sparse, !map.joins.isEmpty else { return result }
         try loadJoinTables(of: fresh, map, request, allRows: fresh.count == result.count, pending: &pending)
@@ -194,7 +196,6 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
             from row: Connection.Row, id: Int64, loader: DBBObjectLoader, pending: inout [PendingReference]
         ) throws -> DBBTableObject {
             let object = map.type.init(dbManager: loader.manager)
-            if tracksChanges { loader.tracked.append(object) }
             object.idNum = id
             object.hasStoredRow = true
             if map.hasTimestamps {
