@@ -206,6 +206,40 @@ final class DumpJSONReader {
             index = end + 1
             return string
         }
+        return try readStringSlowly(start: start, limit: limit, valueLimit: valueLimit, base64: base64)
+    }
+
+    /// Checks a JSON string of text as ``readString(valueLimit:base64:)`` does, without making it when it
+    /// lies in the current chunk without escapes (most do).
+    ///
+    /// - Returns: whether the text holds NUL (which only an escape writes).
+    private func scanString(valueLimit: Int) throws -> Bool {
+        try expect(UInt8(ascii: "\""), "a string")
+        let start = offset - 1
+        if let end = closingQuoteInChunk() {
+            guard end - index <= valueLimit else { throw tooLong(start: start, valueLimit: valueLimit, base64: false) }
+            guard Self.isValidUTF8(buffer, index..<end) else {
+                throw error(.malformed, "the string is not valid UTF-8", at: start)
+            }
+            index = end + 1
+            return false
+        }
+        let text = try readStringSlowly(start: start, limit: valueLimit, valueLimit: valueLimit, base64: false)
+        return text.utf8.contains(0)
+    }
+
+    /// Whether bytes are valid UTF-8, by the rules `String(validating:as:)` applies, checked in place.
+    private static func isValidUTF8(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        if #available(macOS 26, *) {
+            return (try? UTF8Span(validating: bytes.span.extracting(range))) != nil
+        }
+        return bytes.withUnsafeBufferPointer {
+            String(validating: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) != nil
+        }
+    }
+
+    /// The part of ``readString(valueLimit:base64:)`` after its fast path: the string is read into parts.
+    private func readStringSlowly(start: Int64, limit: Int, valueLimit: Int, base64: Bool) throws -> String {
         var parts = LongString(start: start, base64: false)
         try readStringSlowly(into: &parts, limit: limit) {
             self.tooLong(start: start, valueLimit: valueLimit, base64: base64)
@@ -676,11 +710,47 @@ final class DumpJSONReader {
         case UInt8(ascii: "{"):
             return try readTaggedValue()
         default:
-            throw error(
-                .malformed,
-                "a row value must be null, a number, a string, {\"blob\":…}, {\"real\":…} or {\"text\":…}, not "
-                    + (byte == UInt8(ascii: "[") ? "an array" : "this"))
+            throw notARowValue(byte)
         }
+    }
+
+    /// Reads one value of a table row as ``readRowValue()`` does, with the same checks, but keeps only what
+    /// ``ScannedValue`` holds: a text value that lies in the current chunk is checked in place, never made.
+    ///
+    /// - Throws: ``DBBExportError`` (malformed) for a value of the wrong shape, with its byte offset.
+    @inline(__always)
+    func scanRowValue() throws -> ScannedValue {
+        guard let byte = try peek() else { throw unexpected(nil, expecting: "a value") }
+        switch byte {
+        case UInt8(ascii: "\""):
+            return ScannedValue(kind: .text, hasNUL: try scanString(valueLimit: maximumStringLength))
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            switch try readNumber() {
+            case .integer(let number): return ScannedValue(kind: .integer, integer: number)
+            case .real(let number): return ScannedValue(kind: .real, real: number)
+            default: fatalError("readNumber returns numbers only")
+            }
+        case UInt8(ascii: "n"):
+            try readLiteral(Self.nullBytes)
+            return ScannedValue(kind: .null)
+        case UInt8(ascii: "{"):
+            switch try readTaggedValue() {
+            case .real(let number): return ScannedValue(kind: .real, real: number)
+            case .blob:
+                defer { lastValueWasRawText = false }
+                return ScannedValue(kind: lastValueWasRawText ? .rawText : .blob)
+            default: return ScannedValue(kind: .null)  // "nan", which SQLite stores as NULL
+            }
+        default:
+            throw notARowValue(byte)
+        }
+    }
+
+    private func notARowValue(_ byte: UInt8) -> DBBExportError {
+        error(
+            .malformed,
+            "a row value must be null, a number, a string, {\"blob\":…}, {\"real\":…} or {\"text\":…}, not "
+                + (byte == UInt8(ascii: "[") ? "an array" : "this"))
     }
 
     private func readTaggedValue() throws -> DBBValue {
