@@ -6,7 +6,7 @@ import Testing
 
 /// A scan of a dump's rows (``DumpConsumer/scans(_:)``, the first pass of a restore into PostgreSQL) checks
 /// them as reading their values does: the same dumps are refused with the same error, and each value scanned
-/// has the storage class, the integer, the real and the NUL its value has.
+/// has the storage class, the integer, the sign of a zero and the NUL its value has.
 @Suite("Scanning a dump")
 struct ScanTests {
     /// Each row's values as text that tells their storage class and what a scan keeps of them.
@@ -27,7 +27,7 @@ struct ScanTests {
                     switch value {
                     case .null: "null"
                     case .integer(let number): "integer \(number)"
-                    case .real(let number): "real \(number.bitPattern)"
+                    case .real(let number): "real, -0.0: \(number == 0 && number.sign == .minus)"
                     case .text(let text): "text \(text.utf8.contains(0))"
                     case .blob: rawText.contains(index) ? "raw text" : "blob"
                     }
@@ -40,7 +40,7 @@ struct ScanTests {
                     switch value.kind {
                     case .null: "null"
                     case .integer: "integer \(value.integer)"
-                    case .real: "real \(value.real.bitPattern)"
+                    case .real: "real, -0.0: \(value.isNegativeZero)"
                     case .text: "text \(value.hasNUL)"
                     case .blob: "blob"
                     case .rawText: "raw text"
@@ -76,6 +76,7 @@ struct ScanTests {
         "a scan sees what reading the values sees, and refuses what it refuses",
         arguments: [
             #"[1,"a"],[2,null],[3,-0.0],[4,1e300],[5,-9223372036854775808],[6,"ü and \u0000"],[7,"a\"b"]"#,
+            #"[1,0.0],[2,-0e5],[3,-1e-400],[4,-2.5],[5,1e999],[6,-1e999],[7,0]"#,
             #"[1,{"blob":"AAEC"}],[2,{"text":"/w=="}],[3,{"real":"inf"}],[4,{"real":"-inf"}],[5,{"real":"nan"}]"#,
             #"[1,"LONG"],[2,"LONG\u0000"],[3,""]"#,
             #"[1,"a"],[2,true]"#, #"[1,"a"],[2]"#, #"[1,"a"],[2,[3]]"#, #"[1,"a"],[2,{"blob":"***"}]"#,

@@ -47,8 +47,8 @@ package struct ScannedValue: Sendable, Equatable {
     package var kind: Kind
     /// The integer, for ``Kind/integer``.
     package var integer: Int64 = 0
-    /// The real, for ``Kind/real``.
-    package var real: Double = 0
+    /// Whether a ``Kind/real`` is -0.0.
+    package var isNegativeZero = false
     /// Whether text holds NUL.
     package var hasNUL = false
 }

@@ -271,14 +271,19 @@ final class DumpJSONReader {
 
     /// The index of the closing quote when the whole string lies in the current chunk without escapes.
     private func closingQuoteInChunk() -> Int? {
-        var end = index
-        while end < buffer.count {
-            let byte = buffer[end]
-            if byte == UInt8(ascii: "\"") { return end }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
-            end += 1
+        let start = index
+        // Through a buffer pointer: the loop then reads no property of the reader, whose every access the
+        // runtime would check for exclusivity.
+        return buffer.withUnsafeBufferPointer { all in
+            var end = start
+            while end < all.count {
+                let byte = all[end]
+                if byte == UInt8(ascii: "\"") { return end }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+                end += 1
+            }
+            return nil
         }
-        return nil
     }
 
     private func makeString(_ bytes: UnsafeBufferPointer<UInt8>, start: Int64) throws -> String {
@@ -525,11 +530,29 @@ final class DumpJSONReader {
 
     /// Reads a JSON number: an exact `.integer` when written without `.` or exponent, else a `.real`.
     func readNumber() throws -> DBBValue {
+        try readNumber(parsingReals: true)
+    }
+
+    /// Reads a JSON number, checked in full.
+    ///
+    /// - Parameter parsingReals: whether a real that does not start with `-` is converted (by `strtod`, the
+    ///   dearest part); when false, such a real is returned as `.real(0)`, for a scan, which only needs to
+    ///   know whether a real is -0.0.
+    private func readNumber(parsingReals: Bool) throws -> DBBValue {
         _ = try peek()
         let start = offset
         scratch.removeAll(keepingCapacity: true)
         var isReal = false
-        loop: while true {
+        // Fast path: the number ends in the current chunk, and its bytes are taken at once.
+        let begin = index
+        let run = buffer.withUnsafeBufferPointer { Self.numberRun(in: $0, from: begin) }
+        if let run {
+            if run.end - begin > Self.longestNumber { throw error(.malformed, "the number is too long", at: start) }
+            scratch.append(contentsOf: buffer[begin..<run.end])
+            index = run.end
+            isReal = run.isReal
+        }
+        loop: while run == nil {
             if index >= buffer.count {
                 guard try refill() else { break }
             }
@@ -544,12 +567,13 @@ final class DumpJSONReader {
                 break loop
             }
             index += 1
-            if scratch.count > 400 { throw error(.malformed, "the number is too long", at: start) }
+            if scratch.count > Self.longestNumber { throw error(.malformed, "the number is too long", at: start) }
         }
         guard Self.isValidNumber(scratch) else {
             throw error(.malformed, "an invalid number", at: start)
         }
         if isReal {
+            guard parsingReals || scratch[0] == UInt8(ascii: "-") else { return .real(0) }
             scratch.append(0)
             let value = scratch.withUnsafeBufferPointer { pointer in
                 pointer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: pointer.count) { strtod($0, nil) }
@@ -576,6 +600,23 @@ final class DumpJSONReader {
             throw error(.malformed, "the integer does not fit in 64 bits", at: start)
         }
         return .integer(Int64(magnitude))
+    }
+
+    /// The most bytes a number may have.
+    private static let longestNumber = 400
+
+    /// The end of the number's bytes starting at `start`, and whether they make a real, when a byte that
+    /// cannot be part of a number follows them in the chunk; `nil` when they run to the chunk's end.
+    private static func numberRun(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (end: Int, isReal: Bool)? {
+        var isReal = false
+        for position in start..<bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"): continue
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): isReal = true
+            default: return (position, isReal)
+            }
+        }
+        return nil
     }
 
     /// JSON's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
@@ -725,9 +766,10 @@ final class DumpJSONReader {
         case UInt8(ascii: "\""):
             return ScannedValue(kind: .text, hasNUL: try scanString(valueLimit: maximumStringLength))
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            switch try readNumber() {
+            switch try readNumber(parsingReals: false) {
             case .integer(let number): return ScannedValue(kind: .integer, integer: number)
-            case .real(let number): return ScannedValue(kind: .real, real: number)
+            case .real(let number):
+                return ScannedValue(kind: .real, isNegativeZero: number == 0 && number.sign == .minus)
             default: fatalError("readNumber returns numbers only")
             }
         case UInt8(ascii: "n"):
@@ -735,7 +777,7 @@ final class DumpJSONReader {
             return ScannedValue(kind: .null)
         case UInt8(ascii: "{"):
             switch try readTaggedValue() {
-            case .real(let number): return ScannedValue(kind: .real, real: number)
+            case .real: return ScannedValue(kind: .real)  // infinite
             case .blob:
                 defer { lastValueWasRawText = false }
                 return ScannedValue(kind: lastValueWasRawText ? .rawText : .blob)

@@ -28,7 +28,7 @@ struct ColumnStatistics {
             if largestInteger.map({ value.integer > $0 }) ?? true { largestInteger = value.integer }
         case .real:
             seen |= 4
-            if value.real == 0 && value.real.sign == .minus { hasNegativeZero = true }
+            if value.isNegativeZero { hasNegativeZero = true }
         case .text:
             seen |= 8
             if value.hasNUL { hasNUL = true }
