@@ -174,13 +174,15 @@ private final class BatchingConsumer: DumpConsumer {
         let offset = batch!.values.count
         batch!.values.append(contentsOf: values)
         for index in rawText { batch!.rawText.append(offset + index) }
+        var bytes = 0  // summed in a local: each access to the batch, a property, is checked for exclusivity
         for value in values {
             switch value {
-            case .text(let text): batch!.bytes += text.utf8.count
-            case .blob(let data): batch!.bytes += data.count
+            case .text(let text): bytes += text.utf8.count
+            case .blob(let data): bytes += data.count
             default: break
             }
         }
+        batch!.bytes += bytes
         if batch!.rowCount >= ConcurrentDumpParser.batchSize || batch!.bytes >= ConcurrentDumpParser.batchBytes {
             let full = batch!
             batch = Self.emptyBatch(of: table, from: number + 1)

@@ -1,4 +1,5 @@
 package import DBBSQL
+package import Foundation
 
 /// What a pass over a dump does with what it reads.
 package protocol DumpConsumer: AnyObject {
@@ -15,10 +16,41 @@ package protocol DumpConsumer: AnyObject {
     /// thread waits there until the rows handed on before are consumed, so that no two long values are in
     /// memory at once.
     func willReadLongValue() throws
+    /// Whether the rows of a table go to ``scannedRow(_:number:of:)`` rather than
+    /// ``row(_:rawText:number:of:)``: the parser checks them just as much, but keeps only what a scan
+    /// learns of each value (``ScannedValue``) and makes no string. Only ``DumpParser`` scans; the
+    /// concurrent parser does not call it.
+    func scans(_ table: DBBDumpTable) -> Bool
+    /// Called for each row of a scanned table: the rowid's first when the table stores it, then each column's.
+    func scannedRow(_ values: [ScannedValue], number: Int, of table: DBBDumpTable) throws
 }
 
 extension DumpConsumer {
     package func willReadLongValue() throws {}
+    package func scans(_ table: DBBDumpTable) -> Bool { false }
+    package func scannedRow(_ values: [ScannedValue], number: Int, of table: DBBDumpTable) throws {}
+}
+
+/// What a scan of a row value keeps of it: its storage class, and the little a restore's plan needs.
+package struct ScannedValue: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
+        /// NULL, or a real that is NaN (SQLite stores it as NULL).
+        case null
+        case integer
+        case real
+        case text
+        case blob
+        /// TEXT that is not valid UTF-8 (`{"text": base64}`).
+        case rawText
+    }
+
+    package var kind: Kind
+    /// The integer, for ``Kind/integer``.
+    package var integer: Int64 = 0
+    /// Whether a ``Kind/real`` is -0.0.
+    package var isNegativeZero = false
+    /// Whether text holds NUL.
+    package var hasNUL = false
 }
 
 /// Reads a dump from end to end, checking its structure, and passes what it reads to a consumer.
@@ -26,11 +58,30 @@ extension DumpConsumer {
 /// Checks: the gzip stream (CRC-32 and length of every member), the JSON syntax, the format name and
 /// version, the shape of every member and row value, each table's row width and row count, and that
 /// every table the header lists is present, in order, and defined by the schema.
-struct DumpParser {
+package struct DumpParser {
     let source: DumpSource
     let progress: ((DBBExportProgress) -> Void)?
     /// The longest string or BLOB of a row the parser reads; a longer one is refused while it streams in.
     var maximumValueLength = DBBExport.defaultMaximumValueLength
+
+    init(
+        source: DumpSource, progress: ((DBBExportProgress) -> Void)?,
+        maximumValueLength: Int = DBBExport.defaultMaximumValueLength
+    ) {
+        self.source = source
+        self.progress = progress
+        self.maximumValueLength = maximumValueLength
+    }
+
+    /// A parser of a dump file that runs its consumer on the calling thread, for the other modules of the
+    /// package: for a pass whose consumer is cheap, such as a scan (``DumpConsumer/scans(_:)``), where
+    /// ``ConcurrentDumpParser``'s hand-over would cost more than it saves.
+    package init(
+        dumpAt url: URL, maximumValueLength: Int = DBBExport.defaultMaximumValueLength,
+        progress: ((DBBExportProgress) -> Void)? = nil
+    ) {
+        self.init(source: .file(url.path), progress: progress, maximumValueLength: maximumValueLength)
+    }
 
     /// Reads the dump.
     ///
@@ -38,7 +89,7 @@ struct DumpParser {
     ///   the gzip trailer is not checked).
     /// - Returns: what was read.
     /// - Throws: ``DBBExportError`` naming where the dump is damaged, or what the consumer throws.
-    func run(_ consumer: DumpConsumer?, stopAfterSchema: Bool = false) throws -> DBBDumpReport {
+    package func run(_ consumer: DumpConsumer?, stopAfterSchema: Bool = false) throws -> DBBDumpReport {
         let gzip = try source.openGzip()
         defer { gzip.close() }
         let reader = DumpJSONReader(path: source.path, maximumStringLength: maximumValueLength) {
@@ -268,8 +319,10 @@ struct DumpParser {
             progress.beginTable(table.name)
             try consumer?.beginTable(table)
             let width = table.columns.count + (table.hasRowID ? 1 : 0)
+            let scans = consumer?.scans(table) ?? false
             var values: [DBBValue] = []
-            values.reserveCapacity(width)
+            var scanned: [ScannedValue] = []
+            if scans { scanned.reserveCapacity(width) } else { values.reserveCapacity(width) }
             var rawText: [Int] = []
             var number = 0
             do {
@@ -277,8 +330,27 @@ struct DumpParser {
                 if try !reader.consume(UInt8(ascii: "]")) {
                     repeat {
                         number += 1
-                        try readRow(of: table, width: width, into: &values, rawText: &rawText)
-                        try consumer?.row(values[...], rawText: rawText, number: number, of: table)
+                        if scans {
+                            try readRow(of: table, width: width, into: &scanned, read: reader.scanRowValue) {
+                                $0.kind == .integer
+                            }
+                            try consumer?.scannedRow(scanned, number: number, of: table)
+                        } else {
+                            rawText.removeAll(keepingCapacity: true)
+                            var position = 0
+                            try readRow(of: table, width: width, into: &values) {
+                                let value = try reader.readRowValue()
+                                if reader.lastValueWasRawText {
+                                    reader.lastValueWasRawText = false
+                                    rawText.append(position)
+                                }
+                                position += 1
+                                return value
+                            } isInteger: {
+                                if case .integer = $0 { true } else { false }
+                            }
+                            try consumer?.row(values[...], rawText: rawText, number: number, of: table)
+                        }
                         progress.add(rows: 1)
                     } while try reader.nextArrayElement()
                 }
@@ -295,33 +367,29 @@ struct DumpParser {
             tables.append(table)
         }
 
-        /// Reads one row's values, checking its width and that a stored rowid is an integer (raw text,
-        /// given as a BLOB, is not).
-        private func readRow(
-            of table: DBBDumpTable, width: Int, into values: inout [DBBValue], rawText: inout [Int]
+        /// Reads one row's values (values or scans of them, as `read` gives), checking its width and that a
+        /// stored rowid is an integer (raw text, given as a BLOB, is not).
+        private func readRow<Value>(
+            of table: DBBDumpTable, width: Int, into values: inout [Value], read: () throws -> Value,
+            isInteger: (Value) -> Bool
         ) throws {
             let rowOffset = reader.offset
             try reader.expect(UInt8(ascii: "["), "a row (an array of values)")
             values.removeAll(keepingCapacity: true)
-            rawText.removeAll(keepingCapacity: true)
             if try !reader.consume(UInt8(ascii: "]")) {
                 repeat {
                     // Checked before each value, so a row of a billion values fails at the first extra one.
                     guard values.count < width else {
                         throw malformed("the row has more than the \(width) values expected", at: rowOffset)
                     }
-                    values.append(try reader.readRowValue())
-                    if reader.lastValueWasRawText {
-                        reader.lastValueWasRawText = false
-                        rawText.append(values.count - 1)
-                    }
+                    values.append(try read())
                 } while try reader.nextArrayElement()
             }
             guard values.count == width else {
                 throw malformed("the row has \(values.count) values where \(width) are expected", at: rowOffset)
             }
             if table.hasRowID {
-                guard case .integer = values[0] else {
+                guard isInteger(values[0]) else {
                     throw DBBExportError(
                         .malformed, "the rowid must be an integer", path: reader.path, byteOffset: rowOffset,
                         column: "rowid")

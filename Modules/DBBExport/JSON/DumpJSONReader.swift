@@ -206,6 +206,40 @@ final class DumpJSONReader {
             index = end + 1
             return string
         }
+        return try readStringSlowly(start: start, limit: limit, valueLimit: valueLimit, base64: base64)
+    }
+
+    /// Checks a JSON string of text as ``readString(valueLimit:base64:)`` does, without making it when it
+    /// lies in the current chunk without escapes (most do).
+    ///
+    /// - Returns: whether the text holds NUL (which only an escape writes).
+    private func scanString(valueLimit: Int) throws -> Bool {
+        try expect(UInt8(ascii: "\""), "a string")
+        let start = offset - 1
+        if let end = closingQuoteInChunk() {
+            guard end - index <= valueLimit else { throw tooLong(start: start, valueLimit: valueLimit, base64: false) }
+            guard Self.isValidUTF8(buffer, index..<end) else {
+                throw error(.malformed, "the string is not valid UTF-8", at: start)
+            }
+            index = end + 1
+            return false
+        }
+        let text = try readStringSlowly(start: start, limit: valueLimit, valueLimit: valueLimit, base64: false)
+        return text.utf8.contains(0)
+    }
+
+    /// Whether bytes are valid UTF-8, by the rules `String(validating:as:)` applies, checked in place.
+    private static func isValidUTF8(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
+        if #available(macOS 26, *) {
+            return (try? UTF8Span(validating: bytes.span.extracting(range))) != nil
+        }
+        return bytes.withUnsafeBufferPointer {
+            String(validating: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) != nil
+        }
+    }
+
+    /// The part of ``readString(valueLimit:base64:)`` after its fast path: the string is read into parts.
+    private func readStringSlowly(start: Int64, limit: Int, valueLimit: Int, base64: Bool) throws -> String {
         var parts = LongString(start: start, base64: false)
         try readStringSlowly(into: &parts, limit: limit) {
             self.tooLong(start: start, valueLimit: valueLimit, base64: base64)
@@ -237,14 +271,19 @@ final class DumpJSONReader {
 
     /// The index of the closing quote when the whole string lies in the current chunk without escapes.
     private func closingQuoteInChunk() -> Int? {
-        var end = index
-        while end < buffer.count {
-            let byte = buffer[end]
-            if byte == UInt8(ascii: "\"") { return end }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
-            end += 1
+        let start = index
+        // Through a buffer pointer: the loop then reads no property of the reader, whose every access the
+        // runtime would check for exclusivity.
+        return buffer.withUnsafeBufferPointer { all in
+            var end = start
+            while end < all.count {
+                let byte = all[end]
+                if byte == UInt8(ascii: "\"") { return end }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+                end += 1
+            }
+            return nil
         }
-        return nil
     }
 
     private func makeString(_ bytes: UnsafeBufferPointer<UInt8>, start: Int64) throws -> String {
@@ -491,11 +530,29 @@ final class DumpJSONReader {
 
     /// Reads a JSON number: an exact `.integer` when written without `.` or exponent, else a `.real`.
     func readNumber() throws -> DBBValue {
+        try readNumber(parsingReals: true)
+    }
+
+    /// Reads a JSON number, checked in full.
+    ///
+    /// - Parameter parsingReals: whether a real that does not start with `-` is converted (by `strtod`, the
+    ///   dearest part); when false, such a real is returned as `.real(0)`, for a scan, which only needs to
+    ///   know whether a real is -0.0.
+    private func readNumber(parsingReals: Bool) throws -> DBBValue {
         _ = try peek()
         let start = offset
         scratch.removeAll(keepingCapacity: true)
         var isReal = false
-        loop: while true {
+        // Fast path: the number ends in the current chunk, and its bytes are taken at once.
+        let begin = index
+        let run = buffer.withUnsafeBufferPointer { Self.numberRun(in: $0, from: begin) }
+        if let run {
+            if run.end - begin > Self.longestNumber { throw error(.malformed, "the number is too long", at: start) }
+            scratch.append(contentsOf: buffer[begin..<run.end])
+            index = run.end
+            isReal = run.isReal
+        }
+        loop: while run == nil {
             if index >= buffer.count {
                 guard try refill() else { break }
             }
@@ -510,12 +567,13 @@ final class DumpJSONReader {
                 break loop
             }
             index += 1
-            if scratch.count > 400 { throw error(.malformed, "the number is too long", at: start) }
+            if scratch.count > Self.longestNumber { throw error(.malformed, "the number is too long", at: start) }
         }
         guard Self.isValidNumber(scratch) else {
             throw error(.malformed, "an invalid number", at: start)
         }
         if isReal {
+            guard parsingReals || scratch[0] == UInt8(ascii: "-") else { return .real(0) }
             scratch.append(0)
             let value = scratch.withUnsafeBufferPointer { pointer in
                 pointer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: pointer.count) { strtod($0, nil) }
@@ -542,6 +600,23 @@ final class DumpJSONReader {
             throw error(.malformed, "the integer does not fit in 64 bits", at: start)
         }
         return .integer(Int64(magnitude))
+    }
+
+    /// The most bytes a number may have.
+    private static let longestNumber = 400
+
+    /// The end of the number's bytes starting at `start`, and whether they make a real, when a byte that
+    /// cannot be part of a number follows them in the chunk; `nil` when they run to the chunk's end.
+    private static func numberRun(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (end: Int, isReal: Bool)? {
+        var isReal = false
+        for position in start..<bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"): continue
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): isReal = true
+            default: return (position, isReal)
+            }
+        }
+        return nil
     }
 
     /// JSON's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
@@ -676,11 +751,48 @@ final class DumpJSONReader {
         case UInt8(ascii: "{"):
             return try readTaggedValue()
         default:
-            throw error(
-                .malformed,
-                "a row value must be null, a number, a string, {\"blob\":…}, {\"real\":…} or {\"text\":…}, not "
-                    + (byte == UInt8(ascii: "[") ? "an array" : "this"))
+            throw notARowValue(byte)
         }
+    }
+
+    /// Reads one value of a table row as ``readRowValue()`` does, with the same checks, but keeps only what
+    /// ``ScannedValue`` holds: a text value that lies in the current chunk is checked in place, never made.
+    ///
+    /// - Throws: ``DBBExportError`` (malformed) for a value of the wrong shape, with its byte offset.
+    @inline(__always)
+    func scanRowValue() throws -> ScannedValue {
+        guard let byte = try peek() else { throw unexpected(nil, expecting: "a value") }
+        switch byte {
+        case UInt8(ascii: "\""):
+            return ScannedValue(kind: .text, hasNUL: try scanString(valueLimit: maximumStringLength))
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            switch try readNumber(parsingReals: false) {
+            case .integer(let number): return ScannedValue(kind: .integer, integer: number)
+            case .real(let number):
+                return ScannedValue(kind: .real, isNegativeZero: number == 0 && number.sign == .minus)
+            default: fatalError("readNumber returns numbers only")
+            }
+        case UInt8(ascii: "n"):
+            try readLiteral(Self.nullBytes)
+            return ScannedValue(kind: .null)
+        case UInt8(ascii: "{"):
+            switch try readTaggedValue() {
+            case .real: return ScannedValue(kind: .real)  // infinite
+            case .blob:
+                defer { lastValueWasRawText = false }
+                return ScannedValue(kind: lastValueWasRawText ? .rawText : .blob)
+            default: return ScannedValue(kind: .null)  // "nan", which SQLite stores as NULL
+            }
+        default:
+            throw notARowValue(byte)
+        }
+    }
+
+    private func notARowValue(_ byte: UInt8) -> DBBExportError {
+        error(
+            .malformed,
+            "a row value must be null, a number, a string, {\"blob\":…}, {\"real\":…} or {\"text\":…}, not "
+                + (byte == UInt8(ascii: "[") ? "an array" : "this"))
     }
 
     private func readTaggedValue() throws -> DBBValue {

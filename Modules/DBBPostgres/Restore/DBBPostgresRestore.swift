@@ -64,8 +64,8 @@ public enum DBBPostgresRestore {
         _ dumpURL: URL, options: DBBPostgresRestoreOptions, progress: ((DBBExportProgress) -> Void)?
     ) throws -> (plan: DBBPostgresRestorePlan, report: DBBDumpReport) {
         let consumer = PlanningConsumer()
-        let parser = ConcurrentDumpParser(
-            dumpAt: dumpURL, maximumValueLength: options.maximumValueLength, progress: progress)
+        // On the calling thread: the consumer only counts storage classes, which costs less than a hand-over.
+        let parser = DumpParser(dumpAt: dumpURL, maximumValueLength: options.maximumValueLength, progress: progress)
         let report = try parser.run(consumer)
         var planner = RestorePlanner(
             schema: options.schema, strict: options.strict, report: report, statistics: consumer.statistics,

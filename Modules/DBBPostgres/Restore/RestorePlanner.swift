@@ -19,30 +19,24 @@ struct ColumnStatistics {
         Set(Self.names.indices.filter { seen & (1 << $0) != 0 }.map { Self.names[$0] })
     }
 
-    mutating func add(_ value: DBBValue, isRawText: Bool) {
-        switch value {
+    mutating func add(_ value: ScannedValue) {
+        switch value.kind {
         case .null:
-            seen |= 1
-        case .integer(let number):
+            seen |= 1  // NaN too: it is restored as NULL, as SQLite stores it
+        case .integer:
             seen |= 2
-            if largestInteger.map({ number > $0 }) ?? true { largestInteger = number }
-        case .real(let number):
-            if number.isNaN {
-                seen |= 1  // NaN is restored as NULL, as SQLite stores it
-            } else {
-                seen |= 4
-                if number == 0 && number.sign == .minus { hasNegativeZero = true }
-            }
-        case .text(let text):
+            if largestInteger.map({ value.integer > $0 }) ?? true { largestInteger = value.integer }
+        case .real:
+            seen |= 4
+            if value.isNegativeZero { hasNegativeZero = true }
+        case .text:
             seen |= 8
-            if !hasNUL && text.utf8.contains(0) { hasNUL = true }
+            if value.hasNUL { hasNUL = true }
+        case .rawText:
+            seen |= 8
+            hasInvalidUTF8 = true
         case .blob:
-            if isRawText {
-                seen |= 8
-                hasInvalidUTF8 = true
-            } else {
-                seen |= 16
-            }
+            seen |= 16
         }
     }
 }
@@ -56,7 +50,6 @@ final class PlanningConsumer: DumpConsumer {
     var statistics: [String: [ColumnStatistics]] = [:]
     var sequences: [String: Int64] = [:]
     private var current: [ColumnStatistics] = []
-    private var isSequenceTable = false
 
     func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws {
         self.header = header
@@ -65,16 +58,21 @@ final class PlanningConsumer: DumpConsumer {
 
     func beginTable(_ table: DBBDumpTable) throws {
         current = Array(repeating: ColumnStatistics(), count: table.columns.count + (table.hasRowID ? 1 : 0))
-        isSequenceTable = table.name.lowercased() == "sqlite_sequence"
     }
 
+    /// Every table but `sqlite_sequence`, whose names are needed, is scanned: its values are checked, and
+    /// counted by storage class, without being made.
+    func scans(_ table: DBBDumpTable) -> Bool {
+        table.name.lowercased() != "sqlite_sequence"
+    }
+
+    func scannedRow(_ values: [ScannedValue], number: Int, of table: DBBDumpTable) throws {
+        for index in values.indices { current[index].add(values[index]) }
+    }
+
+    /// A row of `sqlite_sequence`, the one table not scanned.
     func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
-        var index = 0
-        for value in values {
-            current[index].add(value, isRawText: !rawText.isEmpty && rawText.contains(index))
-            index += 1
-        }
-        if isSequenceTable, values.count >= 2 + (table.hasRowID ? 1 : 0) {
+        if values.count >= 2 + (table.hasRowID ? 1 : 0) {
             let base = values.startIndex + (table.hasRowID ? 1 : 0)
             if case .text(let name) = values[base], case .integer(let value) = values[base + 1] {
                 sequences[name.lowercased()] = value

@@ -1,0 +1,123 @@
+import DBBExport
+import DBBSQL
+import DBBTestSupport
+import Foundation
+import Testing
+
+/// A scan of a dump's rows (``DumpConsumer/scans(_:)``, the first pass of a restore into PostgreSQL) checks
+/// them as reading their values does: the same dumps are refused with the same error, and each value scanned
+/// has the storage class, the integer, the sign of a zero and the NUL its value has.
+@Suite("Scanning a dump")
+struct ScanTests {
+    /// Each row's values as text that tells their storage class and what a scan keeps of them.
+    final class Classes: DumpConsumer {
+        let scanning: Bool
+        var rows: [[String]] = []
+
+        init(scanning: Bool) { self.scanning = scanning }
+
+        func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws {}
+        func beginTable(_ table: DBBDumpTable) throws {}
+        func endTable(_ table: DBBDumpTable) throws {}
+        func scans(_ table: DBBDumpTable) -> Bool { scanning }
+
+        func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
+            rows.append(
+                values.enumerated().map { index, value in
+                    switch value {
+                    case .null: "null"
+                    case .integer(let number): "integer \(number)"
+                    case .real(let number): "real, -0.0: \(number == 0 && number.sign == .minus)"
+                    case .text(let text): "text \(text.utf8.contains(0))"
+                    case .blob: rawText.contains(index) ? "raw text" : "blob"
+                    }
+                })
+        }
+
+        func scannedRow(_ values: [ScannedValue], number: Int, of table: DBBDumpTable) throws {
+            rows.append(
+                values.map { value in
+                    switch value.kind {
+                    case .null: "null"
+                    case .integer: "integer \(value.integer)"
+                    case .real: "real, -0.0: \(value.isNegativeZero)"
+                    case .text: "text \(value.hasNUL)"
+                    case .blob: "blob"
+                    case .rawText: "raw text"
+                    }
+                })
+        }
+    }
+
+    /// What a pass saw: the rows, or the error it threw.
+    enum Outcome: Equatable {
+        case rows([[String]])
+        case failed(String)
+    }
+
+    /// What a scan and a read of the values see.
+    static func both(_ dump: URL) -> (scanned: Outcome, read: Outcome) {
+        func pass(scanning: Bool) -> Outcome {
+            let consumer = Classes(scanning: scanning)
+            do {
+                _ = try DumpParser(dumpAt: dump).run(consumer)
+                return .rows(consumer.rows)
+            } catch {
+                return .failed(String(describing: error))
+            }
+        }
+        return (pass(scanning: true), pass(scanning: false))
+    }
+
+    /// Written `LONG` in the arguments: 480,000 bytes, longer than the chunks the reader gets.
+    static let longText = String(repeating: "ü0123456789", count: 40_000)
+
+    @Test(
+        "a scan sees what reading the values sees, and refuses what it refuses",
+        arguments: [
+            #"[1,"a"],[2,null],[3,-0.0],[4,1e300],[5,-9223372036854775808],[6,"ü and \u0000"],[7,"a\"b"]"#,
+            #"[1,0.0],[2,-0e5],[3,-1e-400],[4,-2.5],[5,1e999],[6,-1e999],[7,0]"#,
+            #"[1,{"blob":"AAEC"}],[2,{"text":"/w=="}],[3,{"real":"inf"}],[4,{"real":"-inf"}],[5,{"real":"nan"}]"#,
+            #"[1,"LONG"],[2,"LONG\u0000"],[3,""]"#,
+            #"[1,"a"],[2,true]"#, #"[1,"a"],[2]"#, #"[1,"a"],[2,[3]]"#, #"[1,"a"],[2,{"blob":"***"}]"#,
+            #"[1,"a"],[2,{"real":"big"}]"#, #"[1,"a"],[2,9223372036854775808]"#, #"[1,"a"],[2,01]"#,
+            #"[1,"a"],[2,"\ud800"]"#, "[1,\"a\"],[2,\"tab\tinside\"]", #"[{"text":"YQ=="},"a"],[2,"b"]"#,
+            "[1,\"bad \u{FF}\"],[2,\"b\"]",
+        ])
+    func scanMatchesValues(rows: String) throws {
+        let folder = try TemporaryFolder()
+        let dump = folder.file("scan.json.gz")
+        let count = rows.components(separatedBy: "],[").count
+        let rows = rows.replacingOccurrences(of: "LONG", with: Self.longText)
+        var text = Data(BadInputTests.handMade(rows: rows, rowCount: count).utf8)
+        // A byte that is not UTF-8, inside a JSON string.
+        if let marker = text.range(of: Data("\u{FF}".utf8)) { text.replaceSubrange(marker, with: [0xFF]) }
+        try gzip(text).write(to: dump)
+        let (scanned, read) = Self.both(dump)
+        #expect(scanned == read)
+        if case .failed(let message) = read { #expect(message.contains("table t, row")) }
+    }
+
+    @Test("a scan matches the values of every fixture, and refuses every hostile dump as reading does")
+    func fixturesAndHostileDumps() throws {
+        let folder = try TemporaryFolder()
+        var dumps: [URL] = []
+        for name in ["chinook.sqlite", "sakila.sqlite", "northwind.sqlite"] {
+            let dump = folder.file("\(name).json.gz")
+            try DBBExport.dump(databaseAt: try copyOfFixture(name, into: folder), to: dump)
+            dumps.append(dump)
+        }
+        let accepted = dumps.count
+        dumps += HostileDumpTests.names.map { HostileDumpTests.corpus.appendingPathComponent($0) }
+        for (index, dump) in dumps.enumerated() {
+            let (scanned, read) = Self.both(dump)
+            #expect(scanned == read, "\(dump.lastPathComponent)")
+            guard index < accepted else { continue }
+            guard case .rows(let rows) = scanned else {
+                Issue.record("\(dump.lastPathComponent) was refused: \(scanned)")
+                continue
+            }
+            #expect(rows.count > 1000, "\(dump.lastPathComponent)")
+        }
+    }
+}
