@@ -42,10 +42,10 @@ final class LoadConsumer: DumpConsumer {
                 .malformed, "the table's columns differ from those the first pass read: the dump changed",
                 table: table.name)
         }
-        var names = planned.columns.map { RestoreSchemaWriter.quote($0.name) }
+        var names = planned.columns.map { DBBDatabase.quoteIdentifier($0.name) }
         types = planned.columns.map { RestoreValues.ColumnType($0.type) }
         if let rowID = planned.rowIDColumn {
-            names.insert(RestoreSchemaWriter.quote(rowID), at: 0)
+            names.insert(DBBDatabase.quoteIdentifier(rowID), at: 0)
             types.insert(.bigint, at: 0)
         }
         buffer = Self.emptyChunk()

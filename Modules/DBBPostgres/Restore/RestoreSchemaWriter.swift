@@ -8,19 +8,16 @@ struct RestoreSchemaWriter {
     let connection: DBBPostgresConnection
     let plan: DBBPostgresRestorePlan
 
-    /// A name in double quotes, its own doubled: the same rule in PostgreSQL as in SQLite.
-    static func quote(_ name: String) -> String {
-        DBBDatabase.quoteIdentifier(name)
-    }
-
     /// The schema-qualified, quoted name of a table.
     static func qualified(_ table: String, in schema: String) -> String {
-        quote(schema) + "." + quote(table)
+        DBBDatabase.quoteIdentifier(schema) + "." + DBBDatabase.quoteIdentifier(table)
     }
 
     private func qualified(_ table: String) -> String { Self.qualified(table, in: plan.schema) }
 
-    private func columnList(_ names: [String]) -> String { names.map(Self.quote).joined(separator: ", ") }
+    private func columnList(_ names: [String]) -> String {
+        names.map(DBBDatabase.quoteIdentifier).joined(separator: ", ")
+    }
 
     /// Makes the schema when missing; refuses (or, replacing, drops) the tables of the dump's names it has.
     func prepareSchema(replacing: Bool) throws {
@@ -37,7 +34,7 @@ struct RestoreSchemaWriter {
                     + "\(clashes.prefix(5).joined(separator: ", "))\(clashes.count > 5 ? ", …" : ""); restore into "
                     + "another schema, or replace them")
         }
-        try connection.execute("CREATE SCHEMA IF NOT EXISTS \(Self.quote(plan.schema))")
+        try connection.execute("CREATE SCHEMA IF NOT EXISTS \(DBBDatabase.quoteIdentifier(plan.schema))")
         for table in clashes {
             try connection.execute("DROP TABLE IF EXISTS \(qualified(table)) CASCADE")
         }
@@ -48,10 +45,10 @@ struct RestoreSchemaWriter {
         for table in plan.tables {
             var definitions: [String] = []
             if let rowID = table.rowIDColumn {
-                definitions.append("\(Self.quote(rowID)) bigint \(identity(table))")
+                definitions.append("\(DBBDatabase.quoteIdentifier(rowID)) bigint \(identity(table))")
             }
             for column in table.columns {
-                var definition = "\(Self.quote(column.name)) \(column.type)"
+                var definition = "\(DBBDatabase.quoteIdentifier(column.name)) \(column.type)"
                 if column.name == table.identityColumn {
                     definition += " \(identity(table))"
                 } else {
@@ -84,9 +81,11 @@ struct RestoreSchemaWriter {
                     "ALTER TABLE \(qualified(table.name)) ADD PRIMARY KEY (\(columnList(table.primaryKey)))")
             }
             for index in table.indexes {
-                let columns = index.columns.map { Self.quote($0.name) + ($0.descending ? " DESC" : "") }
+                let columns = index.columns.map {
+                    DBBDatabase.quoteIdentifier($0.name) + ($0.descending ? " DESC" : "")
+                }
                 try connection.execute(
-                    "CREATE \(index.unique ? "UNIQUE " : "")INDEX \(Self.quote(index.name)) ON "
+                    "CREATE \(index.unique ? "UNIQUE " : "")INDEX \(DBBDatabase.quoteIdentifier(index.name)) ON "
                         + "\(qualified(table.name)) (\(columns.joined(separator: ", ")))")
             }
         }
@@ -99,15 +98,18 @@ struct RestoreSchemaWriter {
         var result: [DBBPostgresRestoreReport.Orphans] = []
         for table in plan.tables {
             for key in table.foreignKeys {
-                let name = Self.quote(key.name)
+                let name = DBBDatabase.quoteIdentifier(key.name)
                 try connection.execute(
                     "ALTER TABLE \(qualified(table.name)) ADD CONSTRAINT \(name) FOREIGN KEY "
                         + "(\(columnList(key.columns))) REFERENCES \(qualified(key.parentTable)) "
                         + "(\(columnList(key.parentColumns))) ON UPDATE \(key.onUpdate) ON DELETE \(key.onDelete) "
                         + "NOT VALID")
-                let present = key.columns.map { "c.\(Self.quote($0)) IS NOT NULL" }.joined(separator: " AND ")
-                let joins = zip(key.columns, key.parentColumns).map { "p.\(Self.quote($1)) = c.\(Self.quote($0))" }
-                    .joined(separator: " AND ")
+                let present = key.columns.map { "c.\(DBBDatabase.quoteIdentifier($0)) IS NOT NULL" }.joined(
+                    separator: " AND ")
+                let joins = zip(key.columns, key.parentColumns).map {
+                    "p.\(DBBDatabase.quoteIdentifier($1)) = c.\(DBBDatabase.quoteIdentifier($0))"
+                }
+                .joined(separator: " AND ")
                 let rowKey = Self.rowKeyText(table, alias: "c")
                 let orphans = try connection.fetchAll(
                     "SELECT \(rowKey), count(*) OVER () FROM \(qualified(table.name)) c WHERE \(present) AND NOT EXISTS "
@@ -128,7 +130,7 @@ struct RestoreSchemaWriter {
     static func rowKeyText(_ table: DBBPostgresRestorePlan.Table, alias: String) -> String {
         let names = table.rowIDColumn.map { [$0] } ?? (table.identityColumn.map { [$0] } ?? table.primaryKey)
         guard !names.isEmpty else { return "ctid::text" }
-        return names.map { "\(alias).\(quote($0))::text" }.joined(separator: " || ', ' || ")
+        return names.map { "\(alias).\(DBBDatabase.quoteIdentifier($0))::text" }.joined(separator: " || ', ' || ")
     }
 
     /// Writes the metadata table: the source's header values, the plan as JSON, and the SQL of each view,

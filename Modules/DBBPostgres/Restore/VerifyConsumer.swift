@@ -79,7 +79,7 @@ final class VerifyConsumer: DumpConsumer {
     private static func select(_ table: DBBPostgresRestorePlan.Table, in schema: String) -> String {
         let (names, types) = layout(of: table)
         let values = zip(names, types).map { name, type in
-            RestoreSchemaWriter.quote(name) + (type == .numeric ? "::text" : "")
+            DBBDatabase.quoteIdentifier(name) + (type == .numeric ? "::text" : "")
         }
         return "SELECT \(values.joined(separator: ", ")) FROM \(RestoreSchemaWriter.qualified(table.name, in: schema))"
     }
@@ -115,7 +115,7 @@ final class VerifyConsumer: DumpConsumer {
         let keys = table.rowIDColumn.map { [$0] } ?? (table.identityColumn.map { [$0] } ?? table.primaryKey)
         return (keys.isEmpty ? table.columns.map(\.name) : keys).map { name in
             let column = table.columns.first { $0.name == name }
-            let quoted = RestoreSchemaWriter.quote(name)
+            let quoted = DBBDatabase.quoteIdentifier(name)
             guard column?.type == "text" else { return quoted }
             if column?.collation?.uppercased() == "NOCASE" { return "lower(\(quoted) COLLATE \"C\") COLLATE \"C\"" }
             return quoted + " COLLATE \"C\""
