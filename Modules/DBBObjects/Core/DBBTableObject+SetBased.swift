@@ -192,9 +192,8 @@ struct DBBUpdateWork: DBBObjectWork {
 
     func run<Connection: DBBObjectConnection>(on db: Connection) throws -> Int {
         do {
-            let changed = try db.executeUpdate(sql, arguments: arguments)
-            try db.reportChanges(of: [map.tableName])
-            return changed
+            // The table's change reporting was installed when the class was registered.
+            return try db.executeUpdate(sql, arguments: arguments)
         } catch let error as DBBError {
             throw map.namingUnknownProperty(error)
         }

@@ -22,8 +22,7 @@ public import Foundation
 /// Instances are not `Sendable`: keep each on one thread or task, and share objects between tasks by id.
 open class DBBTableObject: DBBTableRepresentable {
     // The bookkeeping values skip run-time exclusivity checks: loading and saving set them on every object.
-    // The public ones are stored internally and reached only through computed properties (and the macro's
-    // observers' one assignment), whose get and set
+    // The public ones are stored internally and reached only through computed properties, whose get and set
     // are instantaneous accesses (an `inout` of `idNum` works on a copy), so no two accesses can overlap
     // whatever the caller does.
 
@@ -170,9 +169,6 @@ open class DBBTableObject: DBBTableRepresentable {
     /// of a stored object that is not dirty can write nothing. `@DBBTable` classes do (their properties have
     /// observers the macro writes); the default, `false`, makes every save write.
     open class var tracksChanges: Bool { false }
-
-    /// Marks the object dirty; the observers `@DBBTable` writes call it when a persisted property is set.
-    @inlinable public final func dbbPropertyDidChange() { isDirty = true }
 
     /// Marks the object as unchanged.
     public func makeClean() { isDirty = false }

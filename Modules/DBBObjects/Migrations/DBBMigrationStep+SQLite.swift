@@ -74,7 +74,8 @@ extension DBBDatabase {
         try tableExists(name) && columnExists(table + "_ID", in: name)
     }
 
-    private func holdsValues(_ column: String, in table: String) throws -> Bool {
+    /// Whether a column of a table holds a value other than NULL in any row.
+    func holdsValues(_ column: String, in table: String) throws -> Bool {
         try fetchValue(
             Int.self,
             "SELECT count(*) FROM (SELECT 1 FROM \(DBBIdentifier.sql(table)) WHERE \(DBBIdentifier.sql(column)) "

@@ -269,8 +269,7 @@ struct DBBObjectWriter {
             let newIDs = try db.insertBatch(pending.values, rows: pending.indexes.count, of: pending.map.insertTarget)
             for (index, id) in zip(pending.indexes, newIDs) { ids[index] = id }
         }
-        // Upserted rows, whose join rows replace any the existing row had; and rows a conflict kept unchanged.
-        var upserted: Set<Int> = []
+        // Rows a conflict kept unchanged.
         var kept: Set<Int> = []
         for (index, row) in plan.rows.enumerated() {
             let map = row.map
@@ -297,7 +296,6 @@ struct DBBObjectWriter {
             }
             if isNew, let conflict = row.conflict {
                 try insertBatch()
-                upserted.insert(index)
                 if let id = try db.selectIDs(conflict.upsertSQL, arguments: arguments).first {
                     ids[index] = id
                 } else {
@@ -334,7 +332,8 @@ struct DBBObjectWriter {
         for (index, row) in plan.rows.enumerated() where !row.joins.isEmpty && !kept.contains(index) {
             let ownerID = ids[index]
             for (join, values) in row.joins {
-                if row.existingID != 0 || upserted.contains(index) {
+                // A stored or upserted row's join rows replace any the existing row had.
+                if row.existingID != 0 || row.conflict != nil {
                     try db.executeUpdate(join.deleteOwnersSQL, arguments: [row.map.idList(CollectionOfOne(ownerID))])
                 }
                 let insert = try db.objectStatement(join.insertSQL)

@@ -86,8 +86,8 @@ final class DBBRegisteredClass: Sendable {
     /// Whether objects of the class reference other objects (foreign keys, or reference join tables).
     let hasReferences: Bool
     /// The key paths of the mapped properties that have one (closure-only entries have none), by name, for
-    /// typed conditions. Unchecked as ``DBBPropertyPersistence``'s own: each arrived as `Sendable`, and key
-    /// paths are immutable.
+    /// typed conditions. Unchecked only because `AnyKeyPath` is not declared `Sendable`: each came from a mapping
+    /// entry's `Sendable` key path (``DBBPropertyPersistence/keyPath``), and key paths are immutable.
     nonisolated(unsafe) let keyPaths: [String: AnyKeyPath]
 
     /// `SELECT id, createdTime, modifiedTime, <scalar columns>, <foreign keys> FROM <table>`.
@@ -190,8 +190,7 @@ final class DBBRegisteredClass: Sendable {
         allIDsSQL = description.allIDsSQL
     }
 
-    /// Creates what is missing of the class's layout; never drops anything.
-    /// Creates or completes the class's tables and indexes.
+    /// Creates what is missing of the class's tables, join tables and indexes; never drops anything.
     ///
     /// - Returns: warnings for properties that get a new column or join table while a column or join table of
     ///   the class that no property maps holds data: probably a rename whose migration is missing.
@@ -234,13 +233,11 @@ final class DBBRegisteredClass: Sendable {
     /// The warnings of ``createOrUpdateSchema(in:)``: the unmapped columns and join tables that hold data, those
     /// of the new property's kind first.
     private func renameWarnings(for added: [(name: String, isJoin: Bool)], in db: DBBDatabase) throws -> [String] {
-        let q = DBBIdentifier.sql
         var mapped = Set(description.columns.map { $0.name.lowercased() })
         mapped.formUnion([idColumn.lowercased(), "createdtime", "modifiedtime"])
         var columns: [String] = []
         for column in try db.columns(in: tableName) where !mapped.contains(column.name.lowercased()) {
-            let sql = "SELECT count(*) FROM (SELECT 1 FROM \(q(tableName)) WHERE \(q(column.name)) IS NOT NULL LIMIT 1)"
-            if try db.fetchValue(Int.self, sql) ?? 0 > 0 { columns.append(column.name) }
+            if try db.holdsValues(column.name, in: tableName) { columns.append(column.name) }
         }
         let joined = Set(description.joinTables.map { $0.tableName.lowercased() })
         var joins: [String] = []

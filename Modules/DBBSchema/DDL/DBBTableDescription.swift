@@ -86,9 +86,6 @@ public struct DBBTableDescription: Sendable {
         }
     }
 
-    /// The first indexer's index.
-    package var index: (columns: [String], unique: Bool)? { indexes.first }
-
     /// The names of the indexers' indexes: `<Table>_` and the column names run together.
     package var indexNames: [String] { indexes.map { tableName + "_" + $0.columns.joined() } }
 

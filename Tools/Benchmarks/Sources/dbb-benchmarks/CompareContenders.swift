@@ -143,12 +143,7 @@ final class RawContender: Contender {
     private func person(_ statement: OpaquePointer) -> PlainPerson {
         let person = PlainPerson()
         person.id = sqlite3_column_int64(statement, 0)
-        var column: Int32 = 1
-        if stamped {
-            person.createdTime = Self.optionalDate(statement, 1)
-            person.modifiedTime = Self.optionalDate(statement, 2)
-            column = 3
-        }
+        let column = timestamps(statement, into: person)
         person.active = sqlite3_column_int64(statement, column) != 0
         person.budget = sqlite3_column_double(statement, column + 1)
         person.code = text(statement, column + 2)
