@@ -164,8 +164,10 @@ extension DBBMigrationStep {
             }
             // The new values are computed here, then stored in a new column that takes the old one's place.
             var values: [(id: DBBValue, value: DBBValue)] = []
+            let idColumn = try db.primaryKeyColumn(of: target, context: context)
             try db.forEachObjectRow(
-                "SELECT \(q("id")), \(q(property)) FROM \(q(target)) WHERE \(q(property)) IS NOT NULL", arguments: []
+                "SELECT \(q(idColumn)), \(q(property)) FROM \(q(target)) WHERE \(q(property)) IS NOT NULL",
+                arguments: []
             ) { row in
                 let stored = Connection.value(in: row, at: 1)
                 values.append(
@@ -176,7 +178,7 @@ extension DBBMigrationStep {
             try run("ALTER TABLE \(q(target)) ADD COLUMN \(q(temporary)) \(type)")
             for (id, value) in values {
                 _ = try db.executeUpdate(
-                    "UPDATE \(q(target)) SET \(q(temporary)) = ? WHERE \(q("id")) = ?", arguments: [value, id])
+                    "UPDATE \(q(target)) SET \(q(temporary)) = ? WHERE \(q(idColumn)) = ?", arguments: [value, id])
             }
             try run("ALTER TABLE \(q(target)) DROP COLUMN \(q(property))")
             try run("ALTER TABLE \(q(target)) RENAME COLUMN \(q(temporary)) TO \(q(property))")
