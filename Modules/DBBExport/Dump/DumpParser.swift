@@ -63,16 +63,10 @@ package struct DumpParser {
     let progress: ((DBBExportProgress) -> Void)?
     /// The longest string or BLOB of a row the parser reads; a longer one is refused while it streams in.
     var maximumValueLength = DBBExport.defaultMaximumValueLength
+}
 
-    init(
-        source: DumpSource, progress: ((DBBExportProgress) -> Void)?,
-        maximumValueLength: Int = DBBExport.defaultMaximumValueLength
-    ) {
-        self.source = source
-        self.progress = progress
-        self.maximumValueLength = maximumValueLength
-    }
-
+// In an extension, so that the struct keeps its memberwise initializer.
+extension DumpParser {
     /// A parser of a dump file that runs its consumer on the calling thread, for the other modules of the
     /// package: for a pass whose consumer is cheap, such as a scan (``DumpConsumer/scans(_:)``), where
     /// ``ConcurrentDumpParser``'s hand-over would cost more than it saves.

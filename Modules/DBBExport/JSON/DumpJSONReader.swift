@@ -233,9 +233,8 @@ final class DumpJSONReader {
         if #available(macOS 26, *) {
             return (try? UTF8Span(validating: bytes.span.extracting(range))) != nil
         }
-        return bytes.withUnsafeBufferPointer {
-            String(validating: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) != nil
-        }
+        // The slice of the array checks the range; its buffer is read in place, without a copy.
+        return bytes[range].withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) != nil }
     }
 
     /// The part of ``readString(valueLimit:base64:)`` after its fast path: the string is read into parts.
@@ -609,6 +608,7 @@ final class DumpJSONReader {
     /// cannot be part of a number follows them in the chunk; `nil` when they run to the chunk's end.
     private static func numberRun(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (end: Int, isReal: Bool)? {
         var isReal = false
+        // In range: `start..<bytes.count` traps unless `start <= bytes.count`, and `start` (an index) is not negative.
         for position in start..<bytes.count {
             switch bytes[position] {
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"): continue

@@ -179,7 +179,10 @@ public enum DBBPostgresRestore {
                     tablesDone: index, tableCount: plan.tables.count, rowsDone: rowsDone, rowCount: rowCount,
                     currentTable: table.name))
             guard let expected = digests[table.name], try verifier.serverDigest(of: table) == expected else {
-                return try compare(dumpURL, with: connection, plan: plan, options: options, progress: progress)
+                // The metadata matched above: the rows are read again, to name the first difference.
+                return try compareRows(
+                    dumpURL, verifier: VerifyConsumer(connection: connection, plan: plan), options: options,
+                    progress: progress)
             }
             rowsDone += table.rowCount
         }
@@ -196,6 +199,14 @@ public enum DBBPostgresRestore {
     ) throws -> DBBDumpDifference? {
         let verifier = VerifyConsumer(connection: connection, plan: plan)
         if let difference = try verifier.compareMetadata() { return difference }
+        return try compareRows(dumpURL, verifier: verifier, options: options, progress: progress)
+    }
+
+    /// Compares every row of the dump with the server's, through `verifier`.
+    private static func compareRows(
+        _ dumpURL: URL, verifier: VerifyConsumer, options: DBBPostgresRestoreOptions,
+        progress: ((DBBExportProgress) -> Void)?
+    ) throws -> DBBDumpDifference? {
         do {
             _ = try ConcurrentDumpParser(
                 dumpAt: dumpURL, maximumValueLength: options.maximumValueLength, progress: progress

@@ -25,7 +25,7 @@ struct RestoreDigest: Equatable, Sendable {
     /// (``RestoreValues/stored(_:isRawText:type:)``), hashed; `false` when the value cannot be predicted (a
     /// storage class the plan does not put in such a column), which makes the digests differ.
     ///
-    /// A numeric column is read as text (``RestoreValues/numericText(_:)``).
+    /// A numeric column is read as text (``RestoreValues/numericColumnText(of:)``).
     static func expected(_ value: DBBValue, type: RestoreValues.ColumnType, into row: inout RowHasher) -> Bool {
         switch (value, type) {
         case (.null, _):
@@ -38,11 +38,8 @@ struct RestoreDigest: Equatable, Sendable {
             text.withUTF8 { row.add(UnsafeRawBufferPointer($0)) }
         case (.blob(let bytes), .bytea):
             bytes.withUnsafeBytes { row.add($0) }
-        case (.integer(let number), .numeric):
-            var text = String(number)
-            text.withUTF8 { row.add(UnsafeRawBufferPointer($0)) }
-        case (.real(let number), .numeric):
-            var text = RestoreValues.numericText(number)
+        case (.integer, .numeric), (.real, .numeric):
+            guard var text = RestoreValues.numericColumnText(of: value) else { return false }
             text.withUTF8 { row.add(UnsafeRawBufferPointer($0)) }
         default:
             return false

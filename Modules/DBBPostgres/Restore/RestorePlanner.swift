@@ -50,6 +50,8 @@ final class PlanningConsumer: DumpConsumer {
     var statistics: [String: [ColumnStatistics]] = [:]
     var sequences: [String: Int64] = [:]
     private var current: [ColumnStatistics] = []
+    /// Whether the table being read is `sqlite_sequence`, the one whose rows ``row(_:rawText:number:of:)`` reads.
+    private var inSequenceTable = false
 
     func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws {
         self.header = header
@@ -57,6 +59,7 @@ final class PlanningConsumer: DumpConsumer {
     }
 
     func beginTable(_ table: DBBDumpTable) throws {
+        inSequenceTable = !scans(table)
         current = Array(repeating: ColumnStatistics(), count: table.columns.count + (table.hasRowID ? 1 : 0))
     }
 
@@ -67,11 +70,17 @@ final class PlanningConsumer: DumpConsumer {
     }
 
     func scannedRow(_ values: [ScannedValue], number: Int, of table: DBBDumpTable) throws {
-        for index in values.indices { current[index].add(values[index]) }
+        // Counted in a local, swapped in and out once per row: each access to the property is checked at run time.
+        var counts: [ColumnStatistics] = []
+        swap(&counts, &current)
+        for index in values.indices { counts[index].add(values[index]) }
+        swap(&counts, &current)
     }
 
     /// A row of `sqlite_sequence`, the one table not scanned.
     func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
+        // Only `sqlite_sequence`'s rows name sequences, whatever parser reads the others whole.
+        guard inSequenceTable else { return }
         if values.count >= 2 + (table.hasRowID ? 1 : 0) {
             let base = values.startIndex + (table.hasRowID ? 1 : 0)
             if case .text(let name) = values[base], case .integer(let value) = values[base + 1] {

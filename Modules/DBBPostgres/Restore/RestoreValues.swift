@@ -90,7 +90,6 @@ enum RestoreValues {
             integerPart = Array(digits[..<integerDigits])
             fraction = Array(digits[integerDigits...])
         }
-        fraction += Array(repeating: UInt8(ascii: "0"), count: max(0, scale - fraction.count))
         integerPart = Array(integerPart.drop { $0 == UInt8(ascii: "0") })
         if integerPart.isEmpty { integerPart = [UInt8(ascii: "0")] }
         let isZero = !digits.contains { $0 != UInt8(ascii: "0") }
@@ -146,15 +145,20 @@ enum RestoreValues {
     /// as the same double. A real of 1e16 or more is spelt with an exponent and has no fractional digits in
     /// `numeric`, so its text is an integer's (`1e+20` is `100000000000000000000`).
     static func matches(_ expected: DBBValue, _ actual: DBBValue, type: ColumnType) -> Bool {
-        switch (expected, actual) {
-        case (.real(let a), .real(let b)):
-            return a.bitPattern == b.bitPattern
-        case (.integer(let a), .text(let b)) where type == .numeric:
-            return String(a) == b
-        case (.real(let a), .text(let b)) where type == .numeric:
-            return numericText(a) == b
-        default:
-            return expected == actual
+        if type == .numeric, case .text(let read) = actual, let text = numericColumnText(of: expected) {
+            return text == read
+        }
+        if case .real(let a) = expected, case .real(let b) = actual { return a.bitPattern == b.bitPattern }
+        return expected == actual
+    }
+
+    /// The text a `numeric` column holding a number reads back as, read as text: an integer's digits, a real's
+    /// ``numericText(_:)``; `nil` for a value that is not a number.
+    static func numericColumnText(of value: DBBValue) -> String? {
+        switch value {
+        case .integer(let number): String(number)
+        case .real(let number): numericText(number)
+        default: nil
         }
     }
 }
