@@ -17,8 +17,9 @@ final class LoadConsumer: DumpConsumer {
     /// The types of the current table's values, the rowid's first when the dump stores it.
     private var types: [RestoreValues.ColumnType] = []
     private let makesDigests: Bool
-    private var digest = RestoreDigest()
-    private var isPredictable = true
+    /// The current table's digest; `nil` when the restore makes none, or once a value's stored form could not be
+    /// predicted.
+    private var digest: RestoreDigest?
     /// Per table: the digest of the values sent; a table with a value whose stored form could not be
     /// predicted has none.
     private(set) var digests: [String: RestoreDigest] = [:]
@@ -42,15 +43,11 @@ final class LoadConsumer: DumpConsumer {
                 .malformed, "the table's columns differ from those the first pass read: the dump changed",
                 table: table.name)
         }
-        var names = planned.columns.map { DBBDatabase.quoteIdentifier($0.name) }
-        types = planned.columns.map { RestoreValues.ColumnType($0.type) }
-        if let rowID = planned.rowIDColumn {
-            names.insert(DBBDatabase.quoteIdentifier(rowID), at: 0)
-            types.insert(.bigint, at: 0)
-        }
+        let layout = planned.valueLayout
+        let names = layout.names.map(DBBDatabase.quoteIdentifier)
+        types = layout.types
         buffer = Self.emptyChunk()
-        digest = RestoreDigest()
-        isPredictable = true
+        digest = makesDigests ? RestoreDigest() : nil
         feed = CopyFeed(
             connection: connection.connection,
             table: RestoreSchemaWriter.qualified(table.name, in: plan.schema), columns: names,
@@ -64,6 +61,7 @@ final class LoadConsumer: DumpConsumer {
         var chunk = ByteBuffer()
         swap(&chunk, &buffer)
         let types = self.types
+        let hashes = digest != nil
         var predictable = true
         var index = 0
         var row = RowHasher()
@@ -72,11 +70,12 @@ final class LoadConsumer: DumpConsumer {
             let isRaw = !rawText.isEmpty && rawText.contains(index)
             let stored = RestoreValues.stored(value, isRawText: isRaw, type: types[index])
             RestoreValues.appendCopyText(stored, to: &chunk)
-            if makesDigests, !RestoreDigest.expected(stored, type: types[index], into: &row) { predictable = false }
+            if hashes, !RestoreDigest.expected(stored, type: types[index], into: &row) { predictable = false }
             index += 1
         }
-        if makesDigests { digest.add(row) }
-        if !predictable { isPredictable = false }
+        if hashes {
+            if predictable { digest?.add(row) } else { digest = nil }
+        }
         chunk.writeInteger(UInt8(ascii: "\n"))
         if chunk.readableBytes >= Self.chunkBytes {
             try send(chunk, to: feed, table: table.name)
@@ -111,7 +110,7 @@ final class LoadConsumer: DumpConsumer {
         } catch {
             throw connection.map(error, sql: "COPY \(table.name) FROM STDIN", context: "loading table \(table.name)")
         }
-        if makesDigests, isPredictable { digests[table.name] = digest }
+        if let digest { digests[table.name] = digest }
     }
 
     /// Fails the COPY under way, if any, after an error elsewhere.

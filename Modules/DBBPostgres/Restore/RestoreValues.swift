@@ -162,3 +162,13 @@ enum RestoreValues {
         }
     }
 }
+
+extension DBBPostgresRestorePlan.Table {
+    /// The names and types of the table's values as the dump stores them: the rowid's first when it is kept.
+    var valueLayout: (names: [String], types: [RestoreValues.ColumnType]) {
+        (
+            (rowIDColumn.map { [$0] } ?? []) + columns.map(\.name),
+            (rowIDColumn != nil ? [.bigint] : []) + columns.map { RestoreValues.ColumnType($0.type) }
+        )
+    }
+}

@@ -55,7 +55,7 @@ final class VerifyConsumer: DumpConsumer {
             return
         }
         current = planned
-        (names, types) = Self.layout(of: planned)
+        (names, types) = planned.valueLayout
         try connection.execute(
             "DECLARE \(Self.cursor) NO SCROLL CURSOR FOR \(Self.select(planned, in: plan.schema)) "
                 + "ORDER BY \(order(planned))")
@@ -65,19 +65,9 @@ final class VerifyConsumer: DumpConsumer {
         fetchNextBatch()
     }
 
-    /// The names and types of a table's values as the dump stores them: the rowid's first when it is kept.
-    private static func layout(
-        of table: DBBPostgresRestorePlan.Table
-    ) -> (names: [String], types: [RestoreValues.ColumnType]) {
-        (
-            (table.rowIDColumn.map { [$0] } ?? []) + table.columns.map(\.name),
-            (table.rowIDColumn != nil ? [.bigint] : []) + table.columns.map { RestoreValues.ColumnType($0.type) }
-        )
-    }
-
     /// A `SELECT` of a table's values in the dump's layout; a numeric column as its text.
     private static func select(_ table: DBBPostgresRestorePlan.Table, in schema: String) -> String {
-        let (names, types) = layout(of: table)
+        let (names, types) = table.valueLayout
         let values = zip(names, types).map { name, type in
             DBBDatabase.quoteIdentifier(name) + (type == .numeric ? "::text" : "")
         }
