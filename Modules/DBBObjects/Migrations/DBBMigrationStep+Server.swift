@@ -16,7 +16,7 @@ extension DBBMigrator {
                     try manager.perform(DBBServerMigrationStepWork(step: step, context: context), isWrite: true)
                 }
             }
-            try manager.perform(DBBServerMigrationRecordWork(migration: migration), isWrite: true)
+            try manager.perform(DBBMigrationRecordWork(migration: migration), isWrite: true)
         }
     }
 }
@@ -32,8 +32,8 @@ struct DBBServerMigrationStepWork: DBBObjectWork {
     }
 }
 
-/// Records a migration on a server, in the migration's transaction.
-struct DBBServerMigrationRecordWork: DBBObjectWork {
+/// Records a migration, in the migration's transaction (on SQLite as on a server).
+struct DBBMigrationRecordWork: DBBObjectWork {
     static var operationName: String { "schema" }
     let migration: DBBMigrator.Migration
 
@@ -53,13 +53,9 @@ struct DBBServerMigrationRecordsWork: DBBObjectWork {
     static var operationName: String { "schema" }
 
     func run<Connection: DBBObjectConnection>(on db: Connection) throws -> [DBBMigrator.AppliedMigration] {
-        let dialect = db.dialect
-        let q = dialect.identifier
+        let q = db.dialect.identifier
         let table = q(DBBMigrator.recordTable)
-        _ = try db.executeUpdate(
-            "CREATE TABLE IF NOT EXISTS \(table) (\(q("id")) \(dialect.idColumnDefinition), \(q("name")) "
-                + "\(dialect.columnType("Text")) NOT NULL UNIQUE, \(q("appliedTime")) \(dialect.columnType("Real")), "
-                + "\(q("checksum")) \(dialect.columnType("Text")))", arguments: [])
+        _ = try db.executeUpdate(DBBMigrator.createRecordTableSQL(db.dialect), arguments: [])
         var records: [DBBMigrator.AppliedMigration] = []
         try db.forEachObjectRow(
             "SELECT \(q("name")), \(q("appliedTime")), \(q("checksum")) FROM \(table) ORDER BY \(q("id"))",

@@ -118,11 +118,7 @@ public struct DBBMigrator: Sendable {
         try manager.requireWritable("migrating")
         try checkNames()
         if manager.server == nil {
-            try manager.run { db in
-                try db.execute(
-                    "CREATE TABLE IF NOT EXISTS \(Self.recordTable) (id Integer PRIMARY KEY AUTOINCREMENT, "
-                        + "name Text NOT NULL UNIQUE, appliedTime Real, checksum Text)")
-            }
+            try manager.run { db in try db.execute(Self.createRecordTableSQL(db.dialect)) }
         }
         let records = try appliedMigrations(in: manager)
         var report = Report()
@@ -206,10 +202,16 @@ public struct DBBMigrator: Sendable {
                     message: "a row of \(violation["table"]?.stringValue ?? "?") breaks its foreign key to "
                         + "\(violation["parent"]?.stringValue ?? "?")", context: context)
             }
-            try db.execute(
-                "INSERT INTO \(Self.recordTable) (name, appliedTime, checksum) VALUES (?, ?, ?)", migration.name,
-                Date().timeIntervalSinceReferenceDate, migration.checksum)
+            try DBBMigrationRecordWork(migration: migration).run(on: db)
         }
+    }
+
+    /// `CREATE TABLE IF NOT EXISTS` of the record table, in the dialect's types.
+    static func createRecordTableSQL(_ dialect: DBBSQLDialect) -> String {
+        let q = dialect.identifier
+        return "CREATE TABLE IF NOT EXISTS \(q(recordTable)) (\(q("id")) \(dialect.idColumnDefinition), \(q("name")) "
+            + "\(dialect.columnType("Text")) NOT NULL UNIQUE, \(q("appliedTime")) \(dialect.columnType("Real")), "
+            + "\(q("checksum")) \(dialect.columnType("Text")))"
     }
 
     private static func records(in db: DBBDatabase) throws -> [AppliedMigration] {
