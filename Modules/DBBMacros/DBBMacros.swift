@@ -3,7 +3,8 @@
 public import DBBSchema
 
 /// Maps a `DBBTableObject` subclass: writes its class-level `DBBTableMapping` (every stored property,
-/// read and written through direct closures) and its `required init(dbManager:)`.
+/// read and written through direct closures), a whole-row reader (`dbbRowReader`, with which a SQLite load
+/// makes each object and sets every column's property in one call) and its `required init(dbManager:)`.
 ///
 /// ```swift
 /// @DBBTable
@@ -53,8 +54,8 @@ public import DBBSchema
 ///   - indexes: further indexes, for example over several columns:
 ///     `[DBBIndexer(columnsToIndex: ["lastName", "firstName"])]`.
 @attached(
-    member, names: named(init(dbManager:)), named(persistenceMapping), named(tableName), named(idColumnName),
-    named(hasTimestampColumns), named(layout), named(tracksChanges))
+    member, names: named(init(dbManager:)), named(persistenceMapping), named(dbbRowReader), named(tableName),
+    named(idColumnName), named(hasTimestampColumns), named(layout), named(tracksChanges))
 @attached(memberAttribute)
 public macro DBBTable(
     name: String? = nil, idColumn: String? = nil, layout: DBBTableLayout = .dbbBuilder, timestamps: Bool? = nil,

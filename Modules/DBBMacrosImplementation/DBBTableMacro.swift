@@ -49,6 +49,7 @@ public struct DBBTableMacro: MemberMacro {
             "\(raw: access)override class var tracksChanges: Bool { self == \(raw: className).self }")
         members.append(
             mapping(reader.properties, className: className, extraIndexes: arguments.indexes, access: access))
+        members.append(rowReader(reader.properties, className: className, access: access))
         if !declaresInitializer(classDecl) {
             let unset = reader.uninitialized.filter { $0.value == nil }
             for property in unset {
@@ -115,6 +116,25 @@ public struct DBBTableMacro: MemberMacro {
                 super.persistenceMapping.merging(
                     DBBTableMapping(
                         \(raw: arguments.joined(separator: ",\n            "))))
+            }
+            """
+    }
+
+    /// The whole-row reader: one object made and each property set from its column, with no closure per column.
+    private static func rowReader(_ properties: [MappedProperty], className: String, access: String) -> DeclSyntax {
+        let names = properties.map { "\"\($0.key)\"" }.joined(separator: ", ")
+        let reads = properties.enumerated().map { index, property in
+            "        if let value = try row.dbbValue(at: positions[\(index)], as: object.\(property.name)) "
+                + "{ object.\(property.name) = value }\n"
+        }
+        return """
+            \(raw: access)override class var dbbRowReader: DBBRowReader? {
+                // A load sets each property here, not through the mapping's `set:` closures: edit both alike.
+                guard self == \(raw: className).self else { return nil }
+                return DBBRowReader(properties: [\(raw: names)]) { row, positions, manager in
+                    let object = \(raw: className)(dbManager: manager)
+            \(raw: reads.joined())        return object
+                }
             }
             """
     }

@@ -560,6 +560,17 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
         ScalarReader(readers: readers.map { ($0.accessor.setStored, Int($0.column)) })
     }
 
+    /// `false`: rows arrive as stored values, which the scalar reader sets.
+    static var readsWholeRows: Bool { false }
+
+    /// Never called (``readsWholeRows`` is `false`); made with the scalar reader all the same.
+    static func object(
+        from row: [DBBValue], reading reader: DBBRowReader, at positions: DBBRowPositions, manager: DBBManager
+    ) throws -> DBBTableObject {
+        throw DBBError(
+            .internal, message: "PostgreSQL rows are not read with generated row readers", context: "loading objects")
+    }
+
     /// Sets each scalar property from its stored value in the row.
     struct ScalarReader: DBBObjectScalarReader {
         let readers: [(set: @Sendable (AnyObject, DBBValue) throws -> Void, column: Int)]

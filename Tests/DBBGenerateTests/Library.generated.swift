@@ -49,6 +49,18 @@ final class Author: DBBTableObject {
                 indexers: [DBBIndexer(columnsToIndex: ["lastName", "firstName"])]))
     }
 
+    override class var dbbRowReader: DBBRowReader? {
+        // A load sets each property here, not through the mapping's `set:` closures: edit both alike.
+        guard self == Author.self else { return nil }
+        return DBBRowReader(properties: ["firstName", "lastName", "born"]) { row, positions, manager in
+            let object = Author(dbManager: manager)
+            if let value = try row.dbbValue(at: positions[0], as: object.firstName) { object.firstName = value }
+            if let value = try row.dbbValue(at: positions[1], as: object.lastName) { object.lastName = value }
+            if let value = try row.dbbValue(at: positions[2], as: object.born) { object.born = value }
+            return object
+        }
+    }
+
     required init(dbManager: DBBManager) {
         super.init(dbManager: dbManager)
     }
@@ -95,6 +107,20 @@ final class Book: DBBTableObject {
                 ],
                 attributes: ["isbn": "\(ColumnAttribute.notNull) \(ColumnAttribute.unique)"],
                 indexers: [DBBIndexer(columnsToIndex: ["title"])]))
+    }
+
+    override class var dbbRowReader: DBBRowReader? {
+        // A load sets each property here, not through the mapping's `set:` closures: edit both alike.
+        guard self == Book.self else { return nil }
+        return DBBRowReader(properties: ["title", "isbn", "year", "tags", "author"]) { row, positions, manager in
+            let object = Book(dbManager: manager)
+            if let value = try row.dbbValue(at: positions[0], as: object.title) { object.title = value }
+            if let value = try row.dbbValue(at: positions[1], as: object.isbn) { object.isbn = value }
+            if let value = try row.dbbValue(at: positions[2], as: object.year) { object.year = value }
+            if let value = try row.dbbValue(at: positions[3], as: object.tags) { object.tags = value }
+            if let value = try row.dbbValue(at: positions[4], as: object.author) { object.author = value }
+            return object
+        }
     }
 
     required init(dbManager: DBBManager) {
@@ -162,6 +188,22 @@ final class Loan: DBBTableObject {
                     "due": .init(get: { (object: Loan) -> Date in object.due }, set: { $0.due = $1 }).keyed(by: \Loan.due),
                     "returnedOn": .init(get: { (object: Loan) -> Date? in object.returnedOn }, set: { $0.returnedOn = $1 }).keyed(by: \Loan.returnedOn),
                 ]))
+    }
+
+    override class var dbbRowReader: DBBRowReader? {
+        // A load sets each property here, not through the mapping's `set:` closures: edit both alike.
+        guard self == Loan.self else { return nil }
+        return DBBRowReader(properties: ["book", "borrower", "borrowerAddress", "status", "history", "due", "returnedOn"]) { row, positions, manager in
+            let object = Loan(dbManager: manager)
+            if let value = try row.dbbValue(at: positions[0], as: object.book) { object.book = value }
+            if let value = try row.dbbValue(at: positions[1], as: object.borrower) { object.borrower = value }
+            if let value = try row.dbbValue(at: positions[2], as: object.borrowerAddress) { object.borrowerAddress = value }
+            if let value = try row.dbbValue(at: positions[3], as: object.status) { object.status = value }
+            if let value = try row.dbbValue(at: positions[4], as: object.history) { object.history = value }
+            if let value = try row.dbbValue(at: positions[5], as: object.due) { object.due = value }
+            if let value = try row.dbbValue(at: positions[6], as: object.returnedOn) { object.returnedOn = value }
+            return object
+        }
     }
 
     required init(dbManager: DBBManager) {

@@ -96,6 +96,23 @@ import Testing
                                 indexers: [DBBIndexer(columnsToIndex: ["code"])]))
                     }
 
+                    override class var dbbRowReader: DBBRowReader? {
+                        // A load sets each property here, not through the mapping's `set:` closures: edit both alike.
+                        guard self == Person.self else { return nil }
+                        return DBBRowReader(properties: ["name", "code", "budget", "startDate", "active", "tags", "lead", "meetings"]) { row, positions, manager in
+                            let object = Person(dbManager: manager)
+                            if let value = try row.dbbValue(at: positions[0], as: object.name) { object.name = value }
+                            if let value = try row.dbbValue(at: positions[1], as: object.code) { object.code = value }
+                            if let value = try row.dbbValue(at: positions[2], as: object.budget) { object.budget = value }
+                            if let value = try row.dbbValue(at: positions[3], as: object.startDate) { object.startDate = value }
+                            if let value = try row.dbbValue(at: positions[4], as: object.active) { object.active = value }
+                            if let value = try row.dbbValue(at: positions[5], as: object.tags) { object.tags = value }
+                            if let value = try row.dbbValue(at: positions[6], as: object.lead) { object.lead = value }
+                            if let value = try row.dbbValue(at: positions[7], as: object.meetings) { object.meetings = value }
+                            return object
+                        }
+                    }
+
                     required init(dbManager: DBBManager) {
                         super.init(dbManager: dbManager)
                     }
@@ -160,6 +177,21 @@ import Testing
                                     "default": .init(get: { (object: Artist) -> Int in object.`default` }, set: { $0.`default` = $1 }).keyed(by: \\Artist.`default`),
                                 ],
                                 attributes: ["code": "\\(ColumnAttribute.notNull) \\(ColumnAttribute.unique)"]))
+                    }
+
+                    override class var dbbRowReader: DBBRowReader? {
+                        // A load sets each property here, not through the mapping's `set:` closures: edit both alike.
+                        guard self == Artist.self else { return nil }
+                        return DBBRowReader(properties: ["name", "label", "agent", "code", "born", "default"]) { row, positions, manager in
+                            let object = Artist(dbManager: manager)
+                            if let value = try row.dbbValue(at: positions[0], as: object.name) { object.name = value }
+                            if let value = try row.dbbValue(at: positions[1], as: object.label) { object.label = value }
+                            if let value = try row.dbbValue(at: positions[2], as: object.agent) { object.agent = value }
+                            if let value = try row.dbbValue(at: positions[3], as: object.code) { object.code = value }
+                            if let value = try row.dbbValue(at: positions[4], as: object.born) { object.born = value }
+                            if let value = try row.dbbValue(at: positions[5], as: object.`default`) { object.`default` = value }
+                            return object
+                        }
                     }
 
                     required init(dbManager: DBBManager) {
@@ -231,6 +263,18 @@ import Testing
                                     "observed": .init(get: { (object: Pair) -> Double in object.observed }, set: { $0.observed = $1 }).keyed(by: \\Pair.observed),
                                 ],
                                 indexers: [DBBIndexer(columnsToIndex: ["a"])] + [DBBIndexer(columnsToIndex: ["a", "b"], unique: true)]))
+                    }
+
+                    public override class var dbbRowReader: DBBRowReader? {
+                        // A load sets each property here, not through the mapping's `set:` closures: edit both alike.
+                        guard self == Pair.self else { return nil }
+                        return DBBRowReader(properties: ["a", "b", "observed"]) { row, positions, manager in
+                            let object = Pair(dbManager: manager)
+                            if let value = try row.dbbValue(at: positions[0], as: object.a) { object.a = value }
+                            if let value = try row.dbbValue(at: positions[1], as: object.b) { object.b = value }
+                            if let value = try row.dbbValue(at: positions[2], as: object.observed) { object.observed = value }
+                            return object
+                        }
                     }
                 }
                 """)

@@ -156,6 +156,11 @@ open class DBBTableObject: DBBTableRepresentable {
     /// attributes over `attributesDictionary`.
     open class var persistenceMapping: DBBTableMapping { DBBTableMapping() }
 
+    /// Reads a whole row of the class's table into a new object in one call, or `nil` (the default) to read it
+    /// through the mapping's closures, one per column. `@DBBTable` writes it for its class alone (a subclass
+    /// returns `nil` unless it is expanded too), so that a load sets each property directly; read once per fetch.
+    open class var dbbRowReader: DBBRowReader? { nil }
+
     /// Called just before the object is written. Override it to prepare values.
     open func performPreSaveActions() {}
 

@@ -132,7 +132,7 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
             unindexed[typeKey] = fresh
         }
         // Once per request rather than per row: an append to the loader's list checks exclusivity at run time.
-        if decoder.tracksChanges { tracked.append(contentsOf: fresh) }
+        if decoder.tracksChanges, !decoder.cleansInPlace { tracked.append(contentsOf: fresh) }
         // What follows loads join tables: a class without any needs no list of its objects.
         guard !fresh.isEmpty, !request.sparse, !map.joins.isEmpty else { return result }
         try loadJoinTables(of: fresh, map, request, allRows: fresh.count == result.count, pending: &pending)
@@ -150,6 +150,14 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
         let scalarReaders: [(DBBScalarAccessor, Int32)]
         /// Per row, only what is needed: one chained closure that sets each loaded scalar from its column.
         let readScalars: Connection.ScalarReader
+        /// Whether each row's object is made by the class's generated reader, which sets every scalar in one call:
+        /// where the engine reads whole rows, the class has a reader, and every scalar is loaded.
+        let readsWholeRows: Bool
+        let rowReader: DBBRowReader
+        let positions: DBBRowPositions
+        /// Whether the objects are marked clean as they are made: nothing is set on them after their row (no
+        /// references, no join tables), so the end of the fetch need not go through them again.
+        let cleansInPlace: Bool
         let loadedKeys: [(index: Int, accessor: DBBObjectAccessor, target: ObjectIdentifier)]
         /// Per foreign key, the query of the whole column when the request reads every row: the referenced rows
         /// are then those the column names.
@@ -167,6 +175,13 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
             loadedColumns = map.columns.indices.filter { request.properties?.contains(map.columns[$0].name) ?? true }
             scalarReaders = loadedColumns.map { (map.columnAccessors[$0], Int32(scalarBase + $0)) }
             readScalars = Connection.scalarReader(scalarReaders)
+            if Connection.readsWholeRows, !request.sparse, loadedColumns.count == map.columns.count,
+                let (reader, positions) = map.rowReader
+            {
+                (readsWholeRows, rowReader, self.positions) = (true, reader, positions)
+            } else {
+                (readsWholeRows, rowReader, positions) = (false, DBBRowReader.none, DBBRowPositions([]))
+            }
             loadedKeys = map.foreignKeys.indices.compactMap { index in
                 request.properties?.contains(map.foreignKeys[index].name) ?? true
                     ? (index, map.foreignKeyAccessors[index], map.foreignKeys[index].target!) : nil
@@ -178,6 +193,7 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
             loadedSet = DBBObjectLoader.loadedProperties(of: map, for: request)
             unloadedNames = loadedSet.map { map.propertyNames.subtracting($0) } ?? []
             tracksChanges = map.type.tracksChanges
+            cleansInPlace = tracksChanges && map.foreignKeys.isEmpty && map.joins.isEmpty
         }
 
         /// The row's id, its first column.
@@ -195,7 +211,17 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
         func object(
             from row: Connection.Row, id: Int64, loader: DBBObjectLoader, pending: inout [PendingReference]
         ) throws -> DBBTableObject {
-            let object = map.type.init(dbManager: loader.manager)
+            let object: DBBTableObject
+            if readsWholeRows {
+                do {
+                    object = try Connection.object(
+                        from: row, reading: rowReader, at: positions, manager: loader.manager)
+                } catch let error as DBBError {
+                    throw naming(error, of: map.type.init(dbManager: loader.manager), in: row, id: id)
+                }
+            } else {
+                object = map.type.init(dbManager: loader.manager)
+            }
             object.idNum = id
             object.hasStoredRow = true
             if map.hasTimestamps {
@@ -203,10 +229,11 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
                 object.modifiedTime = try Connection.date(in: row, at: 2)
             }
             if !request.sparse {
-                try setScalars(of: object, from: row, id: id)
+                if !readsWholeRows { try setScalars(of: object, from: row, id: id) }
                 if !loadedKeys.isEmpty { try queueForeignKeys(of: object, from: row, pending: &pending) }
             }
             if let loadedSet { snapshotUnloaded(of: object, loaded: loadedSet) }
+            if cleansInPlace { object.isDirty = false }
             return object
         }
 

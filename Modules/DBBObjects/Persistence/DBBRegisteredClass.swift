@@ -82,6 +82,9 @@ final class DBBRegisteredClass: Sendable {
     /// of saves and loads take them from an array without a switch per value.
     let columnAccessors: ContiguousArray<DBBScalarAccessor>
     let foreignKeyAccessors: ContiguousArray<DBBObjectAccessor>
+    /// The class's generated whole-row reader and where its properties are in `selectSQL`'s rows, when it has one
+    /// that reads exactly the mapped properties.
+    let rowReader: (reader: DBBRowReader, positions: DBBRowPositions)?
     let propertyNames: Set<String>
     /// Whether objects of the class reference other objects (foreign keys, or reference join tables).
     let hasReferences: Bool
@@ -175,10 +178,14 @@ final class DBBRegisteredClass: Sendable {
         propertiesByName = Dictionary(
             (columns + foreignKeys + joins).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         hasReferences = !foreignKeys.isEmpty || joins.contains { $0.target != nil }
+        leadingColumns = description.leadingColumnCount
+        rowReader = type.dbbRowReader.flatMap { reader in
+            Self.positions(of: reader, columns: columns, leadingColumns: description.leadingColumnCount, in: properties)
+                .map { (reader, $0) }
+        }
 
         // The statements' text comes from the table's description; the map keeps it to prepare and cache.
         let writeColumns = (columns + foreignKeys).compactMap(\.column)
-        leadingColumns = description.leadingColumnCount
         selectSQL = description.selectSQL(columns: writeColumns)
         insertSQL = description.insertSQL(columns: writeColumns)
         insertWithIDSQL = description.insertSQL(columns: writeColumns, withID: true)
@@ -188,6 +195,20 @@ final class DBBRegisteredClass: Sendable {
         deleteSQL = description.deleteByIDListSQL
         byIDsSQL = description.byIDListSQL
         allIDsSQL = description.allIDsSQL
+    }
+
+    /// Where each property of a generated row reader is: its scalar column's index in the row, or -1 for one kept
+    /// elsewhere; `nil` when the reader's properties are not exactly the mapped ones, so that it cannot be used.
+    private static func positions(
+        of reader: DBBRowReader, columns: [Property], leadingColumns: Int,
+        in properties: [String: DBBPropertyPersistence]
+    ) -> DBBRowPositions? {
+        guard reader.properties.count == properties.count, Set(reader.properties) == Set(properties.keys) else {
+            return nil
+        }
+        let columnIndex = Dictionary(
+            columns.enumerated().map { ($1.name, Int32(leadingColumns + $0)) }, uniquingKeysWith: { first, _ in first })
+        return DBBRowPositions(ContiguousArray(reader.properties.map { columnIndex[$0] ?? -1 }))
     }
 
     /// Creates what is missing of the class's tables, join tables and indexes; never drops anything.
