@@ -21,7 +21,7 @@ public struct DBBRowReader: Sendable {
     /// - Parameters:
     ///   - properties: the mapped properties, in the order in which `makeObject` reads their positions.
     ///   - makeObject: makes an object of the class with `manager` and sets each scalar property from the row's
-    ///     column at the property's position (``DBBRow/dbbValue(at:as:)-(_,()->Value)``); a property whose value
+    ///     column at the property's position (`DBBRow.dbbValue(at:as:)`); a property whose value
     ///     is NULL is left as it is when it is not optional. It throws the error of a value that does not
     ///     convert.
     public init(
@@ -58,7 +58,7 @@ extension DBBRow {
     /// - Parameters:
     ///   - column: the column (``DBBRowPositions``).
     ///   - property: the property, never evaluated: it gives the type.
-    /// - Throws: ``DBBError`` (mismatch) when the value does not convert.
+    /// - Throws: `DBBError` (mismatch) when the value does not convert.
     @inlinable @inline(__always)
     public func dbbValue<Value: DBBPersistableValue>(at column: Int32, as property: @autoclosure () -> Value)
         throws -> Value?
@@ -72,7 +72,7 @@ extension DBBRow {
     /// - Parameters:
     ///   - column: the column (``DBBRowPositions``).
     ///   - property: the property, never evaluated: it gives the type.
-    /// - Throws: ``DBBError`` (mismatch) when the value does not convert.
+    /// - Throws: `DBBError` (mismatch) when the value does not convert.
     @inlinable @inline(__always)
     public func dbbValue<Value: DBBPersistableValue>(at column: Int32, as property: @autoclosure () -> Value?)
         throws -> Value??
