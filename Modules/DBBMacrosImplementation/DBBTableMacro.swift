@@ -120,10 +120,12 @@ public struct DBBTableMacro: MemberMacro {
             """
     }
 
-    /// The whole-row reader: one object made and each property set from its column, with no closure per column.
+    /// The whole-row reader: each property set from its column, with no closure per column, in the order of the
+    /// mapping's columns (by name), in which the closures set them.
     private static func rowReader(_ properties: [MappedProperty], className: String, access: String) -> DeclSyntax {
-        let names = properties.map { "\"\($0.key)\"" }.joined(separator: ", ")
-        let reads = properties.enumerated().map { index, property in
+        let sorted = properties.sorted { $0.key < $1.key }
+        let names = sorted.map { "\"\($0.key)\"" }.joined(separator: ", ")
+        let reads = sorted.enumerated().map { index, property in
             "        if let value = try row.dbbValue(at: positions[\(index)], as: object.\(property.name)) "
                 + "{ object.\(property.name) = value }\n"
         }
@@ -131,10 +133,11 @@ public struct DBBTableMacro: MemberMacro {
             \(raw: access)override class var dbbRowReader: DBBRowReader? {
                 // A load sets each property here, not through the mapping's `set:` closures: edit both alike.
                 guard self == \(raw: className).self else { return nil }
-                return DBBRowReader(properties: [\(raw: names)]) { row, positions, manager in
-                    let object = \(raw: className)(dbManager: manager)
-            \(raw: reads.joined())        return object
-                }
+                return DBBRowReader(\(raw: className).self, properties: [\(raw: names)]) { object, row, positions in
+                    guard let object = object as? \(raw: className) else {
+                        throw DBBRowReader.wrongClass(object, expected: \(raw: className).self)
+                    }
+            \(raw: reads.joined())    }
             }
             """
     }

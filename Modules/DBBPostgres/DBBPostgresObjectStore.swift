@@ -563,10 +563,10 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
     /// `false`: rows arrive as stored values, which the scalar reader sets.
     static var readsWholeRows: Bool { false }
 
-    /// Never called (``readsWholeRows`` is `false`); made with the scalar reader all the same.
-    static func object(
-        from row: [DBBValue], reading reader: DBBRowReader, at positions: DBBRowPositions, manager: DBBManager
-    ) throws -> DBBTableObject {
+    /// Never called (``readsWholeRows`` is `false`).
+    static func read(
+        _ row: [DBBValue], into object: DBBTableObject, with reader: DBBRowReader, at positions: DBBRowPositions
+    ) throws {
         throw DBBError(
             .internal, message: "PostgreSQL rows are not read with generated row readers", context: "loading objects")
     }

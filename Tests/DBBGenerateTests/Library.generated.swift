@@ -52,12 +52,13 @@ final class Author: DBBTableObject {
     override class var dbbRowReader: DBBRowReader? {
         // A load sets each property here, not through the mapping's `set:` closures: edit both alike.
         guard self == Author.self else { return nil }
-        return DBBRowReader(properties: ["firstName", "lastName", "born"]) { row, positions, manager in
-            let object = Author(dbManager: manager)
-            if let value = try row.dbbValue(at: positions[0], as: object.firstName) { object.firstName = value }
-            if let value = try row.dbbValue(at: positions[1], as: object.lastName) { object.lastName = value }
-            if let value = try row.dbbValue(at: positions[2], as: object.born) { object.born = value }
-            return object
+        return DBBRowReader(Author.self, properties: ["born", "firstName", "lastName"]) { object, row, positions in
+            guard let object = object as? Author else {
+                throw DBBRowReader.wrongClass(object, expected: Author.self)
+            }
+            if let value = try row.dbbValue(at: positions[0], as: object.born) { object.born = value }
+            if let value = try row.dbbValue(at: positions[1], as: object.firstName) { object.firstName = value }
+            if let value = try row.dbbValue(at: positions[2], as: object.lastName) { object.lastName = value }
         }
     }
 
@@ -112,14 +113,15 @@ final class Book: DBBTableObject {
     override class var dbbRowReader: DBBRowReader? {
         // A load sets each property here, not through the mapping's `set:` closures: edit both alike.
         guard self == Book.self else { return nil }
-        return DBBRowReader(properties: ["title", "isbn", "year", "tags", "author"]) { row, positions, manager in
-            let object = Book(dbManager: manager)
-            if let value = try row.dbbValue(at: positions[0], as: object.title) { object.title = value }
+        return DBBRowReader(Book.self, properties: ["author", "isbn", "tags", "title", "year"]) { object, row, positions in
+            guard let object = object as? Book else {
+                throw DBBRowReader.wrongClass(object, expected: Book.self)
+            }
+            if let value = try row.dbbValue(at: positions[0], as: object.author) { object.author = value }
             if let value = try row.dbbValue(at: positions[1], as: object.isbn) { object.isbn = value }
-            if let value = try row.dbbValue(at: positions[2], as: object.year) { object.year = value }
-            if let value = try row.dbbValue(at: positions[3], as: object.tags) { object.tags = value }
-            if let value = try row.dbbValue(at: positions[4], as: object.author) { object.author = value }
-            return object
+            if let value = try row.dbbValue(at: positions[2], as: object.tags) { object.tags = value }
+            if let value = try row.dbbValue(at: positions[3], as: object.title) { object.title = value }
+            if let value = try row.dbbValue(at: positions[4], as: object.year) { object.year = value }
         }
     }
 
@@ -193,16 +195,17 @@ final class Loan: DBBTableObject {
     override class var dbbRowReader: DBBRowReader? {
         // A load sets each property here, not through the mapping's `set:` closures: edit both alike.
         guard self == Loan.self else { return nil }
-        return DBBRowReader(properties: ["book", "borrower", "borrowerAddress", "status", "history", "due", "returnedOn"]) { row, positions, manager in
-            let object = Loan(dbManager: manager)
+        return DBBRowReader(Loan.self, properties: ["book", "borrower", "borrowerAddress", "due", "history", "returnedOn", "status"]) { object, row, positions in
+            guard let object = object as? Loan else {
+                throw DBBRowReader.wrongClass(object, expected: Loan.self)
+            }
             if let value = try row.dbbValue(at: positions[0], as: object.book) { object.book = value }
             if let value = try row.dbbValue(at: positions[1], as: object.borrower) { object.borrower = value }
             if let value = try row.dbbValue(at: positions[2], as: object.borrowerAddress) { object.borrowerAddress = value }
-            if let value = try row.dbbValue(at: positions[3], as: object.status) { object.status = value }
+            if let value = try row.dbbValue(at: positions[3], as: object.due) { object.due = value }
             if let value = try row.dbbValue(at: positions[4], as: object.history) { object.history = value }
-            if let value = try row.dbbValue(at: positions[5], as: object.due) { object.due = value }
-            if let value = try row.dbbValue(at: positions[6], as: object.returnedOn) { object.returnedOn = value }
-            return object
+            if let value = try row.dbbValue(at: positions[5], as: object.returnedOn) { object.returnedOn = value }
+            if let value = try row.dbbValue(at: positions[6], as: object.status) { object.status = value }
         }
     }
 

@@ -99,17 +99,18 @@ import Testing
                     override class var dbbRowReader: DBBRowReader? {
                         // A load sets each property here, not through the mapping's `set:` closures: edit both alike.
                         guard self == Person.self else { return nil }
-                        return DBBRowReader(properties: ["name", "code", "budget", "startDate", "active", "tags", "lead", "meetings"]) { row, positions, manager in
-                            let object = Person(dbManager: manager)
-                            if let value = try row.dbbValue(at: positions[0], as: object.name) { object.name = value }
-                            if let value = try row.dbbValue(at: positions[1], as: object.code) { object.code = value }
-                            if let value = try row.dbbValue(at: positions[2], as: object.budget) { object.budget = value }
-                            if let value = try row.dbbValue(at: positions[3], as: object.startDate) { object.startDate = value }
-                            if let value = try row.dbbValue(at: positions[4], as: object.active) { object.active = value }
-                            if let value = try row.dbbValue(at: positions[5], as: object.tags) { object.tags = value }
-                            if let value = try row.dbbValue(at: positions[6], as: object.lead) { object.lead = value }
-                            if let value = try row.dbbValue(at: positions[7], as: object.meetings) { object.meetings = value }
-                            return object
+                        return DBBRowReader(Person.self, properties: ["active", "budget", "code", "lead", "meetings", "name", "startDate", "tags"]) { object, row, positions in
+                            guard let object = object as? Person else {
+                                throw DBBRowReader.wrongClass(object, expected: Person.self)
+                            }
+                            if let value = try row.dbbValue(at: positions[0], as: object.active) { object.active = value }
+                            if let value = try row.dbbValue(at: positions[1], as: object.budget) { object.budget = value }
+                            if let value = try row.dbbValue(at: positions[2], as: object.code) { object.code = value }
+                            if let value = try row.dbbValue(at: positions[3], as: object.lead) { object.lead = value }
+                            if let value = try row.dbbValue(at: positions[4], as: object.meetings) { object.meetings = value }
+                            if let value = try row.dbbValue(at: positions[5], as: object.name) { object.name = value }
+                            if let value = try row.dbbValue(at: positions[6], as: object.startDate) { object.startDate = value }
+                            if let value = try row.dbbValue(at: positions[7], as: object.tags) { object.tags = value }
                         }
                     }
 
@@ -182,15 +183,16 @@ import Testing
                     override class var dbbRowReader: DBBRowReader? {
                         // A load sets each property here, not through the mapping's `set:` closures: edit both alike.
                         guard self == Artist.self else { return nil }
-                        return DBBRowReader(properties: ["name", "label", "agent", "code", "born", "default"]) { row, positions, manager in
-                            let object = Artist(dbManager: manager)
-                            if let value = try row.dbbValue(at: positions[0], as: object.name) { object.name = value }
-                            if let value = try row.dbbValue(at: positions[1], as: object.label) { object.label = value }
-                            if let value = try row.dbbValue(at: positions[2], as: object.agent) { object.agent = value }
-                            if let value = try row.dbbValue(at: positions[3], as: object.code) { object.code = value }
-                            if let value = try row.dbbValue(at: positions[4], as: object.born) { object.born = value }
-                            if let value = try row.dbbValue(at: positions[5], as: object.`default`) { object.`default` = value }
-                            return object
+                        return DBBRowReader(Artist.self, properties: ["agent", "born", "code", "default", "label", "name"]) { object, row, positions in
+                            guard let object = object as? Artist else {
+                                throw DBBRowReader.wrongClass(object, expected: Artist.self)
+                            }
+                            if let value = try row.dbbValue(at: positions[0], as: object.agent) { object.agent = value }
+                            if let value = try row.dbbValue(at: positions[1], as: object.born) { object.born = value }
+                            if let value = try row.dbbValue(at: positions[2], as: object.code) { object.code = value }
+                            if let value = try row.dbbValue(at: positions[3], as: object.`default`) { object.`default` = value }
+                            if let value = try row.dbbValue(at: positions[4], as: object.label) { object.label = value }
+                            if let value = try row.dbbValue(at: positions[5], as: object.name) { object.name = value }
                         }
                     }
 
@@ -268,12 +270,13 @@ import Testing
                     public override class var dbbRowReader: DBBRowReader? {
                         // A load sets each property here, not through the mapping's `set:` closures: edit both alike.
                         guard self == Pair.self else { return nil }
-                        return DBBRowReader(properties: ["a", "b", "observed"]) { row, positions, manager in
-                            let object = Pair(dbManager: manager)
+                        return DBBRowReader(Pair.self, properties: ["a", "b", "observed"]) { object, row, positions in
+                            guard let object = object as? Pair else {
+                                throw DBBRowReader.wrongClass(object, expected: Pair.self)
+                            }
                             if let value = try row.dbbValue(at: positions[0], as: object.a) { object.a = value }
                             if let value = try row.dbbValue(at: positions[1], as: object.b) { object.b = value }
                             if let value = try row.dbbValue(at: positions[2], as: object.observed) { object.observed = value }
-                            return object
                         }
                     }
                 }

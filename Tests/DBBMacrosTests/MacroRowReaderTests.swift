@@ -8,7 +8,7 @@ import Synchronization
 import Testing
 
 /// A class whose whole-row reader is written by hand and counts its calls, to see when a load uses it.
-final class CountedNote: DBBTableObject {
+class CountedNote: DBBTableObject {
     static let reads = Mutex(0)
     /// The properties the reader claims; a test sets a list that differs from the mapping.
     static let claimed = Mutex(["title", "pages", "note"])
@@ -25,16 +25,33 @@ final class CountedNote: DBBTableObject {
         ])
     }
 
+    // No guard on the class: a subclass inherits the reader, and is handed its own objects.
     override class var dbbRowReader: DBBRowReader? {
-        DBBRowReader(properties: claimed.withLock { $0 }) { row, positions, manager in
+        DBBRowReader(CountedNote.self, properties: claimed.withLock { $0 }) { object, row, positions in
+            guard let object = object as? CountedNote else {
+                throw DBBRowReader.wrongClass(object, expected: CountedNote.self)
+            }
             reads.withLock { $0 += 1 }
-            let object = CountedNote(dbManager: manager)
             if let value = try row.dbbValue(at: positions[0], as: object.title) { object.title = value }
             if let value = try row.dbbValue(at: positions[1], as: object.pages) { object.pages = value }
             if let value = try row.dbbValue(at: positions[2], as: object.note) { object.note = value }
-            return object
         }
     }
+}
+
+/// A subclass that maps nothing more: its objects are read with the reader it inherits.
+final class SpecialNote: CountedNote {}
+
+/// A class whose property has an observer of its own (persisted, not tracked), which sees what a load has set
+/// before it: the id, and the properties whose names come first.
+@DBBTable
+final class ObservedEntry: DBBTableObject {
+    // Declared before `code`, which the closures (in column order, by name) set first.
+    var title = "" {
+        didSet { seen = "\(idNum) \(code) \(title)" }
+    }
+    var code = ""
+    @Transient var seen = ""
 }
 
 /// How a load uses the whole-row reader that `@DBBTable` writes (`dbbRowReader`), and where it does not.
@@ -85,6 +102,32 @@ final class CountedNote: DBBTableObject {
         let loaded = try Self.notes(manager).sorted { $0.title < $1.title }
         #expect(Self.reads() == before)
         #expect(loaded.map(\.note) == ["first", nil, "third"] && loaded.map(\.pages) == [10, 20, 30])
+    }
+
+    @Test func aSubclassInheritingTheReaderGetsObjectsOfItsOwnClass() throws {
+        CountedNote.claimed.withLock { $0 = ["title", "pages", "note"] }
+        let folder = try TemporaryFolder()
+        let manager = try DBBManager(databaseURL: folder.file("reader.sqlite"))
+        try manager.addTableClasses([SpecialNote.self])
+        let object = SpecialNote(dbManager: manager)
+        (object.title, object.pages) = ("S", 5)
+        #expect(object.saveToDB())
+        let before = Self.reads()
+        let loaded = SpecialNote.allInstances(manager: manager)
+        #expect(Self.reads() - before == 1)
+        #expect(loaded.count == 1 && loaded.allSatisfy { type(of: $0) == SpecialNote.self })
+        #expect(loaded.first?.title == "S" && loaded.first?.pages == 5 && loaded.first?.note == nil)
+    }
+
+    @Test func anObserverSeesTheIdAndTheEarlierPropertiesAsTheClosuresSetThem() throws {
+        let folder = try TemporaryFolder()
+        let manager = try DBBManager(databaseURL: folder.file("reader.sqlite"))
+        try manager.addTableClasses([ObservedEntry.self])
+        let object = ObservedEntry(dbManager: manager)
+        (object.code, object.title) = ("C", "T")
+        #expect(object.saveToDB())
+        let loaded = try #require(ObservedEntry.allInstances(manager: manager).first)
+        #expect(loaded.seen == "\(object.idNum) C T")
     }
 
     @Test func nullLeavesANonOptionalPropertyAndEmptiesAnOptionalOne() throws {

@@ -1,41 +1,60 @@
 public import DBBSQL
 public import DBBSchema
 
-/// Makes an object of one class from a whole row of its table in one call, setting each scalar property
-/// directly: what the `@DBBTable` macro writes for each class it expands (``DBBTableObject/dbbRowReader``).
+/// Sets every scalar property of a loaded object from its row in one call, each directly: what the `@DBBTable`
+/// macro writes for each class it expands (``DBBTableObject/dbbRowReader``).
 ///
-/// A class mapped otherwise is read through its mapping's closures, one per column. A SQLite load uses the
-/// reader when it loads every property of the class itself (not a subclass); a partial or sparse fetch, and
-/// PostgreSQL, use the closures. Registration checks that the reader's properties are the class's mapped
-/// properties, and falls back to the closures when they are not (a mapping changed at run time).
+/// A class mapped otherwise is read through its mapping's closures, one per column. A SQLite load uses the reader
+/// where it reads every scalar column of an object of the reader's class; a fetch that leaves out scalar
+/// properties, a sparse fetch and PostgreSQL use the closures. The load makes the object and sets its id and
+/// timestamps first, as for any class, and then calls the reader. Registration uses a reader only when its
+/// properties are exactly the class's mapped properties, and falls back to the closures otherwise (a mapping
+/// changed at run time, a subclass that maps more).
 ///
-/// The reader may set properties that are not scalar columns only to leave them as they are: references and
-/// arrays are loaded after it, as for any class.
+/// The reader sets the properties in the order of ``properties``; the macro lists them by name, the order in
+/// which the closures set them. It leaves references and arrays as they are: they are loaded after it.
 public struct DBBRowReader: Sendable {
     /// The names of the properties the reader reads, in the order of its positions.
     public let properties: [String]
-    let makeObject: @Sendable (DBBRow, DBBRowPositions, DBBManager) throws -> DBBTableObject
+    /// Whether an object is of the reader's class (or a subclass): checked once, with the class's prototype, when
+    /// a class is registered.
+    let accepts: @Sendable (DBBTableObject) -> Bool
+    let read: @Sendable (DBBTableObject, DBBRow, DBBRowPositions) throws -> Void
 
-    /// A reader of `properties`.
+    /// A reader of `properties` of objects of `type`.
     ///
     /// - Parameters:
-    ///   - properties: the mapped properties, in the order in which `makeObject` reads their positions.
-    ///   - makeObject: makes an object of the class with `manager` and sets each scalar property from the row's
-    ///     column at the property's position (`DBBRow.dbbValue(at:as:)`); a property whose value
-    ///     is NULL is left as it is when it is not optional. It throws the error of a value that does not
-    ///     convert.
-    public init(
-        properties: [String],
-        makeObject:
-            @escaping @Sendable (_ row: DBBRow, _ positions: DBBRowPositions, _ manager: DBBManager) throws
-            -> DBBTableObject
+    ///   - type: the class of the objects the reader sets; a class that is not `type` or a subclass of it does not
+    ///     use the reader.
+    ///   - properties: the mapped properties, in the order in which `read` reads their positions.
+    ///   - read: casts the object to `type` (throwing ``wrongClass(_:expected:)`` when it is not one, which
+    ///     registration rules out) and sets each scalar property from the row's column at the property's position
+    ///     (`DBBRow.dbbValue(at:as:)`); a property whose value is NULL is left as it is when it is not optional.
+    ///     It throws the error of a value that does not convert.
+    public init<Object: DBBTableObject>(
+        _ type: Object.Type, properties: [String],
+        read:
+            @escaping @Sendable (_ object: DBBTableObject, _ row: DBBRow, _ positions: DBBRowPositions) throws
+            -> Void
     ) {
         self.properties = properties
-        self.makeObject = makeObject
+        accepts = { $0 is Object }
+        self.read = read
+    }
+
+    /// The error of a reader handed an object of another class than its own.
+    ///
+    /// - Parameters:
+    ///   - object: the object.
+    ///   - expected: the reader's class.
+    public static func wrongClass(_ object: DBBTableObject, expected: DBBTableObject.Type) -> DBBError {
+        DBBError.misuse(
+            "the row reader of \(expected) was handed an object of \(Swift.type(of: object))",
+            context: "loading objects")
     }
 
     /// A reader of nothing, never called: the loader's placeholder where a class's rows are read otherwise.
-    static let none = DBBRowReader(properties: []) { _, _, manager in DBBTableObject(dbManager: manager) }
+    static let none = DBBRowReader(DBBTableObject.self, properties: []) { _, _, _ in }
 }
 
 /// Where each property of a ``DBBRowReader`` is in the rows of a load: a column index, or -1 for a property

@@ -156,9 +156,10 @@ open class DBBTableObject: DBBTableRepresentable {
     /// attributes over `attributesDictionary`.
     open class var persistenceMapping: DBBTableMapping { DBBTableMapping() }
 
-    /// Reads a whole row of the class's table into a new object in one call, or `nil` (the default) to read it
-    /// through the mapping's closures, one per column. `@DBBTable` writes it for its class alone (a subclass
-    /// returns `nil` unless it is expanded too), so that a load sets each property directly; read once per fetch.
+    /// Sets every scalar property of a loaded object from its row in one call, or `nil` (the default) to set them
+    /// through the mapping's closures, one per column. `@DBBTable` writes it for its class alone (it returns `nil`
+    /// for a subclass), so that a load sets each property directly. Read once, when the class is registered, and
+    /// used only when its properties are exactly the class's mapped ones.
     open class var dbbRowReader: DBBRowReader? { nil }
 
     /// Called just before the object is written. Override it to prepare values.

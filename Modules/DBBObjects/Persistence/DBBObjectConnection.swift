@@ -68,20 +68,21 @@ package protocol DBBObjectConnection: AnyObject {
     /// - Parameter readers: each property's accessors and its column.
     static func scalarReader(_ readers: [(accessor: DBBScalarAccessor, column: Int32)]) -> ScalarReader
 
-    /// Whether rows are read with a class's generated reader (``object(from:reading:at:manager:)``); otherwise
-    /// through the scalar reader alone.
+    /// Whether rows are read with a class's generated reader (``read(_:into:with:at:)``); otherwise through the
+    /// scalar reader alone.
     static var readsWholeRows: Bool { get }
 
-    /// A new object made from a whole row by a class's generated reader, where ``readsWholeRows`` is `true`.
+    /// Sets every scalar property of an object from a whole row with its class's generated reader, where
+    /// ``readsWholeRows`` is `true`.
     ///
     /// - Parameters:
     ///   - row: the row, as `selectSQL` selects it.
+    ///   - object: the object the row was loaded into.
     ///   - reader: the class's reader (``DBBTableObject/dbbRowReader``).
     ///   - positions: where its properties are in the row.
-    ///   - manager: the manager of the new object.
     /// - Throws: ``DBBError`` (mismatch) when a value does not convert.
-    static func object(from row: Row, reading reader: DBBRowReader, at positions: DBBRowPositions, manager: DBBManager)
-        throws -> DBBTableObject
+    static func read(_ row: Row, into object: DBBTableObject, with reader: DBBRowReader, at positions: DBBRowPositions)
+        throws
 
     /// Called after a row was inserted with an id the caller chose, so that ids the engine gives later come
     /// after it (SQLite's `AUTOINCREMENT` does this itself; a sequence must be moved).
@@ -226,10 +227,10 @@ extension DBBDatabase: DBBObjectConnection {
     package static var readsWholeRows: Bool { true }
 
     @inline(__always)
-    package static func object(
-        from row: DBBRow, reading reader: DBBRowReader, at positions: DBBRowPositions, manager: DBBManager
-    ) throws -> DBBTableObject {
-        try reader.makeObject(row, positions, manager)
+    package static func read(
+        _ row: DBBRow, into object: DBBTableObject, with reader: DBBRowReader, at positions: DBBRowPositions
+    ) throws {
+        try reader.read(object, row, positions)
     }
 
     package func didInsert(presetID id: Int64, table: String, idColumn: String) {}

@@ -150,8 +150,8 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
         let scalarReaders: [(DBBScalarAccessor, Int32)]
         /// Per row, only what is needed: one chained closure that sets each loaded scalar from its column.
         let readScalars: Connection.ScalarReader
-        /// Whether each row's object is made by the class's generated reader, which sets every scalar in one call:
-        /// where the engine reads whole rows, the class has a reader, and every scalar is loaded.
+        /// Whether each row's scalars are set by the class's generated reader in one call: where the engine reads
+        /// whole rows, the class has a reader, and every scalar is loaded.
         let readsWholeRows: Bool
         let rowReader: DBBRowReader
         let positions: DBBRowPositions
@@ -211,17 +211,7 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
         func object(
             from row: Connection.Row, id: Int64, loader: DBBObjectLoader, pending: inout [PendingReference]
         ) throws -> DBBTableObject {
-            let object: DBBTableObject
-            if readsWholeRows {
-                do {
-                    object = try Connection.object(
-                        from: row, reading: rowReader, at: positions, manager: loader.manager)
-                } catch let error as DBBError {
-                    throw naming(error, of: map.type.init(dbManager: loader.manager), in: row, id: id)
-                }
-            } else {
-                object = map.type.init(dbManager: loader.manager)
-            }
+            let object = map.type.init(dbManager: loader.manager)
             object.idNum = id
             object.hasStoredRow = true
             if map.hasTimestamps {
@@ -229,7 +219,7 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
                 object.modifiedTime = try Connection.date(in: row, at: 2)
             }
             if !request.sparse {
-                if !readsWholeRows { try setScalars(of: object, from: row, id: id) }
+                try setScalars(of: object, from: row, id: id)
                 if !loadedKeys.isEmpty { try queueForeignKeys(of: object, from: row, pending: &pending) }
             }
             if let loadedSet { snapshotUnloaded(of: object, loaded: loadedSet) }
@@ -241,7 +231,11 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
         @inline(__always)
         private func setScalars(of object: DBBTableObject, from row: Connection.Row, id: Int64) throws {
             do {
-                try readScalars.read(object, row)
+                if readsWholeRows {
+                    try Connection.read(row, into: object, with: rowReader, at: positions)
+                } else {
+                    try readScalars.read(object, row)
+                }
             } catch let error as DBBError {
                 throw naming(error, of: object, in: row, id: id)
             }

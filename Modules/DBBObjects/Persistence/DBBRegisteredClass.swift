@@ -83,7 +83,7 @@ final class DBBRegisteredClass: Sendable {
     let columnAccessors: ContiguousArray<DBBScalarAccessor>
     let foreignKeyAccessors: ContiguousArray<DBBObjectAccessor>
     /// The class's generated whole-row reader and where its properties are in `selectSQL`'s rows, when it has one
-    /// that reads exactly the mapped properties.
+    /// for the class (or a class it inherits from) that reads exactly the mapped properties.
     let rowReader: (reader: DBBRowReader, positions: DBBRowPositions)?
     let propertyNames: Set<String>
     /// Whether objects of the class reference other objects (foreign keys, or reference join tables).
@@ -180,8 +180,10 @@ final class DBBRegisteredClass: Sendable {
         hasReferences = !foreignKeys.isEmpty || joins.contains { $0.target != nil }
         leadingColumns = description.leadingColumnCount
         rowReader = type.dbbRowReader.flatMap { reader in
-            Self.positions(of: reader, columns: columns, leadingColumns: description.leadingColumnCount, in: properties)
-                .map { (reader, $0) }
+            guard reader.accepts(prototype) else { return nil }
+            return Self.positions(
+                of: reader, columns: columns, leadingColumns: description.leadingColumnCount, in: properties
+            ).map { (reader, $0) }
         }
 
         // The statements' text comes from the table's description; the map keeps it to prepare and cache.
