@@ -150,6 +150,9 @@ enum TestPostgres {
             ], asPostgres: asRoot, in: base)
         let pgCtl = bin.appendingPathComponent("pg_ctl")
         var options = "-c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c synchronous_commit=off"
+        // The whole suite runs its tests in parallel on this one server, each manager with its pool of connections:
+        // the default 100 connections ran out once.
+        options += " -c max_connections=400"
         options += " -k \(sockets.path)"
         if let tls {
             options += " -c ssl=on -c ssl_cert_file=\(tls.certificate) -c ssl_key_file=\(tls.key)"
