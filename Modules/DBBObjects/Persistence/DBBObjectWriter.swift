@@ -62,14 +62,19 @@ struct DBBObjectWriter {
     /// Collects the objects to write: the given ones, then every unsaved object they reference,
     /// recursively (cycles are followed once). Runs the pre-save actions of each.
     func collectGraph(_ roots: [DBBTableObject]) throws -> [(DBBTableObject, DBBRegisteredClass)] {
+        // One root needs no set to be told from another: the set is filled only when a reference is followed.
+        let single = roots.count == 1
         var seen: Set<ObjectIdentifier> = []
+        if !single { seen.reserveCapacity(roots.count) }
+        var rootsSeen = !single
         var order: [(DBBTableObject, DBBRegisteredClass)] = []
+        order.reserveCapacity(roots.count)
         var work: [DBBTableObject] = []
         var lastMap: (key: ObjectIdentifier, map: DBBRegisteredClass)?
         // A stored object of a class that tracks its changes and has none is not written.
         for root in roots
         where !(root.hasStoredRow && !root.isDirty && Swift.type(of: root).tracksChanges)
-            && seen.insert(ObjectIdentifier(root)).inserted
+            && (single || seen.insert(ObjectIdentifier(root)).inserted)
         {
             work.append(root)
         }
@@ -89,6 +94,10 @@ struct DBBObjectWriter {
             }
             order.append((object, map))
             guard map.hasReferences else { continue }
+            if !rootsSeen {
+                for root in work { seen.insert(ObjectIdentifier(root)) }
+                rootsSeen = true
+            }
             for referenced in map.referencedObjects(of: object)
             where !referenced.hasStoredRow && seen.insert(ObjectIdentifier(referenced)).inserted {
                 work.append(referenced)
@@ -255,8 +264,21 @@ struct DBBObjectWriter {
         }
 
         var fixups: [Int] = []
-        // The statements of the class met last: a batch of one class looks its SQL up once, not per row.
-        var statementsOf: (map: DBBRegisteredClass, insert: Connection.Statement, update: Connection.Statement?)?
+        // The statements of the class met last: a batch of one class looks its SQL up once, not per row, and each
+        // only when a row needs it (a look-up hashes the statement's text).
+        var statementsOf: (map: DBBRegisteredClass, insert: Connection.Statement?, update: Connection.Statement??)?
+        func insertStatement(of map: DBBRegisteredClass) throws -> Connection.Statement {
+            if let insert = statementsOf?.insert { return insert }
+            let insert = try db.insertStatement(map.insertSQL, idColumn: map.idColumn)
+            statementsOf?.insert = insert
+            return insert
+        }
+        func updateStatement(of map: DBBRegisteredClass) throws -> Connection.Statement? {
+            if let update = statementsOf?.update { return update }
+            let update = try map.updateSQL.map { try db.objectStatement($0) }
+            statementsOf?.update = .some(update)
+            return update
+        }
         // One buffer for every row, bound value by value without boxing the values as `DBBBindable`s.
         var arguments: [DBBValue] = []
         // New rows of one class waiting to be inserted together, where the engine batches inserts (a server):
@@ -277,6 +299,14 @@ struct DBBObjectWriter {
             // A row of another class may reference the waiting rows: they get their ids first. A waiting row
             // that references another waiting row has its key set afterwards, as for a reference to a later row.
             if let pending = batch, pending.map !== map || pending.indexes.count >= batchSize { try insertBatch() }
+            if statementsOf?.map !== map { statementsOf = (map, nil, nil) }
+            // A plain insert without timestamps or foreign keys binds the scalars as planned, without a copy.
+            if isNew, row.conflict == nil, row.presetID == 0, batchSize <= 1, !map.hasTimestamps,
+                row.keyReferences.isEmpty
+            {
+                ids[index] = try insertStatement(of: map).insert(row.scalarValues[...])
+                continue
+            }
             arguments.removeAll(keepingCapacity: true)
             if map.hasTimestamps {
                 arguments.append(.real(stamp))
@@ -287,12 +317,6 @@ struct DBBObjectWriter {
                 let id = resolve(reference)
                 if id == nil && reference != nil { fixups.append(index) }
                 arguments.append(id.map { .integer($0) } ?? .null)
-            }
-            if statementsOf?.map !== map {
-                statementsOf = (
-                    map, try db.insertStatement(map.insertSQL, idColumn: map.idColumn),
-                    try map.updateSQL.map { try db.objectStatement($0) }
-                )
             }
             if isNew, let conflict = row.conflict {
                 try insertBatch()
@@ -312,10 +336,9 @@ struct DBBObjectWriter {
                 batch?.values.append(contentsOf: arguments)
                 batch?.indexes.append(index)
             } else if isNew {
-                guard let insert = statementsOf?.insert else { continue }
-                ids[index] = try insert.insert(arguments[...])
+                ids[index] = try insertStatement(of: map).insert(arguments[...])
             } else if row.written == nil {
-                guard let update = statementsOf?.update else { continue }
+                guard let update = try updateStatement(of: map) else { continue }
                 arguments.append(.integer(row.existingID))
                 try requireRowUpdated(row, changes: try update.run(arguments[...]))
             } else {
