@@ -47,6 +47,8 @@ final class LoadConsumer: DumpConsumer {
     private let writer: RestoreSchemaWriter
     private let tables: Tables
     private let makesDigests: Bool
+    /// Whether ``tables`` is ``Tables/speculating(_:_:)``, looked up once.
+    private let isSpeculating: Bool
     private var state = State.passedOver
     private var isSequenceTable = false
     private var feed: CopyFeed?
@@ -82,10 +84,7 @@ final class LoadConsumer: DumpConsumer {
         self.writer = writer
         self.tables = tables
         self.makesDigests = makesDigests
-    }
-
-    private var isSpeculating: Bool {
-        if case .speculating = tables { true } else { false }
+        isSpeculating = if case .speculating = tables { true } else { false }
     }
 
     func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws {}
