@@ -10,24 +10,24 @@ import Testing
 /// refusals the planning pass's, and a table whose first rows mislead must come out as planned all the same.
 @Suite(.postgres)
 struct DBBPostgresRestoreSpeculationTests {
-    /// Columns whose first rows mislead, and a table without them: reals then an integer in a DECIMAL column
+    /// Columns whose first rows (more than a sample: 5,000) mislead, and a table without them: reals then an integer in a DECIMAL column
     /// (double precision, then numeric), integers then text in an INTEGER column (bigint, then text), and in
     /// the last table text then BLOBs (text, then bytea) and text then text with NUL (text, then bytea).
     static let misleading = """
         CREATE TABLE price (id INTEGER PRIMARY KEY AUTOINCREMENT, amount DECIMAL(5,2) NOT NULL DEFAULT 0, label TEXT);
-        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)
+        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)
         INSERT INTO price (amount, label) SELECT i + 0.25, 'p' || i FROM n;
         INSERT INTO price (amount, label) VALUES (10, 'whole'), (0.5, NULL), (1.5, 'deleted');
-        DELETE FROM price WHERE id = 403;
+        DELETE FROM price WHERE id = 5003;
         CREATE TABLE code (id INTEGER PRIMARY KEY, value INTEGER);
-        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
+        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)
         INSERT INTO code SELECT i, i * 3 FROM n;
-        INSERT INTO code VALUES (301, 'x-301'), (302, 7);
+        INSERT INTO code VALUES (5001, 'x-5001'), (5002, 7);
         CREATE TABLE plain (k TEXT PRIMARY KEY, v REAL) WITHOUT ROWID;
         INSERT INTO plain VALUES ('a', 1.5), ('b', NULL), ('c', -2.25);
         CREATE TABLE note (body TEXT, extra);
-        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600)
-        INSERT INTO note SELECT 'note ' || i, CASE WHEN i > 500 THEN CAST(X'00FF' || i AS BLOB) ELSE 'e' || i END FROM n;
+        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)
+        INSERT INTO note SELECT 'note ' || i, CASE WHEN i > 5000 THEN CAST(X'00FF' || i AS BLOB) ELSE 'e' || i END FROM n;
         """
 
     static func misleadingDump(in folder: TemporaryFolder) throws -> URL {
@@ -132,23 +132,23 @@ struct DBBPostgresRestoreSpeculationTests {
             let counts = try db.fetchAll(
                 "SELECT (SELECT count(*) FROM m.price), (SELECT count(*) FROM m.code), (SELECT count(*) FROM m.note), "
                     + "(SELECT count(*) FROM m.plain)")
-            #expect(counts == [[.integer(402), .integer(302), .integer(601), .integer(3)]])
+            #expect(counts == [[.integer(5002), .integer(5002), .integer(6001), .integer(3)]])
             let values = try db.fetchAll(
-                "SELECT (SELECT amount::text FROM m.price WHERE id = 1), (SELECT amount::text FROM m.price WHERE id = 401), "
-                    + "(SELECT value FROM m.code WHERE id = 301), (SELECT value FROM m.code WHERE id = 300), "
-                    + "(SELECT extra FROM m.note WHERE rowid = 501)")
+                "SELECT (SELECT amount::text FROM m.price WHERE id = 1), (SELECT amount::text FROM m.price WHERE id = 5001), "
+                    + "(SELECT value FROM m.code WHERE id = 5001), (SELECT value FROM m.code WHERE id = 5000), "
+                    + "(SELECT extra FROM m.note WHERE rowid = 5001)")
             #expect(
                 values == [
                     [
-                        .text("1.25"), .text("10"), .text("x-301"), .text("900"),
-                        .blob(Data([0, 0xFF]) + Data("501".utf8)),
+                        .text("1.25"), .text("10"), .text("x-5001"), .text("15000"),
+                        .blob(Data([0, 0xFF]) + Data("5001".utf8)),
                     ]
                 ])
-            // The identity of the table loaded again continues SQLite's sequence (403 was deleted).
+            // The identity of the table loaded again continues SQLite's sequence (5003 was deleted).
             let next = try db.fetchAll("INSERT INTO m.price (label) VALUES ('new') RETURNING id, amount::text")
-            #expect(next == [[.integer(404), .text("0")]])
+            #expect(next == [[.integer(5004), .text("0")]])
             let nextNote = try db.fetchAll("INSERT INTO m.note (body) VALUES ('\\x6e'::bytea) RETURNING rowid")
-            #expect(nextNote == [[.integer(602)]])
+            #expect(nextNote == [[.integer(6002)]])
             #expect(report.plan.notes.contains { $0.object == "column code.value" && $0.action.contains("mixes") })
             // --strict refuses it as the planning pass does, after loading, and leaves nothing.
             let strict = DBBPostgresRestoreOptions(schema: "strict", strict: true)

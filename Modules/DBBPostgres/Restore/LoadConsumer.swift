@@ -17,10 +17,15 @@ internal import NIOCore
 final class LoadConsumer: DumpConsumer {
     /// The COPY data sent at once. Four chunks wait at most (``CopyFeed/capacity``).
     static let chunkBytes = 256 << 10
-    /// The first rows of a table that its types are planned from before it is created (when speculating).
-    static let sampleRows = 256
-    /// The most bytes of text and BLOBs those rows are held with: a long value ends the sample at once, so that
-    /// no two long values are held together (``DumpConsumer/willReadLongValue()``).
+    /// The first rows of a table that its types are planned from before it is created (when speculating): the
+    /// more rows, the fewer tables whose first rows mislead (Sakila's `payment` holds its first whole amount, an
+    /// integer among reals, in row 417), while the sample's memory stays bounded by ``sampleValues`` and
+    /// ``sampleBytes``.
+    static let sampleRows = 4096
+    /// The most values the sample holds (a wide table's sample has fewer rows).
+    static let sampleValues = 1 << 16
+    /// The most bytes of text and BLOBs the sample holds: a long value ends it at once, so that no two long
+    /// values are held together (``DumpConsumer/willReadLongValue()``).
     static let sampleBytes = 1 << 20
 
     /// Which tables are loaded, and with which types.
@@ -145,7 +150,11 @@ final class LoadConsumer: DumpConsumer {
                 default: break
                 }
             }
-            if sample.count >= Self.sampleRows || sampledBytes >= Self.sampleBytes { try createFromSample(table) }
+            if sample.count >= Self.sampleRows || sample.count * values.count >= Self.sampleValues
+                || sampledBytes >= Self.sampleBytes
+            {
+                try createFromSample(table)
+            }
         case .loading:
             if isSpeculating {
                 count(values, rawText: rawText)
