@@ -131,7 +131,7 @@ public enum DBBPostgresRestore {
             var planner = RestorePlanner(
                 schema: options.schema, strict: options.strict, report: report, statistics: load.statistics,
                 sequences: load.sequences)
-            let plan = try planner.makePlan()
+            let plan = try planner.makePlan(schemaDatabase: schemaDatabase)
             var digests = load.digests
             var reloaded: [String: DBBPostgresRestorePlan.Table] = [:]
             for table in plan.tables {

@@ -202,10 +202,14 @@ struct RestorePlanner {
         try requireIdentifier(schema, what: "the schema name")
     }
 
-    mutating func makePlan() throws -> DBBPostgresRestorePlan {
+    /// Makes the plan.
+    ///
+    /// - Parameter schemaDatabase: the dump's schema in SQLite (``DBBExport/schemaDatabase(for:)``) when the
+    ///   caller has made it already; made and closed here otherwise.
+    mutating func makePlan(schemaDatabase: DBBDatabase? = nil) throws -> DBBPostgresRestorePlan {
         try requireSchemaName()
-        let db = try DBBExport.schemaDatabase(for: report.schema)
-        defer { try? db.close() }
+        let db = try schemaDatabase ?? DBBExport.schemaDatabase(for: report.schema)
+        defer { if schemaDatabase == nil { try? db.close() } }
         var tables: [DBBPostgresRestorePlan.Table] = []
         for table in report.tables {
             guard Self.restores(table.name) else {
@@ -266,7 +270,8 @@ struct RestorePlanner {
 
     /// How a table would be created if its values were those `statistics` describe, for the one-pass
     /// restore, which creates each table from its first rows before it has read the rest: its columns and
-    /// their types, defaults and identity (the notes and names of the plan are left as they were).
+    /// their types, defaults and identity. Its collations and indexes, which `CREATE TABLE` does not take, are
+    /// left out, and the notes and names of the plan are left as they were.
     ///
     /// - Throws: what planning the table throws (a name PostgreSQL cannot take; never `strict`'s error).
     func speculativeTable(
@@ -274,11 +279,12 @@ struct RestorePlanner {
     ) throws -> DBBPostgresRestorePlan.Table {
         var planner = self
         planner.strict = false
-        return try planner.planTable(table, statistics: statistics, in: db)
+        return try planner.planTable(table, statistics: statistics, in: db, forCreation: true)
     }
 
+    /// - Parameter forCreation: whether only what `CREATE TABLE` takes is planned (no collations, no indexes).
     private mutating func planTable(
-        _ table: DBBDumpTable, statistics stats: [ColumnStatistics], in db: DBBDatabase
+        _ table: DBBDumpTable, statistics stats: [ColumnStatistics], in db: DBBDatabase, forCreation: Bool = false
     ) throws -> DBBPostgresRestorePlan.Table {
         try requireIdentifier(table.name, what: "the table name")
         let info = try db.fetchDictionary("SELECT * FROM pragma_table_xinfo(?)", table.name)
@@ -304,7 +310,7 @@ struct RestorePlanner {
                     object: "table \(table.name)",
                     action: "CHECK constraints not created: their expressions are SQLite's"))
         }
-        let collations = try columnCollations(table, in: db)
+        let collations = forCreation ? [:] : try columnCollations(table, in: db)
         var columns: [DBBPostgresRestorePlan.Column] = []
         var keyColumns: [(position: Int64, name: String)] = []
         for (index, name) in table.columns.enumerated() {
@@ -392,8 +398,10 @@ struct RestorePlanner {
                     name: uniqueName("\(table.name)_\(rowID)_key"), columns: [.init(name: rowID, descending: false)],
                     unique: true))
         }
-        planned.indexes += try planIndexes(
-            of: table, columns: columns, rowIDColumn: planned.rowIDColumn, list: indexList, in: db)
+        if !forCreation {
+            planned.indexes += try planIndexes(
+                of: table, columns: columns, rowIDColumn: planned.rowIDColumn, list: indexList, in: db)
+        }
         return planned
     }
 
