@@ -84,24 +84,28 @@ struct DBBPostgresRestoreSpeculationTests {
         }
     }
 
-    @Test(
-        "a hostile dump is refused by the one-pass restore as by the planning pass",
-        arguments: DBBPostgresRestoreTests.hostileDumps)
-    func hostileDumpIsRefusedAsPlanned(name: String) async throws {
-        let dump = repositoryRoot.appendingPathComponent("Tests/Corpus/HostileDumps/\(name)")
-        let options = DBBPostgresRestoreOptions(schema: "h")
-        let planError = #expect(throws: (any Error).self) {
-            try DBBPostgresRestore.plan(dumpAt: dump, options: options)
-        }
+    /// One test over every hostile dump, on one connection: a test case each would hold a connection each at
+    /// once, beside the other suites'.
+    @Test("every hostile dump is refused by the one-pass restore as by the planning pass, leaving nothing")
+    func hostileDumpsAreRefusedAsPlanned() async throws {
+        let names = DBBPostgresRestoreTests.hostileDumps
+        #expect(names.count >= 16)
         let configuration = try await TestPostgres.freshDatabase()
         try await TestPostgres.onQueue {
             let db = try DBBPostgresConnection.connect(configuration)
             defer { try? db.close() }
-            let restoreError = #expect(throws: (any Error).self) {
-                try DBBPostgresRestore.restore(dumpAt: dump, into: db, options: options)
+            for name in names {
+                let dump = repositoryRoot.appendingPathComponent("Tests/Corpus/HostileDumps/\(name)")
+                let options = DBBPostgresRestoreOptions(schema: "h")
+                let planError = #expect(throws: (any Error).self, "\(name)") {
+                    try DBBPostgresRestore.plan(dumpAt: dump, options: options)
+                }
+                let restoreError = #expect(throws: (any Error).self, "\(name)") {
+                    try DBBPostgresRestore.restore(dumpAt: dump, into: db, options: options)
+                }
+                #expect(restoreError.map { "\($0)" } == planError.map { "\($0)" }, "\(name)")
+                #expect(try !DBBPostgresRestoreTests.schemaExists("h", db), "\(name)")
             }
-            #expect(restoreError.map { "\($0)" } == planError.map { "\($0)" })
-            #expect(try !DBBPostgresRestoreTests.schemaExists("h", db))
         }
     }
 

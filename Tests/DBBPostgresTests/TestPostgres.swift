@@ -150,6 +150,9 @@ enum TestPostgres {
             ], asPostgres: asRoot, in: base)
         let pgCtl = bin.appendingPathComponent("pg_ctl")
         var options = "-c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c synchronous_commit=off"
+        // The suites run at once, each test on connections of its own (pools, listeners): the default 100 slots
+        // ran out once the suites held about that many.
+        options += " -c max_connections=200"
         options += " -k \(sockets.path)"
         if let tls {
             options += " -c ssl=on -c ssl_cert_file=\(tls.certificate) -c ssl_key_file=\(tls.key)"
