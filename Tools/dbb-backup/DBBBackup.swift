@@ -223,10 +223,10 @@ extension DBBBackup {
                 The database is built in a temporary file beside the target and moved into place only when \
                 the whole dump has been read and checked; on failure the target is left as it was.
 
-                With a postgres://user@host:port/database target, the dump is read once to check it and plan \
-                each column's type from its values, loaded with COPY into --schema in one transaction, and \
-                compared row for row with what was loaded before the commit (the dump is read again only to \
-                name a difference); any failure rolls it all back. \
+                With a postgres://user@host:port/database target, the dump is loaded with COPY into --schema \
+                in one transaction, each column's type planned from its values (a table whose first rows do \
+                not show its types is loaded again), and compared row for row with what was loaded before \
+                the commit (the dump is read again only to name a difference); any failure rolls it all back. \
                 --plan prints the plan as JSON without connecting.
                 """)
 

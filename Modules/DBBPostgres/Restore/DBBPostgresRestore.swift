@@ -13,21 +13,25 @@ public import Foundation
 /// for note in report.plan.notes { print(note) }
 /// ```
 ///
-/// A restore reads the dump twice, in flat memory: first to check it end to end (the gzip CRC included) and
-/// to plan each column's type from the values it holds (``DBBPostgresRestorePlan``), before the server is
-/// touched; then to load the rows with `COPY … FROM STDIN`, hashing each row's values as the server should
-/// hold them. Then every row the server holds is read back, hashed the same way and the sums compared
-/// table by table; when a table's differ, the dump is read a third time to name the first difference
-/// (as ``compare(dumpAt:with:options:progress:)`` does). All of it runs in one transaction: on any
-/// failure, a difference included, it is rolled back and the server is left as it was. A connection that
-/// drops (a killed process) rolls back too.
+/// A restore reads the dump once in the common case, in flat memory. Each table is created when its first
+/// rows have been read, with the types the planner chooses from them, and its rows are loaded with
+/// `COPY … FROM STDIN`, hashing each row's values as the server should hold them and counting every value by
+/// storage class. From those counts, once the whole dump has been checked (the gzip CRC included), comes the
+/// plan (``DBBPostgresRestorePlan``), the very one ``plan(dumpAt:options:progress:)`` makes; a table whose
+/// first rows did not show its types (a value further down needs another type) is created again and loaded
+/// in a second pass (``DBBPostgresRestoreReport/reloadedTables``). Then every row the server holds is read
+/// back, hashed the same way and the sums compared table by table; when a table's differ, the dump is read
+/// again to name the first difference (as ``compare(dumpAt:with:options:progress:)`` does). All of it runs
+/// in one transaction: on any failure (a damaged dump, `strict`'s refusal, a difference) it is rolled back
+/// and the server is left as it was. A connection that drops (a killed process) rolls back too.
 ///
 /// The synchronous calls wait on the calling thread: call them from a thread or `DispatchQueue` of your own,
 /// not inside a Swift concurrency task (they refuse, as ``DBBPostgresConnection``'s synchronous calls do).
 public enum DBBPostgresRestore {
     /// What a restore is doing, for progress reports.
     public enum Phase: String, Sendable, Hashable {
-        /// Reading the dump to check it and plan the types.
+        /// Reading the dump to check it and plan the types, before a plan or a comparison (a restore plans
+        /// while it loads).
         case planning
         /// Loading the rows.
         case loading
@@ -88,7 +92,8 @@ public enum DBBPostgresRestore {
     ///   - options: the schema, whether to replace existing tables, `strict`, whether to verify.
     ///   - progress: called on the calling thread with the phase and where it stands.
     /// - Returns: the plan, what was read, the orphans found.
-    /// - Throws: `DBBExportError` for a damaged, hostile or foreign dump (before the server is touched), or
+    /// - Throws: `DBBExportError` for a hostile or foreign dump (before the server is touched), a damaged one
+    ///   (found while loading), with `strict`, for a column whose values cannot keep their storage class, or
     ///   (targetExists) when the schema has a table of the dump's and `replaceExisting` is false;
     ///   ``DBBPostgresRestoreMismatch`` when the server's rows differ from the dump; `DBBError` when the server
     ///   refuses a statement or a row. The transaction is rolled back on every error.
@@ -98,27 +103,65 @@ public enum DBBPostgresRestore {
         progress: ((Phase, DBBExportProgress) -> Void)? = nil
     ) throws -> DBBPostgresRestoreReport {
         try DBBPostgresConnection.requireBlockingAllowed(context: "restoring a dump", sql: nil)
-        let (plan, report) = try makePlan(
-            dumpURL, options: options, progress: progress.map { p in { p(.planning, $0) } })
+        // What is known before the rows: the header and the schema, checked through SQLite's authorizer.
+        let head = try DumpParser(dumpAt: dumpURL, maximumValueLength: options.maximumValueLength).run(
+            nil, stopAfterSchema: true)
+        let speculation = RestorePlanner(
+            schema: options.schema, strict: false, report: head, statistics: [:], sequences: [:])
+        try speculation.requireSchemaName()
+        let schemaDatabase = try DBBExport.schemaDatabase(for: head.schema)
+        defer { try? schemaDatabase.close() }
+        let names = head.header.tables.map(\.name).filter(RestorePlanner.restores)
+        let writer = RestoreSchemaWriter(connection: connection, schema: options.schema)
+        let loadProgress = progress.map { p in { p(.loading, $0) } }
         try connection.begin()
         var loader: LoadConsumer?
         do {
-            let writer = RestoreSchemaWriter(connection: connection, plan: plan)
-            try writer.prepareSchema(replacing: options.replaceExisting)
-            try writer.createTables()
-            let load = LoadConsumer(connection: connection, plan: plan, makesDigests: options.verifies)
+            try RestoreSchemaWriter.prepareSchema(
+                options.schema, for: names + [RestorePlanner.metadataTableName(besides: names)],
+                connection: connection, replacing: options.replaceExisting)
+            let load = LoadConsumer(
+                writer: writer, tables: .speculating(speculation, schemaDatabase), makesDigests: options.verifies)
             loader = load
-            _ = try ConcurrentDumpParser(
-                dumpAt: dumpURL, maximumValueLength: options.maximumValueLength,
-                progress: progress.map { p in { p(.loading, $0) } }
+            let report = try ConcurrentDumpParser(
+                dumpAt: dumpURL, maximumValueLength: options.maximumValueLength, progress: loadProgress
             ).run(load)
             loader = nil
-            try writer.addKeysAndIndexes()
-            let orphans = try writer.addForeignKeys()
-            try writer.writeMetadata(report: report)
+            // The plan a planning pass would have made: the same planner, from the same counts.
+            var planner = RestorePlanner(
+                schema: options.schema, strict: options.strict, report: report, statistics: load.statistics,
+                sequences: load.sequences)
+            let plan = try planner.makePlan(schemaDatabase: schemaDatabase)
+            var digests = load.digests
+            var reloaded: [String: DBBPostgresRestorePlan.Table] = [:]
+            for table in plan.tables {
+                if let created = load.created[table.name], !load.stopped.contains(table.name),
+                    created.createsSameTable(as: table)
+                {
+                    try writer.restartIdentity(of: table)
+                    continue
+                }
+                // Its first rows did not predict its types: it is loaded again, as planned.
+                if load.created[table.name] != nil { try writer.dropTable(table.name) }
+                try writer.createTable(table)
+                digests[table.name] = nil
+                reloaded[table.name] = table
+            }
+            if !reloaded.isEmpty {
+                let reload = LoadConsumer(writer: writer, tables: .planned(reloaded), makesDigests: options.verifies)
+                loader = reload
+                _ = try ConcurrentDumpParser(
+                    dumpAt: dumpURL, maximumValueLength: options.maximumValueLength, progress: loadProgress
+                ).run(reload)
+                loader = nil
+                digests.merge(reload.digests) { _, new in new }
+            }
+            try writer.addKeysAndIndexes(of: plan)
+            let orphans = try writer.addForeignKeys(of: plan)
+            try writer.writeMetadata(of: plan, report: report)
             if options.verifies {
                 if let difference = try verify(
-                    dumpURL, with: connection, plan: plan, digests: load.digests, options: options,
+                    dumpURL, with: connection, plan: plan, digests: digests, options: options,
                     progress: progress.map { p in { p(.verifying, $0) } })
                 {
                     throw DBBPostgresRestoreMismatch(difference: difference)
@@ -126,7 +169,8 @@ public enum DBBPostgresRestore {
             }
             try connection.commit()
             return DBBPostgresRestoreReport(
-                plan: plan, dump: report, orphans: orphans, verified: options.verifies)
+                plan: plan, dump: report, orphans: orphans, verified: options.verifies,
+                reloadedTables: plan.tables.map(\.name).filter { reloaded[$0] != nil })
         } catch {
             loader?.abandon(error)
             try? connection.rollback()
@@ -268,6 +312,10 @@ public struct DBBPostgresRestoreReport: Sendable, Equatable {
     public var orphans: [Orphans]
     /// Whether every row was compared with the dump.
     public var verified: Bool
+    /// The tables loaded a second time, in plan order: their first rows did not show the types their values
+    /// need (a column of reals that also holds an integer further down), so they were created again with the
+    /// plan's types and loaded in a second pass over the dump.
+    public var reloadedTables: [String] = []
 
     /// The rows of one foreign key whose parent row is missing.
     public struct Orphans: Sendable, Codable, Equatable, CustomStringConvertible {

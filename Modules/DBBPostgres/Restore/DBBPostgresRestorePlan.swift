@@ -142,3 +142,16 @@ extension DBBPostgresRestorePlan {
         Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }
+
+extension DBBPostgresRestorePlan.Table {
+    /// Whether `CREATE TABLE` makes the same table for both: the same columns with the same types, `NOT NULL`,
+    /// defaults and identity (the identity's start aside, which is set after the load).
+    func createsSameTable(as other: Self) -> Bool {
+        name == other.name && rowIDColumn == other.rowIDColumn && identityColumn == other.identityColumn
+            && columns.count == other.columns.count
+            && zip(columns, other.columns).allSatisfy { mine, theirs in
+                mine.name == theirs.name && mine.type == theirs.type && mine.notNull == theirs.notNull
+                    && mine.defaultSQL == theirs.defaultSQL
+            }
+    }
+}

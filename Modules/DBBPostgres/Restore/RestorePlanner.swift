@@ -5,7 +5,8 @@ internal import Foundation
 /// What one pass over a dump learns about the values of each column: the storage classes seen, text that
 /// PostgreSQL's `text` cannot hold, and the largest integer (for identities).
 struct ColumnStatistics {
-    /// The storage classes seen, one bit each (a set of strings would hash one per value).
+    /// The storage classes seen, one bit each (a set of strings would hash one per value): null, integer, real,
+    /// text, BLOB from the lowest.
     private var seen: UInt8 = 0
     var hasNUL = false
     var hasInvalidUTF8 = false
@@ -14,9 +15,58 @@ struct ColumnStatistics {
 
     private static let names = ["null", "integer", "real", "text", "blob"]
 
+    /// The storage classes (one bit each, as ``seen`` has them) that a column of the type holds as the plan
+    /// stores them: numbers in number columns, numbers and text in `text`, anything in `bytea`.
+    static func classes(storableIn type: RestoreValues.ColumnType) -> UInt8 {
+        switch type {
+        case .bigint: 0b00011
+        case .double: 0b00101
+        case .numeric: 0b00111
+        case .text: 0b01111
+        case .bytea: 0b11111
+        }
+    }
+
+    /// Whether every value seen is held by a column that holds `classes` (``classes(storableIn:)``): text with
+    /// NUL or not valid UTF-8 only in a column that holds BLOBs.
+    func fits(_ classes: UInt8) -> Bool {
+        seen & ~classes == 0 && (classes & 16 != 0 || !(hasNUL || hasInvalidUTF8))
+    }
+
     /// The storage classes seen: `null`, `integer`, `real`, `text`, `blob`.
     var classes: Set<String> {
         Set(Self.names.indices.filter { seen & (1 << $0) != 0 }.map { Self.names[$0] })
+    }
+
+    /// Adds a value the load read whole, as the scan's values are added: the same storage
+    /// classes, the same flags (the one-pass restore plans from these).
+    ///
+    /// - Parameter isRawText: whether the value is TEXT that is not valid UTF-8, given as its bytes.
+    mutating func add(_ value: DBBValue, isRawText: Bool) {
+        switch value {
+        case .null:
+            seen |= 1
+        case .integer(let number):
+            seen |= 2
+            if largestInteger.map({ number > $0 }) ?? true { largestInteger = number }
+        case .real(let number):
+            if number.isNaN {
+                seen |= 1  // restored as NULL, as SQLite stores it
+            } else {
+                seen |= 4
+                if number == 0 && number.sign == .minus { hasNegativeZero = true }
+            }
+        case .text(var text):
+            seen |= 8
+            if !hasNUL, text.withUTF8({ $0.contains(0) }) { hasNUL = true }
+        case .blob:
+            if isRawText {
+                seen |= 8
+                hasInvalidUTF8 = true
+            } else {
+                seen |= 16
+            }
+        }
     }
 
     mutating func add(_ value: ScannedValue) {
@@ -80,13 +130,16 @@ final class PlanningConsumer: DumpConsumer {
     /// A row of `sqlite_sequence`, the one table not scanned.
     func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
         // Only `sqlite_sequence`'s rows name sequences, whatever parser reads the others whole.
-        guard inSequenceTable else { return }
-        if values.count >= 2 + (table.hasRowID ? 1 : 0) {
-            let base = values.startIndex + (table.hasRowID ? 1 : 0)
-            if case .text(let name) = values[base], case .integer(let value) = values[base + 1] {
-                sequences[name.lowercased()] = value
-            }
-        }
+        guard inSequenceTable, let (name, value) = Self.sequence(values, of: table) else { return }
+        sequences[name] = value
+    }
+
+    /// The lowercased table name and the value of a row of `sqlite_sequence`; `nil` for a row of another shape.
+    static func sequence(_ values: ArraySlice<DBBValue>, of table: DBBDumpTable) -> (String, Int64)? {
+        guard values.count >= 2 + (table.hasRowID ? 1 : 0) else { return nil }
+        let base = values.startIndex + (table.hasRowID ? 1 : 0)
+        guard case .text(let name) = values[base], case .integer(let value) = values[base + 1] else { return nil }
+        return (name.lowercased(), value)
     }
 
     func endTable(_ table: DBBDumpTable) throws {
@@ -98,7 +151,7 @@ final class PlanningConsumer: DumpConsumer {
 /// Makes a ``DBBPostgresRestorePlan`` from a dump's schema and the statistics of its values.
 struct RestorePlanner {
     let schema: String
-    let strict: Bool
+    private(set) var strict: Bool
     let report: DBBDumpReport
     let statistics: [String: [ColumnStatistics]]
     let sequences: [String: Int64]
@@ -124,32 +177,55 @@ struct RestorePlanner {
         DBBExportError(.malformed, message, table: table, column: column)
     }
 
-    mutating func makePlan() throws -> DBBPostgresRestorePlan {
-        try requireIdentifier(schema, what: "the schema name")
-        let db = try DBBExport.schemaDatabase(for: report.schema)
-        defer { try? db.close() }
-        var tables: [DBBPostgresRestorePlan.Table] = []
-        for table in report.tables {
-            let lower = table.name.lowercased()
-            if lower == "sqlite_sequence" { continue }  // becomes the identities' next values
-            if lower.hasPrefix("sqlite_stat") {
-                notes.append(
-                    .init(object: "table \(table.name)", action: "not restored: SQLite's statistics; run ANALYZE"))
-                continue
-            }
-            tables.append(try planTable(table, in: db))
-        }
-        for index in tables.indices {
-            tables[index].foreignKeys = try planForeignKeys(of: tables[index], among: tables, in: db)
-        }
-        noteSchemaObjects(restored: Set(tables.map { $0.name.lowercased() }))
+    /// Whether a table of the dump is restored as a table: `sqlite_sequence` becomes the identities' next
+    /// values, and SQLite's statistics tables are left out.
+    static func restores(_ table: String) -> Bool {
+        let lower = table.lowercased()
+        return lower != "sqlite_sequence" && !lower.hasPrefix("sqlite_stat")
+    }
+
+    /// The name of the table that keeps the source's metadata: `dbb_sqlite_metadata`, numbered when the dump
+    /// has a table of that name.
+    static func metadataTableName(besides tables: [String]) -> String {
         var metadataTable = "dbb_sqlite_metadata"
-        let taken = Set(tables.map(\.name))
+        let taken = Set(tables)
         var suffix = 2
         while taken.contains(metadataTable) {
             metadataTable = "dbb_sqlite_metadata_\(suffix)"
             suffix += 1
         }
+        return metadataTable
+    }
+
+    /// Refuses a schema name PostgreSQL cannot take as it is.
+    func requireSchemaName() throws {
+        try requireIdentifier(schema, what: "the schema name")
+    }
+
+    /// Makes the plan.
+    ///
+    /// - Parameter schemaDatabase: the dump's schema in SQLite (``DBBExport/schemaDatabase(for:)``) when the
+    ///   caller has made it already; made and closed here otherwise.
+    mutating func makePlan(schemaDatabase: DBBDatabase? = nil) throws -> DBBPostgresRestorePlan {
+        try requireSchemaName()
+        let db = try schemaDatabase ?? DBBExport.schemaDatabase(for: report.schema)
+        defer { if schemaDatabase == nil { try? db.close() } }
+        var tables: [DBBPostgresRestorePlan.Table] = []
+        for table in report.tables {
+            guard Self.restores(table.name) else {
+                if table.name.lowercased().hasPrefix("sqlite_stat") {
+                    notes.append(
+                        .init(object: "table \(table.name)", action: "not restored: SQLite's statistics; run ANALYZE"))
+                }
+                continue
+            }
+            tables.append(try planTable(table, statistics: statistics[table.name] ?? [], in: db))
+        }
+        for index in tables.indices {
+            tables[index].foreignKeys = try planForeignKeys(of: tables[index], among: tables, in: db)
+        }
+        noteSchemaObjects(restored: Set(tables.map { $0.name.lowercased() }))
+        let metadataTable = Self.metadataTableName(besides: tables.map(\.name))
         if report.header.userVersion != 0 || report.header.applicationID != 0 {
             notes.append(
                 .init(
@@ -192,10 +268,26 @@ struct RestorePlanner {
 
     // MARK: Tables and columns
 
-    private mutating func planTable(_ table: DBBDumpTable, in db: DBBDatabase) throws -> DBBPostgresRestorePlan.Table {
+    /// How a table would be created if its values were those `statistics` describe, for the one-pass
+    /// restore, which creates each table from its first rows before it has read the rest: its columns and
+    /// their types, defaults and identity. Its collations and indexes, which `CREATE TABLE` does not take, are
+    /// left out, and the notes and names of the plan are left as they were.
+    ///
+    /// - Throws: what planning the table throws (a name PostgreSQL cannot take; never `strict`'s error).
+    func speculativeTable(
+        _ table: DBBDumpTable, statistics: [ColumnStatistics], in db: DBBDatabase
+    ) throws -> DBBPostgresRestorePlan.Table {
+        var planner = self
+        planner.strict = false
+        return try planner.planTable(table, statistics: statistics, in: db, forCreation: true)
+    }
+
+    /// - Parameter forCreation: whether only what `CREATE TABLE` takes is planned (no collations, no indexes).
+    private mutating func planTable(
+        _ table: DBBDumpTable, statistics stats: [ColumnStatistics], in db: DBBDatabase, forCreation: Bool = false
+    ) throws -> DBBPostgresRestorePlan.Table {
         try requireIdentifier(table.name, what: "the table name")
         let info = try db.fetchDictionary("SELECT * FROM pragma_table_xinfo(?)", table.name)
-        let stats = statistics[table.name] ?? []
         let offset = table.hasRowID ? 1 : 0
         var byName: [String: [String: DBBValue]] = [:]
         for column in info {
@@ -218,7 +310,7 @@ struct RestorePlanner {
                     object: "table \(table.name)",
                     action: "CHECK constraints not created: their expressions are SQLite's"))
         }
-        let collations = try columnCollations(table, in: db)
+        let collations = forCreation ? [:] : try columnCollations(table, in: db)
         var columns: [DBBPostgresRestorePlan.Column] = []
         var keyColumns: [(position: Int64, name: String)] = []
         for (index, name) in table.columns.enumerated() {
@@ -306,8 +398,10 @@ struct RestorePlanner {
                     name: uniqueName("\(table.name)_\(rowID)_key"), columns: [.init(name: rowID, descending: false)],
                     unique: true))
         }
-        planned.indexes += try planIndexes(
-            of: table, columns: columns, rowIDColumn: planned.rowIDColumn, list: indexList, in: db)
+        if !forCreation {
+            planned.indexes += try planIndexes(
+                of: table, columns: columns, rowIDColumn: planned.rowIDColumn, list: indexList, in: db)
+        }
         return planned
     }
 

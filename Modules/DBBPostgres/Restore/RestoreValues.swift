@@ -131,10 +131,17 @@ enum RestoreValues {
         case .blob(let bytes):
             // `\x` introduces bytea's hex format; COPY's own escaping doubles the backslash.
             buffer.writeStaticString("\\\\x")
-            buffer.reserveCapacity(minimumWritableBytes: bytes.count * 2)
-            for byte in bytes {
-                buffer.writeInteger(hexDigits[Int(byte >> 4)])
-                buffer.writeInteger(hexDigits[Int(byte & 0x0F)])
+            // Through buffer pointers: iterating `Data`, and writing a byte at a time, cost more than the digits.
+            _ = bytes.withUnsafeBytes { source in
+                buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: source.count * 2) { target in
+                    var at = 0
+                    for byte in source {
+                        target[at] = hexDigits[Int(byte >> 4)]
+                        target[at + 1] = hexDigits[Int(byte & 0x0F)]
+                        at += 2
+                    }
+                    return at
+                }
             }
         }
     }
