@@ -23,9 +23,8 @@ struct DBBSavePlan: Sendable {
         let presetID: Int64
         /// The properties to write (`nil`: all of them).
         let written: Set<String>?
-        /// Where the scalar values to write are in the plan's `values`, in the order of `scalarColumns` (`nil`:
-        /// every scalar of the map).
-        let scalarRange: Range<Int>
+        /// The scalar values to write, in the order of `scalarColumns` (`nil`: every scalar of the map).
+        let scalarValues: [DBBValue]
         let scalarColumns: [String]?
         /// The foreign keys to write, in the order of `keyColumns` (`nil`: every foreign key of the map).
         let keyReferences: [Reference?]
@@ -45,11 +44,6 @@ struct DBBSavePlan: Sendable {
     }
 
     var rows: [Row] = []
-    /// The scalar values of every row, one row after another: one array for the plan rather than one per row.
-    var values: [DBBValue] = []
-
-    /// The scalar values to write of a row of the plan.
-    func scalarValues(of row: Row) -> ArraySlice<DBBValue> { values[row.scalarRange] }
 }
 
 /// Saves a batch of objects and the unsaved objects they reference, in one transaction.
@@ -164,26 +158,26 @@ struct DBBObjectWriter {
 
         var plan = DBBSavePlan()
         plan.rows.reserveCapacity(graph.count)
-        plan.values.reserveCapacity(graph.reduce(0) { $0 + $1.1.columnAccessors.count })
         for (object, map) in graph {
             let existingID = object.hasStoredRow ? object.idNum : 0
             let written = existingID == 0 ? nil : map.propertiesToWrite(object)
-            let start = plan.values.count
+            var scalarValues: [DBBValue] = []
             var scalarColumns: [String]?
             var keyReferences: [DBBSavePlan.Reference?] = []
             var keyColumns: [String]?
             if let written {
                 // A partly loaded object: only what was loaded or set since.
                 let scalars = map.columns.indices.filter { written.contains(map.columns[$0].name) }
-                for index in scalars { plan.values.append(try map.columnAccessors[index].get(object, coding)) }
+                scalarValues = try scalars.map { try map.columnAccessors[$0].get(object, coding) }
                 scalarColumns = scalars.compactMap { map.columns[$0].column }
                 let keys = map.foreignKeys.indices.filter { written.contains(map.foreignKeys[$0].name) }
                 keyReferences = keys.map { reference(map.foreignKeyAccessors[$0].get(object)) }
                 keyColumns = keys.compactMap { map.foreignKeys[$0].column }
             } else {
+                scalarValues.reserveCapacity(map.columnAccessors.count)
                 // Indexed, so that each accessor is borrowed from the array rather than copied (and retained).
                 for index in map.columnAccessors.indices {
-                    plan.values.append(try map.columnAccessors[index].get(object, coding))
+                    scalarValues.append(try map.columnAccessors[index].get(object, coding))
                 }
                 if !map.foreignKeyAccessors.isEmpty {
                     keyReferences = map.foreignKeyAccessors.map { reference($0.get(object)) }
@@ -207,12 +201,12 @@ struct DBBObjectWriter {
                 joins.append((table, values))
             }
             if !map.description.dialect.textMayHoldNUL {
-                try Self.refuseNUL(of: map, plan.values[start...], columns: scalarColumns, joins: joins)
+                try Self.refuseNUL(of: map, scalarValues, columns: scalarColumns, joins: joins)
             }
             plan.rows.append(
                 DBBSavePlan.Row(
                     map: map, existingID: existingID, presetID: object.hasStoredRow ? 0 : object.idNum,
-                    written: written, scalarRange: start..<plan.values.count,
+                    written: written, scalarValues: scalarValues,
                     scalarColumns: scalarColumns, keyReferences: keyReferences, keyColumns: keyColumns, joins: joins))
         }
         return plan
@@ -225,7 +219,7 @@ struct DBBObjectWriter {
     ///   - scalarValues: the values of the row's columns, in the order of `columns` (all columns when `nil`).
     ///   - joins: the values of the row's join tables.
     private static func refuseNUL(
-        of map: DBBRegisteredClass, _ scalarValues: ArraySlice<DBBValue>, columns: [String]?,
+        of map: DBBRegisteredClass, _ scalarValues: [DBBValue], columns: [String]?,
         joins: [(DBBRegisteredClass.JoinStatements, [DBBSavePlan.JoinValue])]
     ) throws {
         func holdsNUL(_ value: DBBValue) -> Bool {
@@ -239,8 +233,7 @@ struct DBBObjectWriter {
             }
         }
         var offending: String?
-        if let found = scalarValues.firstIndex(where: holdsNUL) {
-            let index = found - scalarValues.startIndex
+        if let index = scalarValues.firstIndex(where: holdsNUL) {
             if let columns {
                 offending = map.columns.first { $0.column == columns[index] }?.name
             } else {
@@ -311,7 +304,7 @@ struct DBBObjectWriter {
             if isNew, row.conflict == nil, row.presetID == 0, batchSize <= 1, !map.hasTimestamps,
                 row.keyReferences.isEmpty
             {
-                ids[index] = try insertStatement(of: map).insert(plan.scalarValues(of: row))
+                ids[index] = try insertStatement(of: map).insert(row.scalarValues[...])
                 continue
             }
             arguments.removeAll(keepingCapacity: true)
@@ -319,7 +312,7 @@ struct DBBObjectWriter {
                 arguments.append(.real(stamp))
                 if isNew { arguments.append(.real(stamp)) }
             }
-            arguments.append(contentsOf: plan.scalarValues(of: row))
+            arguments.append(contentsOf: row.scalarValues)
             for reference in row.keyReferences {
                 let id = resolve(reference)
                 if id == nil && reference != nil { fixups.append(index) }
@@ -331,7 +324,7 @@ struct DBBObjectWriter {
                     ids[index] = id
                 } else {
                     kept.insert(index)
-                    let key = conflict.keyPositions.map { plan.values[row.scalarRange.lowerBound + $0] }
+                    let key = conflict.keyPositions.map { row.scalarValues[$0] }
                     ids[index] = try db.selectIDs(conflict.selectIDSQL, arguments: key).first ?? 0
                 }
             } else if isNew && row.presetID != 0 {
