@@ -556,26 +556,20 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
         row[column].doubleValue.map(Date.init(timeIntervalSinceReferenceDate:))
     }
 
-    static func scalarReader(_ readers: [(accessor: DBBScalarAccessor, column: Int32)]) -> ScalarReader {
+    /// Rows arrive as stored values, which each property's accessor sets: a generated reader (`wholeRow`), which
+    /// reads SQLite's rows, is not used.
+    static func scalarReader(
+        _ readers: [(accessor: DBBScalarAccessor, column: Int32)],
+        wholeRow: (reader: DBBRowReader, positions: DBBRowPositions)?
+    ) -> ScalarReader {
         ScalarReader(readers: readers.map { ($0.accessor.setStored, Int($0.column)) })
-    }
-
-    /// `false`: rows arrive as stored values, which the scalar reader sets.
-    static var readsWholeRows: Bool { false }
-
-    /// Never called (``readsWholeRows`` is `false`).
-    static func read(
-        _ row: [DBBValue], into object: DBBTableObject, with reader: DBBRowReader, at positions: DBBRowPositions
-    ) throws {
-        throw DBBError(
-            .internal, message: "PostgreSQL rows are not read with generated row readers", context: "loading objects")
     }
 
     /// Sets each scalar property from its stored value in the row.
     struct ScalarReader: DBBObjectScalarReader {
         let readers: [(set: @Sendable (AnyObject, DBBValue) throws -> Void, column: Int)]
 
-        func read(_ object: AnyObject, _ row: [DBBValue]) throws {
+        func read(_ object: DBBTableObject, _ row: [DBBValue]) throws {
             for reader in readers { try reader.set(object, row[reader.column]) }
         }
     }

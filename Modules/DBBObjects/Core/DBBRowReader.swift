@@ -52,9 +52,6 @@ public struct DBBRowReader: Sendable {
             "the row reader of \(expected) was handed an object of \(Swift.type(of: object))",
             context: "loading objects")
     }
-
-    /// A reader of nothing, never called: the loader's placeholder where a class's rows are read otherwise.
-    static let none = DBBRowReader(DBBTableObject.self, properties: []) { _, _, _ in }
 }
 
 /// Where each property of a ``DBBRowReader`` is in the rows of a load: a column index, or -1 for a property

@@ -65,24 +65,14 @@ package protocol DBBObjectConnection: AnyObject {
 
     /// The reader that sets these scalar properties of an object from their columns of a row, in order.
     ///
-    /// - Parameter readers: each property's accessors and its column.
-    static func scalarReader(_ readers: [(accessor: DBBScalarAccessor, column: Int32)]) -> ScalarReader
-
-    /// Whether rows are read with a class's generated reader (``read(_:into:with:at:)``); otherwise through the
-    /// scalar reader alone.
-    static var readsWholeRows: Bool { get }
-
-    /// Sets every scalar property of an object from a whole row with its class's generated reader, where
-    /// ``readsWholeRows`` is `true`.
-    ///
     /// - Parameters:
-    ///   - row: the row, as `selectSQL` selects it.
-    ///   - object: the object the row was loaded into.
-    ///   - reader: the class's reader (``DBBTableObject/dbbRowReader``).
-    ///   - positions: where its properties are in the row.
-    /// - Throws: ``DBBError`` (mismatch) when a value does not convert.
-    static func read(_ row: Row, into object: DBBTableObject, with reader: DBBRowReader, at positions: DBBRowPositions)
-        throws
+    ///   - readers: each property's accessors and its column.
+    ///   - wholeRow: the class's generated reader (``DBBTableObject/dbbRowReader``) and where its properties are,
+    ///     when `readers` are every scalar of the class: an engine that can reads the row with it instead.
+    static func scalarReader(
+        _ readers: [(accessor: DBBScalarAccessor, column: Int32)],
+        wholeRow: (reader: DBBRowReader, positions: DBBRowPositions)?
+    ) -> ScalarReader
 
     /// Called after a row was inserted with an id the caller chose, so that ids the engine gives later come
     /// after it (SQLite's `AUTOINCREMENT` does this itself; a sequence must be moved).
@@ -160,13 +150,14 @@ extension DBBObjectConnection {
     }
 }
 
-/// Sets the scalar properties of an object from the columns of a row (``DBBObjectConnection/scalarReader(_:)``).
+/// Sets the scalar properties of an object from the columns of a row
+/// (``DBBObjectConnection/scalarReader(_:wholeRow:)``).
 package protocol DBBObjectScalarReader {
     /// The rows it reads.
     associatedtype Row
 
     /// Sets the properties of `object` from `row`.
-    func read(_ object: AnyObject, _ row: Row) throws
+    func read(_ object: DBBTableObject, _ row: Row) throws
 }
 
 /// A prepared statement of a ``DBBObjectConnection``.
@@ -218,19 +209,11 @@ extension DBBDatabase: DBBObjectConnection {
         try Date.readIfPresent(from: row, at: Int32(column))
     }
 
-    package static func scalarReader(_ readers: [(accessor: DBBScalarAccessor, column: Int32)])
-        -> DBBSQLiteScalarReader
-    {
-        DBBSQLiteScalarReader(readers)
-    }
-
-    package static var readsWholeRows: Bool { true }
-
-    @inline(__always)
-    package static func read(
-        _ row: DBBRow, into object: DBBTableObject, with reader: DBBRowReader, at positions: DBBRowPositions
-    ) throws {
-        try reader.read(object, row, positions)
+    package static func scalarReader(
+        _ readers: [(accessor: DBBScalarAccessor, column: Int32)],
+        wholeRow: (reader: DBBRowReader, positions: DBBRowPositions)?
+    ) -> DBBSQLiteScalarReader {
+        DBBSQLiteScalarReader(readers, wholeRow: wholeRow)
     }
 
     package func didInsert(presetID id: Int64, table: String, idColumn: String) {}
@@ -252,20 +235,31 @@ extension DBBStatement: DBBObjectStatement {
     }
 }
 
-/// SQLite's scalar reader: one closure that calls each property's reader with its column, in order. A row then
-/// costs one call from the loop, and each reader is called from the closure that captured it: a reader called
-/// from an array is retained and released around each call, and so is the object handed to it.
+/// SQLite's scalar reader: the class's generated whole-row reader where there is one, or else one closure that
+/// calls each property's reader with its column, in order. A row then costs one call from the loop, and each
+/// reader is called from the closure that captured it: a reader called from an array is retained and released
+/// around each call, and so is the object handed to it.
 package struct DBBSQLiteScalarReader: DBBObjectScalarReader {
-    private let chain: (AnyObject, DBBRow) throws -> Void
+    private let chain: (DBBTableObject, DBBRow) throws -> Void
 
-    init(_ readers: [(accessor: DBBScalarAccessor, column: Int32)]) {
+    init(
+        _ readers: [(accessor: DBBScalarAccessor, column: Int32)],
+        wholeRow: (reader: DBBRowReader, positions: DBBRowPositions)?
+    ) {
+        if let (reader, positions) = wholeRow {
+            let read = reader.read
+            chain = { object, row in try read(object, row, positions) }
+            return
+        }
         // Closures only, never an optional one: `??` would hand back a closure reabstracted behind a thunk.
         guard let last = readers.last else {
             chain = { _, _ in }
             return
         }
         let (lastRead, lastColumn) = (last.accessor.read, last.column)
-        var chain: (AnyObject, DBBRow) throws -> Void = { object, row in try lastRead(object, row, lastColumn) }
+        var chain: (DBBTableObject, DBBRow) throws -> Void = { object, row in
+            try lastRead(object, row, lastColumn)
+        }
         for reader in readers.dropLast().reversed() {
             let (read, column, next) = (reader.accessor.read, reader.column, chain)
             chain = { object, row in
@@ -277,5 +271,5 @@ package struct DBBSQLiteScalarReader: DBBObjectScalarReader {
     }
 
     @inline(__always)
-    package func read(_ object: AnyObject, _ row: DBBRow) throws { try chain(object, row) }
+    package func read(_ object: DBBTableObject, _ row: DBBRow) throws { try chain(object, row) }
 }

@@ -150,11 +150,6 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
         let scalarReaders: [(DBBScalarAccessor, Int32)]
         /// Per row, only what is needed: one chained closure that sets each loaded scalar from its column.
         let readScalars: Connection.ScalarReader
-        /// Whether each row's scalars are set by the class's generated reader in one call: where the engine reads
-        /// whole rows, the class has a reader, and every scalar is loaded.
-        let readsWholeRows: Bool
-        let rowReader: DBBRowReader
-        let positions: DBBRowPositions
         /// Whether the objects are marked clean as they are made: nothing is set on them after their row (no
         /// references, no join tables), so the end of the fetch need not go through them again.
         let cleansInPlace: Bool
@@ -174,14 +169,9 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
             let scalarBase = map.leadingColumns
             loadedColumns = map.columns.indices.filter { request.properties?.contains(map.columns[$0].name) ?? true }
             scalarReaders = loadedColumns.map { (map.columnAccessors[$0], Int32(scalarBase + $0)) }
-            readScalars = Connection.scalarReader(scalarReaders)
-            if Connection.readsWholeRows, !request.sparse, loadedColumns.count == map.columns.count,
-                let (reader, positions) = map.rowReader
-            {
-                (readsWholeRows, rowReader, self.positions) = (true, reader, positions)
-            } else {
-                (readsWholeRows, rowReader, positions) = (false, DBBRowReader.none, DBBRowPositions([]))
-            }
+            // The class's generated reader sets every scalar: only for a request that loads them all.
+            readScalars = Connection.scalarReader(
+                scalarReaders, wholeRow: loadedColumns.count == map.columns.count ? map.rowReader : nil)
             loadedKeys = map.foreignKeys.indices.compactMap { index in
                 request.properties?.contains(map.foreignKeys[index].name) ?? true
                     ? (index, map.foreignKeyAccessors[index], map.foreignKeys[index].target!) : nil
@@ -231,11 +221,7 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
         @inline(__always)
         private func setScalars(of object: DBBTableObject, from row: Connection.Row, id: Int64) throws {
             do {
-                if readsWholeRows {
-                    try Connection.read(row, into: object, with: rowReader, at: positions)
-                } else {
-                    try readScalars.read(object, row)
-                }
+                try readScalars.read(object, row)
             } catch let error as DBBError {
                 throw naming(error, of: object, in: row, id: id)
             }
@@ -247,7 +233,7 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
         {
             // Each column is read again alone, to name the property whose value did not convert.
             let failing = zip(loadedColumns, scalarReaders).first { _, reader in
-                (try? Connection.scalarReader([reader]).read(object, row)) == nil
+                (try? Connection.scalarReader([reader], wholeRow: nil).read(object, row)) == nil
             }
             guard let (index, _) = failing else { return error }
             var named = error

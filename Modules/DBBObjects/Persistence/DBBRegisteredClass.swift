@@ -178,7 +178,6 @@ final class DBBRegisteredClass: Sendable {
         propertiesByName = Dictionary(
             (columns + foreignKeys + joins).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         hasReferences = !foreignKeys.isEmpty || joins.contains { $0.target != nil }
-        leadingColumns = description.leadingColumnCount
         rowReader = type.dbbRowReader.flatMap { reader in
             guard reader.accepts(prototype) else { return nil }
             return Self.positions(
@@ -188,6 +187,7 @@ final class DBBRegisteredClass: Sendable {
 
         // The statements' text comes from the table's description; the map keeps it to prepare and cache.
         let writeColumns = (columns + foreignKeys).compactMap(\.column)
+        leadingColumns = description.leadingColumnCount
         selectSQL = description.selectSQL(columns: writeColumns)
         insertSQL = description.insertSQL(columns: writeColumns)
         insertWithIDSQL = description.insertSQL(columns: writeColumns, withID: true)
