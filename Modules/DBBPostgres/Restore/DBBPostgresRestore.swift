@@ -61,12 +61,12 @@ public enum DBBPostgresRestore {
         dumpAt dumpURL: URL, options: DBBPostgresRestoreOptions,
         progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> DBBPostgresRestorePlan {
-        try makePlan(dumpURL, options: options, progress: progress).plan
+        try makePlan(dumpURL, options: options, progress: progress)
     }
 
     static func makePlan(
         _ dumpURL: URL, options: DBBPostgresRestoreOptions, progress: ((DBBExportProgress) -> Void)?
-    ) throws -> (plan: DBBPostgresRestorePlan, report: DBBDumpReport) {
+    ) throws -> DBBPostgresRestorePlan {
         let consumer = PlanningConsumer()
         // On the calling thread: the consumer only counts storage classes, which costs less than a hand-over.
         let parser = DumpParser(dumpAt: dumpURL, maximumValueLength: options.maximumValueLength, progress: progress)
@@ -74,7 +74,7 @@ public enum DBBPostgresRestore {
         var planner = RestorePlanner(
             schema: options.schema, strict: options.strict, report: report, statistics: consumer.statistics,
             sequences: consumer.sequences)
-        return (try planner.makePlan(), report)
+        return try planner.makePlan()
     }
 
     /// Restores a dump into a schema of the connection's database, in one transaction.
@@ -117,9 +117,8 @@ public enum DBBPostgresRestore {
         try connection.begin()
         var loader: LoadConsumer?
         do {
-            try RestoreSchemaWriter.prepareSchema(
-                options.schema, for: names + [RestorePlanner.metadataTableName(besides: names)],
-                connection: connection, replacing: options.replaceExisting)
+            try writer.prepareSchema(
+                for: names + [RestorePlanner.metadataTableName(besides: names)], replacing: options.replaceExisting)
             let load = LoadConsumer(
                 writer: writer, tables: .speculating(speculation, schemaDatabase), makesDigests: options.verifies)
             loader = load
@@ -134,6 +133,7 @@ public enum DBBPostgresRestore {
             let plan = try planner.makePlan(schemaDatabase: schemaDatabase)
             var digests = load.digests
             var reloaded: [String: DBBPostgresRestorePlan.Table] = [:]
+            var reloadedTables: [String] = []
             for table in plan.tables {
                 if let created = load.created[table.name], !load.stopped.contains(table.name),
                     created.createsSameTable(as: table)
@@ -146,6 +146,7 @@ public enum DBBPostgresRestore {
                 try writer.createTable(table)
                 digests[table.name] = nil
                 reloaded[table.name] = table
+                reloadedTables.append(table.name)
             }
             if !reloaded.isEmpty {
                 let reload = LoadConsumer(writer: writer, tables: .planned(reloaded), makesDigests: options.verifies)
@@ -170,7 +171,7 @@ public enum DBBPostgresRestore {
             try connection.commit()
             return DBBPostgresRestoreReport(
                 plan: plan, dump: report, orphans: orphans, verified: options.verifies,
-                reloadedTables: plan.tables.map(\.name).filter { reloaded[$0] != nil })
+                reloadedTables: reloadedTables)
         } catch {
             loader?.abandon(error)
             try? connection.rollback()
@@ -196,7 +197,7 @@ public enum DBBPostgresRestore {
         progress: ((Phase, DBBExportProgress) -> Void)? = nil
     ) throws -> DBBDumpDifference? {
         try DBBPostgresConnection.requireBlockingAllowed(context: "comparing a dump", sql: nil)
-        let plan = try makePlan(dumpURL, options: options, progress: progress.map { p in { p(.planning, $0) } }).plan
+        let plan = try makePlan(dumpURL, options: options, progress: progress.map { p in { p(.planning, $0) } })
         try connection.begin(isolation: .repeatableRead, readOnly: true)
         defer { try? connection.rollback() }
         return try compare(

@@ -52,8 +52,8 @@ final class LoadConsumer: DumpConsumer {
     private let writer: RestoreSchemaWriter
     private let tables: Tables
     private let makesDigests: Bool
-    /// Whether ``tables`` is ``Tables/speculating(_:_:)``, looked up once.
-    private let isSpeculating: Bool
+    /// Whether ``tables`` is ``Tables/speculating(_:_:)``.
+    private var isSpeculating: Bool { if case .speculating = tables { true } else { false } }
     private var state = State.passedOver
     private var isSequenceTable = false
     private var feed: CopyFeed?
@@ -89,7 +89,6 @@ final class LoadConsumer: DumpConsumer {
         self.writer = writer
         self.tables = tables
         self.makesDigests = makesDigests
-        isSpeculating = if case .speculating = tables { true } else { false }
     }
 
     func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws {}
@@ -156,10 +155,7 @@ final class LoadConsumer: DumpConsumer {
                 try createFromSample(table)
             }
         case .loading:
-            if isSpeculating {
-                count(values, rawText: rawText)
-                guard fits() else { return try stop(table) }
-            }
+            if isSpeculating { guard count(values, rawText: rawText) else { return try stop(table) } }
             try write(values, rawText: rawText, of: table)
         case .stopped:
             count(values, rawText: rawText)
@@ -167,26 +163,24 @@ final class LoadConsumer: DumpConsumer {
     }
 
     /// Adds a row's values to the current table's statistics.
-    private func count(_ values: ArraySlice<DBBValue>, rawText: [Int]) {
+    ///
+    /// - Returns: whether every value counted so far fits the column the current table was created with (only
+    ///   meaningful while it loads: `allowed` holds its columns' storage classes then).
+    @discardableResult
+    private func count(_ values: ArraySlice<DBBValue>, rawText: [Int]) -> Bool {
         // Counted in a local, swapped in and out once per row: each access to the property is checked at run time.
         var counts: [ColumnStatistics] = []
         swap(&counts, &self.counts)
+        let allowed = self.allowed
+        var fits = true
         var index = 0
         for value in values {
             counts[index].add(value, isRawText: !rawText.isEmpty && rawText.contains(index))
+            if index < allowed.count, !counts[index].fits(allowed[index]) { fits = false }
             index += 1
         }
         swap(&counts, &self.counts)
-    }
-
-    /// Whether every value counted so far fits the column the current table was created with.
-    private func fits() -> Bool {
-        var result = true
-        for index in counts.indices where !counts[index].fits(allowed[index]) {
-            result = false
-            break
-        }
-        return result
+        return fits
     }
 
     /// Plans the current table from its first rows, creates it and loads them.

@@ -151,7 +151,7 @@ final class PlanningConsumer: DumpConsumer {
 /// Makes a ``DBBPostgresRestorePlan`` from a dump's schema and the statistics of its values.
 struct RestorePlanner {
     let schema: String
-    private(set) var strict: Bool
+    let strict: Bool
     let report: DBBDumpReport
     let statistics: [String: [ColumnStatistics]]
     let sequences: [String: Int64]
@@ -273,12 +273,12 @@ struct RestorePlanner {
     /// their types, defaults and identity. Its collations and indexes, which `CREATE TABLE` does not take, are
     /// left out, and the notes and names of the plan are left as they were.
     ///
-    /// - Throws: what planning the table throws (a name PostgreSQL cannot take; never `strict`'s error).
+    /// - Throws: what planning the table throws (a name PostgreSQL cannot take; never `strict`'s error, since the
+    ///   restore makes its speculating planner without `strict`).
     func speculativeTable(
         _ table: DBBDumpTable, statistics: [ColumnStatistics], in db: DBBDatabase
     ) throws -> DBBPostgresRestorePlan.Table {
         var planner = self
-        planner.strict = false
         return try planner.planTable(table, statistics: statistics, in: db, forCreation: true)
     }
 

@@ -23,13 +23,9 @@ struct RestoreSchemaWriter {
     /// Makes the schema when missing; refuses (or, replacing, drops) the tables of the dump's names it has.
     ///
     /// - Parameters:
-    ///   - schema: the schema.
     ///   - tables: the tables the restore creates, the metadata table included.
-    ///   - connection: the connection, inside the restore's transaction.
     ///   - replacing: whether tables of those names are dropped rather than refused.
-    static func prepareSchema(
-        _ schema: String, for tables: [String], connection: DBBPostgresConnection, replacing: Bool
-    ) throws {
+    func prepareSchema(for tables: [String], replacing: Bool) throws {
         let existing = try connection.fetchAll(
             "SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
                 + "WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')", [.text(schema)]
@@ -45,7 +41,7 @@ struct RestoreSchemaWriter {
         }
         try connection.execute("CREATE SCHEMA IF NOT EXISTS \(DBBDatabase.quoteIdentifier(schema))")
         for table in clashes {
-            try connection.execute("DROP TABLE IF EXISTS \(qualified(table, in: schema)) CASCADE")
+            try connection.execute("DROP TABLE IF EXISTS \(Self.qualified(table, in: schema)) CASCADE")
         }
     }
 
