@@ -38,7 +38,7 @@ struct DBBPostgresRestoreDigestTests {
                 let stored = RestoreValues.stored(value, isRawText: rawText.contains(index), type: types[index])
                 if !RestoreDigest.expected(stored, type: types[index], into: &row) { unpredictable.insert(table.name) }
             }
-            digest.add(row)
+            digest.add(&row)
         }
 
         func endTable(_ table: DBBDumpTable) throws {

@@ -67,28 +67,34 @@ final class VerifyConsumer: DumpConsumer {
 
     /// A `SELECT` of a table's values in the dump's layout; a numeric column as its text.
     private static func select(_ table: DBBPostgresRestorePlan.Table, in schema: String) -> String {
-        let (names, types) = table.valueLayout
-        let values = zip(names, types).map { name, type in
-            DBBDatabase.quoteIdentifier(name) + (type == .numeric ? "::text" : "")
-        }
-        return "SELECT \(values.joined(separator: ", ")) FROM \(RestoreSchemaWriter.qualified(table.name, in: schema))"
+        "SELECT \(values(of: table)) FROM \(RestoreSchemaWriter.qualified(table.name, in: schema))"
     }
 
-    /// The digest of a table's rows as the server holds them, made from the rows it sends in binary format as
-    /// it scans the table (no order, no cursor: each row is hashed as it arrives); `nil` when a value does not
-    /// come in binary format.
+    /// A table's values in the dump's layout, for a `SELECT` list; a numeric column as its text.
+    private static func values(of table: DBBPostgresRestorePlan.Table) -> String {
+        let (names, types) = table.valueLayout
+        return zip(names, types).map { name, type in
+            DBBDatabase.quoteIdentifier(name) + (type == .numeric ? "::text" : "")
+        }.joined(separator: ", ")
+    }
+
+    /// The digest of a table's rows as the server holds them, made from the rows it sends as it scans the table
+    /// (no order, no cursor: each row is hashed as it arrives); `nil` when a row does not come as expected.
+    ///
+    /// Each row comes as one record, `ROW(…)` in binary format (``RowHasher``).
     func serverDigest(of table: DBBPostgresRestorePlan.Table) throws -> RestoreDigest? {
-        let sql = Self.select(table, in: plan.schema)
+        let sql =
+            "SELECT ROW(\(Self.values(of: table))) FROM \(RestoreSchemaWriter.qualified(table.name, in: plan.schema))"
         let sum = DigestSum()
         let future = connection.connection.query(PostgresQuery(unsafeSQL: sql), logger: connection.logger) { row in
-            var hasher = RowHasher()
-            var isBinary = true
-            for cell in row {
-                if cell.format != .binary { isBinary = false }
-                hasher.add(cell.bytes)
-            }
+            var record: ByteBuffer?
+            for cell in row where cell.format == .binary && cell.dataType == .record { record = cell.bytes }
             sum.digest.withLock { digest in
-                if isBinary { digest?.add(hasher) } else { digest = nil }
+                if let record {
+                    record.withUnsafeReadableBytes { digest?.add(record: $0) }
+                } else {
+                    digest = nil
+                }
             }
         }
         do {
