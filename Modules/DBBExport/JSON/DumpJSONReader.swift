@@ -286,6 +286,9 @@ final class DumpJSONReader {
     }
 
     private func makeString(_ bytes: UnsafeBufferPointer<UInt8>, start: Int64) throws -> String {
+        // ASCII is valid UTF-8 as it is: `String(validating:as:)` looks up generic metadata on every call,
+        // which cost more than checking the bytes of a dump's typical short strings.
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
         guard let string = String(validating: bytes, as: UTF8.self) else {
             throw error(.malformed, "the string is not valid UTF-8", at: start)
         }
