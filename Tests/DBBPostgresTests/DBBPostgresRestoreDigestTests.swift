@@ -38,7 +38,7 @@ struct DBBPostgresRestoreDigestTests {
                 let stored = RestoreValues.stored(value, isRawText: rawText.contains(index), type: types[index])
                 if !RestoreDigest.expected(stored, type: types[index], into: &row) { unpredictable.insert(table.name) }
             }
-            digest.add(&row)
+            digest.add(row)
         }
 
         func endTable(_ table: DBBDumpTable) throws {
@@ -121,5 +121,62 @@ struct DBBPostgresRestoreDigestTests {
                 "SELECT $1::text::numeric::text", [.text(RestoreValues.realText(number))])
             #expect(read == [[.text(RestoreValues.numericText(number))]], "\(number)")
         }
+    }
+}
+
+/// The server's side of the digest read from a record's bytes, without a server: the record PostgreSQL's
+/// `record_send` writes for a row hashes as the row's values do, and bytes that are not such a record are
+/// refused (the restore then compares the rows one by one).
+struct RestoreDigestRecordTests {
+    /// `ROW(7::bigint, NULL::text, 'hé'::text, 0.5::float8)` as `record_send` writes it.
+    static let record: [UInt8] =
+        [0, 0, 0, 4]
+        + [0, 0, 0, 20, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 7]
+        + [0, 0, 0, 25, 0xFF, 0xFF, 0xFF, 0xFF]
+        + [0, 0, 0, 25, 0, 0, 0, 3, 0x68, 0xC3, 0xA9]
+        + [0, 0, 0x02, 0xBD, 0, 0, 0, 8, 0x3F, 0xE0, 0, 0, 0, 0, 0, 0]
+
+    static func expectedDigest(_ values: [DBBValue], _ types: [RestoreValues.ColumnType]) -> RestoreDigest {
+        var row = RowHasher()
+        for (value, type) in zip(values, types) {
+            #expect(RestoreDigest.expected(value, type: type, into: &row))
+        }
+        var digest = RestoreDigest()
+        digest.add(row)
+        return digest
+    }
+
+    @Test("a record hashes as the values it holds; another value, type or order does not")
+    func recordHashesAsItsValues() {
+        var fromRecord = RestoreDigest()
+        let accepted = Self.record.withUnsafeBytes { fromRecord.add(record: $0) }
+        #expect(accepted)
+        #expect(fromRecord.rows == 1)
+        let types: [RestoreValues.ColumnType] = [.bigint, .text, .text, .double]
+        #expect(fromRecord == Self.expectedDigest([.integer(7), .null, .text("hé"), .real(0.5)], types))
+        #expect(fromRecord != Self.expectedDigest([.integer(8), .null, .text("hé"), .real(0.5)], types))
+        #expect(fromRecord != Self.expectedDigest([.integer(7), .text(""), .text("hé"), .real(0.5)], types))
+        #expect(fromRecord != Self.expectedDigest([.integer(7), .null, .text("he"), .real(0.5)], types))
+        #expect(fromRecord != Self.expectedDigest([.integer(7), .null, .text("hé"), .real(-0.5)], types))
+        #expect(
+            fromRecord
+                != Self.expectedDigest(
+                    [.integer(7), .null, .blob(Data("hé".utf8)), .real(0.5)], [.bigint, .text, .bytea, .double]))
+        #expect(
+            fromRecord
+                != Self.expectedDigest(
+                    [.null, .integer(7), .text("hé"), .real(0.5)], [.text, .bigint, .text, .double]))
+    }
+
+    @Test("bytes that are not a whole record are refused")
+    func truncatedRecordIsRefused() {
+        for length in [0, 3, 4 + 8, Self.record.count - 1] {
+            var digest = RestoreDigest()
+            let accepted = Array(Self.record.prefix(length)).withUnsafeBytes { digest.add(record: $0) }
+            #expect(!accepted, "\(length) bytes")
+        }
+        var digest = RestoreDigest()
+        let longer = (Self.record + [0]).withUnsafeBytes { digest.add(record: $0) }
+        #expect(!longer)
     }
 }

@@ -65,8 +65,6 @@ final class LoadConsumer: DumpConsumer {
     /// The current table's digest; `nil` when the restore makes none, or once a value's stored form could not be
     /// predicted.
     private var digest: RestoreDigest?
-    /// The current row's record, for the digest; its storage is kept from row to row.
-    private var rowHasher = RowHasher()
     /// The current table's statistics so far (when speculating).
     private var counts: [ColumnStatistics] = []
     /// The current table's first rows, while sampling.
@@ -225,10 +223,6 @@ final class LoadConsumer: DumpConsumer {
         var predictable = true
         var index = 0
         var row = RowHasher()
-        if hashes {
-            swap(&row, &rowHasher)
-            row.reset()
-        }
         for value in values {
             if index > 0 { chunk.writeInteger(UInt8(ascii: "\t")) }
             let isRaw = !rawText.isEmpty && rawText.contains(index)
@@ -238,8 +232,7 @@ final class LoadConsumer: DumpConsumer {
             index += 1
         }
         if hashes {
-            if predictable { digest?.add(&row) } else { digest = nil }
-            swap(&row, &rowHasher)
+            if predictable { digest?.add(row) } else { digest = nil }
         }
         chunk.writeInteger(UInt8(ascii: "\n"))
         if chunk.readableBytes >= Self.chunkBytes {
