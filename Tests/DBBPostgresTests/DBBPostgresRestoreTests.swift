@@ -264,6 +264,8 @@ struct DBBPostgresRestoreTests {
                 INSERT INTO child VALUES (1, 'x', 1), (2, 'y', 99), (3, 'z', NULL);
                 CREATE TABLE tag (name TEXT COLLATE NOCASE PRIMARY KEY) WITHOUT ROWID;
                 INSERT INTO tag VALUES ('b'), ('A'), ('c'), ('_'), ('B2');
+                CREATE TABLE note (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent (id));
+                INSERT INTO note VALUES (1, 2), (2, NULL);
                 """, in: folder, name: "keys")
         let configuration = try await TestPostgres.freshDatabase()
         try await TestPostgres.onQueue {
@@ -287,8 +289,12 @@ struct DBBPostgresRestoreTests {
             #expect(try db.execute("DELETE FROM keys.parent WHERE id = 1") == 1)
             #expect(try db.fetchAll("SELECT a FROM keys.child ORDER BY a") == [[.integer(2)], [.integer(3)]])
             let validated = try db.fetchAll(
-                "SELECT convalidated FROM pg_constraint WHERE conname = 'child_parent_id_fkey'")
-            #expect(validated == [[.integer(0)]])
+                "SELECT conname::text, convalidated FROM pg_constraint WHERE contype = 'f' ORDER BY conname")
+            #expect(
+                validated == [
+                    [.text("child_parent_id_fkey"), .integer(0)], [.text("note_parent_id_fkey"), .integer(1)],
+                ])
+            #expect(throws: DBBError.self) { try db.execute("INSERT INTO keys.note (parent_id) VALUES (99)") }
             let version = try db.fetchAll("SELECT value FROM keys.dbb_sqlite_metadata WHERE key = 'user_version'")
             #expect(version == [[.text("7")]])
             let view = try db.fetchAll("SELECT value FROM keys.dbb_sqlite_metadata WHERE key = 'view v'")

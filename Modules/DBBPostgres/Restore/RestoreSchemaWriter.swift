@@ -110,19 +110,32 @@ struct RestoreSchemaWriter {
         }
     }
 
-    /// Adds the foreign keys `NOT VALID`, then validates each that has no orphan rows.
+    /// Adds the foreign keys, each checked against its rows as it is added; a key that orphan rows break is added
+    /// `NOT VALID` instead, and its orphans are named.
+    ///
+    /// Each key is added inside a savepoint, so that a violation undoes only that key: the rows are then read
+    /// once more, only for the keys they break.
     ///
     /// - Returns: the foreign keys left `NOT VALID`, with their orphan rows.
     func addForeignKeys(of plan: DBBPostgresRestorePlan) throws -> [DBBPostgresRestoreReport.Orphans] {
         var result: [DBBPostgresRestoreReport.Orphans] = []
         for table in plan.tables {
             for key in table.foreignKeys {
-                let name = DBBDatabase.quoteIdentifier(key.name)
-                try connection.execute(
-                    "ALTER TABLE \(qualified(table.name)) ADD CONSTRAINT \(name) FOREIGN KEY "
-                        + "(\(columnList(key.columns))) REFERENCES \(qualified(key.parentTable)) "
-                        + "(\(columnList(key.parentColumns))) ON UPDATE \(key.onUpdate) ON DELETE \(key.onDelete) "
-                        + "NOT VALID")
+                let add =
+                    "ALTER TABLE \(qualified(table.name)) ADD CONSTRAINT \(DBBDatabase.quoteIdentifier(key.name)) "
+                    + "FOREIGN KEY (\(columnList(key.columns))) REFERENCES \(qualified(key.parentTable)) "
+                    + "(\(columnList(key.parentColumns))) ON UPDATE \(key.onUpdate) ON DELETE \(key.onDelete)"
+                try connection.execute("SAVEPOINT dbb_restore_foreign_key")
+                do {
+                    try connection.execute(add)
+                    try connection.execute("RELEASE SAVEPOINT dbb_restore_foreign_key")
+                    continue
+                } catch let error as DBBError where error.sqlState == "23503" {
+                    // A foreign key violation: the key is added without the check, and the orphans are found.
+                    try connection.execute("ROLLBACK TO SAVEPOINT dbb_restore_foreign_key")
+                    try connection.execute("RELEASE SAVEPOINT dbb_restore_foreign_key")
+                }
+                try connection.execute(add + " NOT VALID")
                 let present = key.columns.map { "c.\(DBBDatabase.quoteIdentifier($0)) IS NOT NULL" }.joined(
                     separator: " AND ")
                 let joins = zip(key.columns, key.parentColumns).map {
@@ -133,13 +146,9 @@ struct RestoreSchemaWriter {
                 let orphans = try connection.fetchAll(
                     "SELECT \(rowKey), count(*) OVER () FROM \(qualified(table.name)) c WHERE \(present) AND NOT EXISTS "
                         + "(SELECT 1 FROM \(qualified(key.parentTable)) p WHERE \(joins)) ORDER BY \(rowKey) LIMIT 10")
-                if orphans.isEmpty {
-                    try connection.execute("ALTER TABLE \(qualified(table.name)) VALIDATE CONSTRAINT \(name)")
-                } else {
-                    let count = orphans.first.flatMap { if case .integer(let n) = $0.last { Int(n) } else { nil } } ?? 0
-                    let rows = orphans.compactMap { if case .text(let key) = $0.first { key } else { nil } }
-                    result.append(.init(foreignKey: key.name, table: table.name, count: count, rows: rows))
-                }
+                let count = orphans.first.flatMap { if case .integer(let n) = $0.last { Int(n) } else { nil } } ?? 0
+                let rows = orphans.compactMap { if case .text(let key) = $0.first { key } else { nil } }
+                result.append(.init(foreignKey: key.name, table: table.name, count: count, rows: rows))
             }
         }
         return result
