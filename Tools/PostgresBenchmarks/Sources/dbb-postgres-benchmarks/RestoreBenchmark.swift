@@ -10,10 +10,13 @@ import Foundation
 /// restore's end state). Two sources: the export benchmark's generated database of one million rows
 /// (`ExportData`) and the Sakila fixture.
 ///
+/// `--runs N` rounds: each round runs every contender once, in the same order, into fresh databases dropped
+/// after it; the report gives each contender's median, with the fastest and slowest round.
+///
 /// Memory: this process's resident-set high-water mark, reset before the restore (`/proc/self/clear_refs`) and
 /// read after it (`VmHWM`); pgloader's and psql's peaks with `/usr/bin/time`.
 enum RestoreBenchmark {
-    static func run(server: BenchmarkServer, scale: Int) async throws {
+    static func run(server: BenchmarkServer, scale: Int, runs: Int) async throws {
         let admin = try await DatabaseAdmin(server.address)
         let folder = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("dbb-restore-bench-\(getpid())", isDirectory: true)
@@ -26,7 +29,8 @@ enum RestoreBenchmark {
             let sakila = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
                 .appendingPathComponent("../../../../Tests/Fixtures/sakila.sqlite").standardizedFileURL
             for (index, source) in [generated, sakila].enumerated() {
-                try await measure(source, number: index, server: server, admin: admin, folder: folder)
+                try await measure(
+                    source, number: index, runs: runs, server: server, admin: admin, folder: folder)
             }
             await admin.close()
         } catch {
@@ -36,7 +40,7 @@ enum RestoreBenchmark {
     }
 
     private static func measure(
-        _ source: URL, number: Int, server: BenchmarkServer, admin: DatabaseAdmin, folder: URL
+        _ source: URL, number: Int, runs: Int, server: BenchmarkServer, admin: DatabaseAdmin, folder: URL
     ) async throws {
         let name = source.deletingPathExtension().lastPathComponent
         let dump = folder.appendingPathComponent("\(name).json.gz")
@@ -44,125 +48,158 @@ enum RestoreBenchmark {
         let rows = try DBBExport.inspect(dumpAt: dump).totalRows
         let address = server.address
 
-        // The library, with its verification pass (the default), then without.
-        var results: [(String, Double, Int)] = []
+        // Each round runs every contender once, in the same order, so that the machine's drift reaches them
+        // alike; the report gives each one's median.
+        var results: [String: [(seconds: Double, peakKiB: Int)]] = [:]
+        var contenders: [String] = []
+        func add(_ contender: String, _ seconds: Double, _ peakKiB: Int) {
+            if results[contender] == nil { contenders.append(contender) }
+            results[contender, default: []].append((seconds, peakKiB))
+        }
         var plan: DBBPostgresRestorePlan?
         var orphans: Set<String> = []
-        var restored = ""
-        for verify in [true, false] {
-            let database = try await admin.create("restore_\(number)_\(verify ? "v" : "n")")
-            restored = database
-            resetPeakMemory()
-            let start = Date()
-            let (report, phases) = try await onQueue { () throws -> (DBBPostgresRestoreReport, String) in
-                let connection = try DBBPostgresConnection.connect(address.library(database))
-                defer { try? connection.close() }
-                // When each phase began and when its last progress came: the gap after loading is the keys,
-                // indexes and foreign keys.
-                var times: [(phase: DBBPostgresRestore.Phase, first: Date, last: Date)] = []
-                let report = try DBBPostgresRestore.restore(
-                    dumpAt: dump, into: connection,
-                    options: DBBPostgresRestoreOptions(schema: "restored", verifies: verify)
-                ) { phase, _ in
-                    let now = Date()
-                    if times.last?.phase == phase {
-                        times[times.count - 1].last = now
-                    } else {
-                        times.append((phase, now, now))
-                    }
-                }
-                let end = Date()
-                var parts: [String] = []
-                for (index, entry) in times.enumerated() {
-                    parts.append(
-                        String(format: "%@ %.2f s", entry.phase.rawValue, entry.last.timeIntervalSince(entry.first)))
-                    let next = index + 1 < times.count ? times[index + 1].first : end
-                    if entry.phase == .loading {
-                        parts.append(String(format: "keys and indexes %.2f s", next.timeIntervalSince(entry.last)))
-                    }
-                }
-                return (report, parts.joined(separator: ", "))
-            }
-            let seconds = Date().timeIntervalSince(start)
-            print("  (\(verify ? "verified" : "--no-verify"): \(phases))")
-            results.append(
-                (verify ? "DBBPostgresRestore, verified" : "DBBPostgresRestore --no-verify", seconds, peakMemory()))
-            plan = report.plan
-            orphans = Set(report.orphans.map(\.foreignKey))
-            if !report.reloadedTables.isEmpty {
-                print("  (loaded again: \(report.reloadedTables.joined(separator: ", ")))")
-            }
-        }
-        guard let plan else { return }
-
-        // pgloader, from the SQLite file.
-        let pgloaderDatabase = try await admin.create("pgloader_\(number)")
-        let url =
-            "postgresql://\(address.username):\(address.password ?? "")@\(address.host):\(address.port)/\(pgloaderDatabase)"
-        let pgloader = try timed(folder, "pgloader --quiet '\(source.path)' '\(url)' > /dev/null 2>&1")
-        results.append(("pgloader 3.6 (SQLite file)", pgloader.seconds, pgloader.peakKiB))
-        let psql = try psqlCommand(address)
-        // pgloader exits with 0 when tables fail: count the rows it loaded.
-        let loaded = try output(
-            "\(psql) -At -d \(pgloaderDatabase) -c \"SELECT count(*) || ' tables, ' || coalesce(sum((xpath('/row/c/text()', "
-                + "query_to_xml('SELECT count(*) AS c FROM public.' || quote_ident(table_name), false, true, '')))[1]"
-                + "::text::bigint), 0) || ' rows' FROM information_schema.tables WHERE table_schema = 'public'\"")
-
-        // The floor: CSV files written from the restored tables, loaded by psql into bare tables.
-        let floorDatabase = try await admin.create("floor_\(number)")
-        var export = ""
+        var loaded = ""
         var create = ""
         var load = ""
-        for table in plan.tables {
-            let quoted = DBBDatabase.quoteIdentifier(table.name)
-            let csv = folder.appendingPathComponent("\(number)-\(table.name.utf8.count)-\(load.count).csv").path
-            var columns = table.columns.map { "\(DBBDatabase.quoteIdentifier($0.name)) \($0.type)" }
-            if let rowID = table.rowIDColumn { columns.insert("\(DBBDatabase.quoteIdentifier(rowID)) bigint", at: 0) }
-            export += "\\copy restored.\(quoted) TO '\(csv)' WITH (FORMAT csv)\n"
-            create += "CREATE TABLE \(quoted) (\(columns.joined(separator: ", ")));\n"
-            load += "\\copy \(quoted) FROM '\(csv)' WITH (FORMAT csv)\n"
-        }
-        for (script, database) in [(export, restored), (create, floorDatabase)] {
-            let file = folder.appendingPathComponent("script.sql")
-            try Data(script.utf8).write(to: file)
-            _ = try timed(folder, "\(psql) -d \(database) -f '\(file.path)'")
-        }
-        let loadScript = folder.appendingPathComponent("load.sql")
-        try Data(("BEGIN;\n" + load + "COMMIT;\n").utf8).write(to: loadScript)
-        let floor = try timed(folder, "\(psql) -d \(floorDatabase) -f '\(loadScript.path)'")
-        results.append(("psql \\copy of prepared CSV (the floor)", floor.seconds, floor.peakKiB))
+        let psql = try psqlCommand(address)
+        for round in 0..<max(1, runs) {
+            var databases: [String] = []
+            // The library, with its verification pass (the default), then without.
+            var restored = ""
+            for verify in [true, false] {
+                let database = try await admin.create("restore_\(number)_\(round)_\(verify ? "v" : "n")")
+                databases.append(database)
+                restored = database
+                resetPeakMemory()
+                let start = Date()
+                let (report, phases) = try await onQueue { () throws -> (DBBPostgresRestoreReport, String) in
+                    let connection = try DBBPostgresConnection.connect(address.library(database))
+                    defer { try? connection.close() }
+                    // When each phase began and when its last progress came: the gap after loading is the keys,
+                    // indexes and foreign keys.
+                    var times: [(phase: DBBPostgresRestore.Phase, first: Date, last: Date)] = []
+                    let report = try DBBPostgresRestore.restore(
+                        dumpAt: dump, into: connection,
+                        options: DBBPostgresRestoreOptions(schema: "restored", verifies: verify)
+                    ) { phase, _ in
+                        let now = Date()
+                        if times.last?.phase == phase {
+                            times[times.count - 1].last = now
+                        } else {
+                            times.append((phase, now, now))
+                        }
+                    }
+                    let end = Date()
+                    var parts: [String] = []
+                    for (index, entry) in times.enumerated() {
+                        parts.append(
+                            String(
+                                format: "%@ %.2f s", entry.phase.rawValue, entry.last.timeIntervalSince(entry.first)))
+                        let next = index + 1 < times.count ? times[index + 1].first : end
+                        if entry.phase == .loading {
+                            parts.append(String(format: "keys and indexes %.2f s", next.timeIntervalSince(entry.last)))
+                        }
+                    }
+                    return (report, parts.joined(separator: ", "))
+                }
+                let seconds = Date().timeIntervalSince(start)
+                print("  (round \(round + 1), \(verify ? "verified" : "--no-verify"): \(phases))")
+                add(verify ? "DBBPostgresRestore, verified" : "DBBPostgresRestore --no-verify", seconds, peakMemory())
+                plan = report.plan
+                orphans = Set(report.orphans.map(\.foreignKey))
+                if round == 0, !report.reloadedTables.isEmpty {
+                    print("  (loaded again: \(report.reloadedTables.joined(separator: ", ")))")
+                }
+            }
+            guard let plan else { return }
 
-        // The second floor: the same load, then the keys, indexes and foreign keys the restore made, with the
-        // index builds' memory the restore gives them, so that the end state is the restore's.
-        let keyedDatabase = try await admin.create("floor_keys_\(number)")
-        let createFile = folder.appendingPathComponent("script.sql")
-        try Data(create.utf8).write(to: createFile)
-        _ = try timed(folder, "\(psql) -d \(keyedDatabase) -f '\(createFile.path)'")
-        let keyedScript = folder.appendingPathComponent("load-keys.sql")
-        try Data(
-            ("BEGIN;\nSET LOCAL maintenance_work_mem = '256MB';\n" + load + keysSQL(plan, orphans: orphans)
-                + "COMMIT;\n").utf8
-        ).write(to: keyedScript)
-        let keyed = try timed(folder, "\(psql) -d \(keyedDatabase) -f '\(keyedScript.path)'")
-        results.append(("psql \\copy, then keys and indexes", keyed.seconds, keyed.peakKiB))
+            // pgloader, from the SQLite file.
+            let pgloaderDatabase = try await admin.create("pgloader_\(number)_\(round)")
+            databases.append(pgloaderDatabase)
+            let url =
+                "postgresql://\(address.username):\(address.password ?? "")@\(address.host):\(address.port)/"
+                + pgloaderDatabase
+            let pgloader = try timed(folder, "pgloader --quiet '\(source.path)' '\(url)' > /dev/null 2>&1")
+            add("pgloader 3.6 (SQLite file)", pgloader.seconds, pgloader.peakKiB)
+            // pgloader exits with 0 when tables fail: count the rows it loaded.
+            loaded = try output(
+                "\(psql) -At -d \(pgloaderDatabase) -c \"SELECT count(*) || ' tables, ' || "
+                    + "coalesce(sum((xpath('/row/c/text()', query_to_xml('SELECT count(*) AS c FROM public.' || "
+                    + "quote_ident(table_name), false, true, '')))[1]::text::bigint), 0) || ' rows' FROM "
+                    + "information_schema.tables WHERE table_schema = 'public'\"")
 
+            // The floor: CSV files written from the restored tables (once), loaded by psql into bare tables.
+            if round == 0 {
+                var export = ""
+                for table in plan.tables {
+                    let quoted = DBBDatabase.quoteIdentifier(table.name)
+                    let csv = folder.appendingPathComponent("\(number)-\(table.name.utf8.count)-\(load.count).csv").path
+                    var columns = table.columns.map { "\(DBBDatabase.quoteIdentifier($0.name)) \($0.type)" }
+                    if let rowID = table.rowIDColumn {
+                        columns.insert("\(DBBDatabase.quoteIdentifier(rowID)) bigint", at: 0)
+                    }
+                    export += "\\copy restored.\(quoted) TO '\(csv)' WITH (FORMAT csv)\n"
+                    create += "CREATE TABLE \(quoted) (\(columns.joined(separator: ", ")));\n"
+                    load += "\\copy \(quoted) FROM '\(csv)' WITH (FORMAT csv)\n"
+                }
+                let file = folder.appendingPathComponent("export.sql")
+                try Data(export.utf8).write(to: file)
+                _ = try timed(folder, "\(psql) -d \(restored) -f '\(file.path)'")
+            }
+            let createFile = folder.appendingPathComponent("create.sql")
+            try Data(create.utf8).write(to: createFile)
+            let floorDatabase = try await admin.create("floor_\(number)_\(round)")
+            databases.append(floorDatabase)
+            _ = try timed(folder, "\(psql) -d \(floorDatabase) -f '\(createFile.path)'")
+            let loadScript = folder.appendingPathComponent("load.sql")
+            try Data(("BEGIN;\n" + load + "COMMIT;\n").utf8).write(to: loadScript)
+            let floor = try timed(folder, "\(psql) -d \(floorDatabase) -f '\(loadScript.path)'")
+            add("psql \\copy of prepared CSV (the floor)", floor.seconds, floor.peakKiB)
+
+            // The second floor: the same load, then the keys, indexes and foreign keys the restore made, with the
+            // index builds' memory the restore gives them, so that the end state is the restore's.
+            let keyedDatabase = try await admin.create("floor_keys_\(number)_\(round)")
+            databases.append(keyedDatabase)
+            _ = try timed(folder, "\(psql) -d \(keyedDatabase) -f '\(createFile.path)'")
+            let keyedScript = folder.appendingPathComponent("load-keys.sql")
+            try Data(
+                ("BEGIN;\nSET LOCAL maintenance_work_mem = '256MB';\n" + load + keysSQL(plan, orphans: orphans)
+                    + "COMMIT;\n").utf8
+            ).write(to: keyedScript)
+            let keyed = try timed(folder, "\(psql) -d \(keyedDatabase) -f '\(keyedScript.path)'")
+            add("psql \\copy, then keys and indexes", keyed.seconds, keyed.peakKiB)
+            for database in databases { try await admin.drop(database) }
+        }
+
+        func median(_ contender: String) -> Double {
+            let sorted = (results[contender] ?? []).map(\.seconds).sorted()
+            guard !sorted.isEmpty else { return .nan }
+            return sorted.count % 2 == 1
+                ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        }
+        let floor = median("psql \\copy of prepared CSV (the floor)")
+        let keyed = median("psql \\copy, then keys and indexes")
         print(
-            "postgres restore: \(name): \(rows) rows in \(plan.tables.count) tables (pgloader loaded "
-                + "\(loaded.trimmingCharacters(in: .whitespacesAndNewlines)))")
-        for (contender, seconds, peak) in results {
+            "postgres restore: \(name): \(rows) rows in \(plan?.tables.count ?? 0) tables (pgloader loaded "
+                + "\(loaded.trimmingCharacters(in: .whitespacesAndNewlines))); medians of \(max(1, runs)) rounds")
+        for contender in contenders {
+            let seconds = median(contender)
+            let times = (results[contender] ?? []).map(\.seconds)
+            let peak = (results[contender] ?? []).map(\.peakKiB).max() ?? 0
             print(
                 "  \(contender.padding(toLength: 40, withPad: " ", startingAt: 0)) "
                     + String(
-                        format: "%7.2f s  %5.1fx the floor  %5.1fx with keys  peak %4ld MiB", seconds,
-                        seconds / floor.seconds, seconds / keyed.seconds, peak / 1024
+                        format: "%7.2f s (%.2f–%.2f)  %5.1fx the floor  %5.1fx with keys  peak %4ld MiB", seconds,
+                        times.min() ?? 0, times.max() ?? 0, seconds / floor, seconds / keyed, peak / 1024
                     ))
         }
-        let ours = results[0].1
+        let ours = median("DBBPostgresRestore, verified")
+        let ourPeak = (results["DBBPostgresRestore, verified"] ?? []).map(\.peakKiB).max() ?? 0
         print(
-            "  targets: faster than pgloader \(ours < pgloader.seconds ? "met" : "MISSED"), within 2x the floor "
-                + "\(ours <= 2 * floor.seconds ? "met" : "MISSED"), within 2x the floor with keys "
-                + "\(ours <= 2 * keyed.seconds ? "met" : "MISSED"), under 64 MiB "
-                + "\(results[0].2 < 64 * 1024 ? "met" : "MISSED") (the whole process)")
+            "  targets: faster than pgloader \(ours < median("pgloader 3.6 (SQLite file)") ? "met" : "MISSED"), "
+                + "within 2x the floor \(ours <= 2 * floor ? "met" : "MISSED"), within 2x the floor with keys "
+                + "\(ours <= 2 * keyed ? "met" : "MISSED"), under 64 MiB "
+                + "\(ourPeak < 64 * 1024 ? "met" : "MISSED") (the whole process)")
     }
 
     /// The primary keys, unique and plain indexes and foreign keys of a restore's plan, as SQL for tables of

@@ -5,7 +5,8 @@ import Foundation
 
 let usage = """
     usage: dbb-postgres-benchmarks [--json PATH] [--runs N] [--scale N] [--only W1,W2,…] [--contenders A,B,…]
-      --json PATH writes the table as JSON; --runs N timed runs after the warm-up (default 5);
+      --json PATH writes the table as JSON; --runs N timed runs after the warm-up (default 5; for restore,
+      rounds of every contender, reported as medians);
       --scale N divides every count by N (short runs for profiling); --only picks workloads W1–W5, or
       restore (a dump restored into PostgreSQL against pgloader and psql COPY; run only when named);
       --contenders picks contenders by name ("hand-written", "hand-written 1000-row INSERTs", "Fluent 4",
@@ -36,7 +37,7 @@ do {
 var failed = false
 do {
     if options.workloads.contains("restore") {
-        try await RestoreBenchmark.run(server: server, scale: options.scale)
+        try await RestoreBenchmark.run(server: server, scale: options.scale, runs: options.runs)
     }
     if options.workloads.isEmpty || !options.workloads.subtracting(["restore"]).isEmpty {
         try await Comparison.run(options, server: server)
