@@ -53,6 +53,35 @@ package struct ScannedValue: Sendable, Equatable {
     package var hasNUL = false
 }
 
+extension ScannedValue {
+    /// What a scan keeps of a value read whole: the one place that says how a value is counted, for the scan
+    /// and for a pass that reads values (the one-pass restore).
+    ///
+    /// - Parameters:
+    ///   - value: the value; a NaN counts as NULL, as SQLite stores it.
+    ///   - isRawText: whether a BLOB is TEXT that is not valid UTF-8, given as its bytes (``Kind/rawText``).
+    @inlinable
+    package init(_ value: DBBValue, isRawText: Bool) {
+        kind = .null
+        switch value {
+        case .null:
+            break
+        case .integer(let number):
+            kind = .integer
+            integer = number
+        case .real(let number):
+            guard !number.isNaN else { break }
+            kind = .real
+            isNegativeZero = number == 0 && number.sign == .minus
+        case .text(var text):
+            kind = .text
+            hasNUL = text.withUTF8 { $0.contains(0) }
+        case .blob:
+            kind = isRawText ? .rawText : .blob
+        }
+    }
+}
+
 /// Reads a dump from end to end, checking its structure, and passes what it reads to a consumer.
 ///
 /// Checks: the gzip stream (CRC-32 and length of every member), the JSON syntax, the format name and

@@ -769,23 +769,14 @@ final class DumpJSONReader {
         case UInt8(ascii: "\""):
             return ScannedValue(kind: .text, hasNUL: try scanString(valueLimit: maximumStringLength))
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            switch try readNumber(parsingReals: false) {
-            case .integer(let number): return ScannedValue(kind: .integer, integer: number)
-            case .real(let number):
-                return ScannedValue(kind: .real, isNegativeZero: number == 0 && number.sign == .minus)
-            default: fatalError("readNumber returns numbers only")
-            }
+            return ScannedValue(try readNumber(parsingReals: false), isRawText: false)
         case UInt8(ascii: "n"):
             try readLiteral(Self.nullBytes)
             return ScannedValue(kind: .null)
         case UInt8(ascii: "{"):
-            switch try readTaggedValue() {
-            case .real: return ScannedValue(kind: .real)  // infinite
-            case .blob:
-                defer { lastValueWasRawText = false }
-                return ScannedValue(kind: lastValueWasRawText ? .rawText : .blob)
-            default: return ScannedValue(kind: .null)  // "nan", which SQLite stores as NULL
-            }
+            let value = try readTaggedValue()
+            defer { lastValueWasRawText = false }
+            return ScannedValue(value, isRawText: lastValueWasRawText)
         default:
             throw notARowValue(byte)
         }

@@ -38,35 +38,11 @@ struct ColumnStatistics {
         Set(Self.names.indices.filter { seen & (1 << $0) != 0 }.map { Self.names[$0] })
     }
 
-    /// Adds a value the load read whole, as the scan's values are added: the same storage
-    /// classes, the same flags (the one-pass restore plans from these).
+    /// Adds a value the load read whole, as a scan's value (``ScannedValue/init(_:isRawText:)``).
     ///
     /// - Parameter isRawText: whether the value is TEXT that is not valid UTF-8, given as its bytes.
     mutating func add(_ value: DBBValue, isRawText: Bool) {
-        switch value {
-        case .null:
-            seen |= 1
-        case .integer(let number):
-            seen |= 2
-            if largestInteger.map({ number > $0 }) ?? true { largestInteger = number }
-        case .real(let number):
-            if number.isNaN {
-                seen |= 1  // restored as NULL, as SQLite stores it
-            } else {
-                seen |= 4
-                if number == 0 && number.sign == .minus { hasNegativeZero = true }
-            }
-        case .text(var text):
-            seen |= 8
-            if !hasNUL, text.withUTF8({ $0.contains(0) }) { hasNUL = true }
-        case .blob:
-            if isRawText {
-                seen |= 8
-                hasInvalidUTF8 = true
-            } else {
-                seen |= 16
-            }
-        }
+        add(ScannedValue(value, isRawText: isRawText))
     }
 
     mutating func add(_ value: ScannedValue) {
