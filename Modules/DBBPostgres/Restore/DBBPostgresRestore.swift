@@ -138,7 +138,6 @@ public enum DBBPostgresRestore {
                 if let created = load.created[table.name], !load.stopped.contains(table.name),
                     created.createsSameTable(as: table)
                 {
-                    try writer.restartIdentity(of: table)
                     continue
                 }
                 // Its first rows did not predict its types: it is loaded again, as planned.
@@ -157,6 +156,7 @@ public enum DBBPostgresRestore {
                 loader = nil
                 digests.merge(reload.digests) { _, new in new }
             }
+            for table in plan.tables { try writer.restartIdentity(of: table) }
             try writer.addKeysAndIndexes(of: plan)
             let orphans = try writer.addForeignKeys(of: plan)
             try writer.writeMetadata(of: plan, report: report)

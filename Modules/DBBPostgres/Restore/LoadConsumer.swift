@@ -197,7 +197,7 @@ final class LoadConsumer: DumpConsumer {
             state = .stopped
             return
         }
-        try writer.createTable(planned, startsIdentity: false)
+        try writer.createTable(planned)
         created[table.name] = planned
         try startCopy(planned)
         // The types were chosen from these rows' values: they fit.
