@@ -133,7 +133,6 @@ public enum DBBPostgresRestore {
             let plan = try planner.makePlan(schemaDatabase: schemaDatabase)
             var digests = load.digests
             var reloaded: [String: DBBPostgresRestorePlan.Table] = [:]
-            var reloadedTables: [String] = []
             for table in plan.tables {
                 if let created = load.created[table.name], !load.stopped.contains(table.name),
                     created.createsSameTable(as: table)
@@ -145,7 +144,6 @@ public enum DBBPostgresRestore {
                 try writer.createTable(table)
                 digests[table.name] = nil
                 reloaded[table.name] = table
-                reloadedTables.append(table.name)
             }
             if !reloaded.isEmpty {
                 let reload = LoadConsumer(writer: writer, tables: .planned(reloaded), makesDigests: options.verifies)
@@ -171,7 +169,7 @@ public enum DBBPostgresRestore {
             try connection.commit()
             return DBBPostgresRestoreReport(
                 plan: plan, dump: report, orphans: orphans, verified: options.verifies,
-                reloadedTables: reloadedTables)
+                reloadedTables: plan.tables.map(\.name).filter { reloaded[$0] != nil })
         } catch {
             loader?.abandon(error)
             try? connection.rollback()

@@ -1,6 +1,5 @@
 internal import DBBSQL
 internal import Foundation
-internal import NIOCore
 
 /// A table's rows summed up so that the server's copy can be checked without reading the dump again: the
 /// row count and the wrapping sum of one 64-bit hash per row (``RowHasher``). The sum does not depend on the

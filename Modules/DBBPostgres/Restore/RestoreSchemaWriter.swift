@@ -41,7 +41,7 @@ struct RestoreSchemaWriter {
         }
         try connection.execute("CREATE SCHEMA IF NOT EXISTS \(DBBDatabase.quoteIdentifier(schema))")
         for table in clashes {
-            try connection.execute("DROP TABLE IF EXISTS \(Self.qualified(table, in: schema)) CASCADE")
+            try connection.execute("DROP TABLE IF EXISTS \(qualified(table)) CASCADE")
         }
     }
 

@@ -65,17 +65,17 @@ final class VerifyConsumer: DumpConsumer {
         fetchNextBatch()
     }
 
-    /// A `SELECT` of a table's values in the dump's layout; a numeric column as its text.
-    private static func select(_ table: DBBPostgresRestorePlan.Table, in schema: String) -> String {
-        "SELECT \(values(of: table)) FROM \(RestoreSchemaWriter.qualified(table.name, in: schema))"
-    }
-
-    /// A table's values in the dump's layout, for a `SELECT` list; a numeric column as its text.
-    private static func values(of table: DBBPostgresRestorePlan.Table) -> String {
+    /// A `SELECT` of a table's values in the dump's layout, a numeric column as its text; with `asRecords`, each
+    /// row as one record, `ROW(…)` of them.
+    private static func select(
+        _ table: DBBPostgresRestorePlan.Table, in schema: String, asRecords: Bool = false
+    ) -> String {
         let (names, types) = table.valueLayout
-        return zip(names, types).map { name, type in
+        let values = zip(names, types).map { name, type in
             DBBDatabase.quoteIdentifier(name) + (type == .numeric ? "::text" : "")
         }.joined(separator: ", ")
+        return
+            "SELECT \(asRecords ? "ROW(\(values))" : values) FROM \(RestoreSchemaWriter.qualified(table.name, in: schema))"
     }
 
     /// The digest of a table's rows as the server holds them, made from the rows it sends as it scans the table
@@ -84,8 +84,7 @@ final class VerifyConsumer: DumpConsumer {
     /// Each row comes as one record, `ROW(…)` in binary format: postgres-nio spends more on each cell of a row
     /// than the server spends making the record.
     func serverDigest(of table: DBBPostgresRestorePlan.Table) throws -> RestoreDigest? {
-        let sql =
-            "SELECT ROW(\(Self.values(of: table))) FROM \(RestoreSchemaWriter.qualified(table.name, in: plan.schema))"
+        let sql = Self.select(table, in: plan.schema, asRecords: true)
         let sum = DigestSum()
         let future = connection.connection.query(PostgresQuery(unsafeSQL: sql), logger: connection.logger) { row in
             var record: ByteBuffer?

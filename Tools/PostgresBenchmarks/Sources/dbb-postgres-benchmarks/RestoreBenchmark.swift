@@ -171,32 +171,27 @@ enum RestoreBenchmark {
             for database in databases { try await admin.drop(database) }
         }
 
-        func median(_ contender: String) -> Double {
-            let sorted = (results[contender] ?? []).map(\.seconds).sorted()
-            guard !sorted.isEmpty else { return .nan }
-            return sorted.count % 2 == 1
-                ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-        }
-        let floor = median("psql \\copy of prepared CSV (the floor)")
-        let keyed = median("psql \\copy, then keys and indexes")
+        func seconds(of contender: String) -> Double { median((results[contender] ?? []).map(\.seconds)) }
+        let floor = seconds(of: "psql \\copy of prepared CSV (the floor)")
+        let keyed = seconds(of: "psql \\copy, then keys and indexes")
         print(
             "postgres restore: \(name): \(rows) rows in \(plan?.tables.count ?? 0) tables (pgloader loaded "
                 + "\(loaded.trimmingCharacters(in: .whitespacesAndNewlines))); medians of \(max(1, runs)) rounds")
         for contender in contenders {
-            let seconds = median(contender)
             let times = (results[contender] ?? []).map(\.seconds)
+            let middle = median(times)
             let peak = (results[contender] ?? []).map(\.peakKiB).max() ?? 0
             print(
                 "  \(contender.padding(toLength: 40, withPad: " ", startingAt: 0)) "
                     + String(
-                        format: "%7.2f s (%.2f–%.2f)  %5.1fx the floor  %5.1fx with keys  peak %4ld MiB", seconds,
-                        times.min() ?? 0, times.max() ?? 0, seconds / floor, seconds / keyed, peak / 1024
+                        format: "%7.2f s (%.2f–%.2f)  %5.1fx the floor  %5.1fx with keys  peak %4ld MiB", middle,
+                        times.min() ?? 0, times.max() ?? 0, middle / floor, middle / keyed, peak / 1024
                     ))
         }
-        let ours = median("DBBPostgresRestore, verified")
+        let ours = seconds(of: "DBBPostgresRestore, verified")
         let ourPeak = (results["DBBPostgresRestore, verified"] ?? []).map(\.peakKiB).max() ?? 0
         print(
-            "  targets: faster than pgloader \(ours < median("pgloader 3.6 (SQLite file)") ? "met" : "MISSED"), "
+            "  targets: faster than pgloader \(ours < seconds(of: "pgloader 3.6 (SQLite file)") ? "met" : "MISSED"), "
                 + "within 2x the floor \(ours <= 2 * floor ? "met" : "MISSED"), within 2x the floor with keys "
                 + "\(ours <= 2 * keyed ? "met" : "MISSED"), under 64 MiB "
                 + "\(ourPeak < 64 * 1024 ? "met" : "MISSED") (the whole process)")
