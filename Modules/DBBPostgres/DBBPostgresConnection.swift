@@ -319,11 +319,12 @@ public final class DBBPostgresConnection: Sendable {
         return try DBBPostgresCoding.result(result, sql: sql, context: context)
     }
 
-    /// A statement sent on a closed channel would wait forever: refuse it.
+    /// A statement sent on a closed channel would wait forever: refuse it. The refusal's SQLSTATE is `08003`
+    /// (connection does not exist): nothing of the statement reached the server.
     private func requireOpen(sql: String, context: String) throws {
         if connection.isClosed {
             throw DBBError.server(
-                sqlState: nil, extendedCode: DBBError.ResultCode.misuse.rawValue,
+                sqlState: DBBPostgresErrors.notSent, extendedCode: DBBError.ResultCode.misuse.rawValue,
                 message: "the connection to \(configuration.host):\(configuration.port) is closed", sql: sql,
                 context: context)
         }

@@ -4,6 +4,10 @@ internal import PostgresNIO
 
 /// Turns postgres-nio's and SwiftNIO's errors into `DBBError`s, without the password.
 enum DBBPostgresErrors {
+    /// The SQLSTATE of a statement refused because its connection was already closed (`08003`, connection does
+    /// not exist): it was never sent, so the server did none of it.
+    static let notSent = "08003"
+
     /// The `DBBError` for an error thrown while `context` ran `sql` on a connection made with `configuration`.
     static func map(
         _ error: any Error, sql: String?, context: String, configuration: DBBPostgresConfiguration
@@ -31,8 +35,8 @@ enum DBBPostgresErrors {
         _ error: PSQLError, sql: String?, context: String, configuration: DBBPostgresConfiguration
     ) -> DBBError {
         let server = "\(configuration.host):\(configuration.port)"
-        func failure(_ code: DBBError.ResultCode, _ message: String) -> DBBError {
-            .server(sqlState: nil, extendedCode: code.rawValue, message: message, sql: sql, context: context)
+        func failure(_ code: DBBError.ResultCode, _ message: String, sqlState: String? = nil) -> DBBError {
+            .server(sqlState: sqlState, extendedCode: code.rawValue, message: message, sql: sql, context: context)
         }
         let underlying = error.underlying.map { ": \(String(describing: $0))" } ?? ""
         switch error.code {
@@ -81,7 +85,10 @@ enum DBBPostgresErrors {
         case .serverClosedConnection:
             return failure(.ioError, "the PostgreSQL server at \(server) closed the connection\(underlying)")
         case .clientClosedConnection:
-            return failure(.misuse, "the connection to \(server) is closed")
+            // postgres-nio fails so a statement it refused, the connection being closing or closed, and one in
+            // flight when this side closed the connection. A manager closes a connection only on its lane's queue,
+            // never under a statement, so there it means the statement was not sent.
+            return failure(.misuse, "the connection to \(server) is closed", sqlState: notSent)
         case .uncleanShutdown:
             return failure(.ioError, "the connection to \(server) ended without a clean shutdown\(underlying)")
         case .queryCancelled:

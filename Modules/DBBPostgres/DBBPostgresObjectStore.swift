@@ -195,7 +195,8 @@ final class DBBPostgresObjectStore: DBBServerStore {
     /// server rolled it back), or a connection that ended — for a read always, for a write when it ended before
     /// its `COMMIT` was sent (the server then rolled it back). The work is plain data (a save plan, ids), so it
     /// runs again unchanged. A write whose `COMMIT` was sent on a connection that then ended may or may not have
-    /// committed: it is reported, never run twice.
+    /// committed: it is reported, never run twice. A statement refused because its connection was already closed
+    /// (SQLSTATE `08003`) was never sent, so its work runs again even after its `COMMIT` or its one statement.
     ///
     /// Work of one statement runs without `BEGIN` and `COMMIT`: the statement is its own transaction. Its
     /// "commit" is sent with it, so a write of one statement whose connection ended is not run again.
@@ -241,8 +242,10 @@ final class DBBPostgresObjectStore: DBBServerStore {
     ///   - ended: whether the connection ended.
     ///   - unsafe: whether the transaction may have committed (its `COMMIT` was sent).
     static func mayRunAgain(after error: any Error, ended: Bool, unsafe: Bool) -> Bool {
-        if ended { return !unsafe }
-        guard let state = (error as? DBBError)?.sqlState else { return false }
+        let state = (error as? DBBError)?.sqlState
+        // Refused before it was sent: the server did none of the statement, and rolls back what came before it.
+        if ended { return !unsafe || state == DBBPostgresErrors.notSent }
+        guard let state else { return false }
         return state == "40001" || state == "40P01"
     }
 

@@ -389,19 +389,29 @@ struct DBBPostgresObjectTests {
 struct DBBPostgresReconnectionTests {
     typealias Member = ServerModels.Member
 
-    /// Ends every other connection to the test's database, as a server restart or a network failure would.
+    /// Ends every other connection to the test's database, as a server restart or a network failure would, and
+    /// waits until their server processes are gone: the server has then told each client, so a later statement
+    /// finds its connection ended instead of racing the server's goodbye.
     ///
     /// - Returns: how many it ended.
     static func endOtherConnections(_ configuration: DBBPostgresConfiguration) async throws -> Int {
         try await TestPostgres.onQueue {
             let admin = try DBBPostgresConnection.connect(configuration)
             defer { try? admin.close() }
-            return try admin.fetchAll(
+            let ended = try admin.fetchAll(
                 """
-                SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity
                 WHERE datname = current_database() AND pid <> pg_backend_pid()
                 """
-            ).count
+            ).compactMap { $0.first?.int64Value }
+            let deadline = Date().addingTimeInterval(30)
+            while !ended.isEmpty, Date() < deadline {
+                let list = ended.map(String.init).joined(separator: ", ")
+                let left = try admin.fetchAll("SELECT count(*) FROM pg_stat_activity WHERE pid IN (\(list))")
+                if left.first?.first?.int64Value == 0 { break }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            return ended.count
         }
     }
 

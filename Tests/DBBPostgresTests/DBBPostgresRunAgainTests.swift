@@ -1,0 +1,52 @@
+import DBBSQL
+import Foundation
+import Testing
+
+@testable import DBBPostgres
+
+/// When a manager's work runs again after its connection ended: a statement refused because the connection was
+/// already closed reached no server, so even a write whose one statement or `COMMIT` it was runs again; a write
+/// the server may have committed does not.
+@Suite(.postgres)
+struct DBBPostgresRunAgainTests {
+    @Test func aStatementOnAClosedConnectionIsRefusedUnsentAndItsWriteRunsAgain() async throws {
+        let configuration = try await TestPostgres.freshDatabase()
+        let refused = try await TestPostgres.onQueue { () -> DBBError? in
+            let connection = try DBBPostgresConnection.connect(configuration)
+            try connection.close()
+            do {
+                _ = try connection.execute("CREATE TABLE never (id bigint)")
+                return nil
+            } catch let error as DBBError {
+                return error
+            }
+        }
+        let error = try #require(refused)
+        #expect(error.sqlState == "08003")
+        #expect(error.message.contains("is closed"))
+        #expect(DBBPostgresObjectStore.connectionEnded(by: error, closed: true))
+        #expect(DBBPostgresObjectStore.mayRunAgain(after: error, ended: true, unsafe: true))
+        // Nothing of it reached the server.
+        let tables = try await TestPostgres.onQueue {
+            let check = try DBBPostgresConnection.connect(configuration)
+            defer { try? check.close() }
+            return try check.fetchAll("SELECT count(*) FROM pg_tables WHERE tablename = 'never'")
+        }
+        #expect(tables == [[.integer(0)]])
+    }
+
+    @Test func aWriteTheServerMayHaveCommittedDoesNotRunAgain() {
+        let terminated = DBBError.server(
+            sqlState: "57P01", extendedCode: DBBError.ResultCode.abort.rawValue,
+            message: "terminating connection due to administrator command", sql: "COMMIT", context: "saving")
+        let dropped = DBBError.server(
+            sqlState: nil, extendedCode: DBBError.ResultCode.ioError.rawValue,
+            message: "the PostgreSQL server closed the connection", sql: "COMMIT", context: "saving")
+        for error in [terminated, dropped] {
+            #expect(!DBBPostgresObjectStore.mayRunAgain(after: error, ended: true, unsafe: true))
+            #expect(DBBPostgresObjectStore.mayRunAgain(after: error, ended: true, unsafe: false))
+        }
+        #expect(DBBPostgresObjectStore.connectionEnded(by: terminated, closed: false))
+        #expect(!DBBPostgresObjectStore.connectionEnded(by: dropped, closed: false))
+    }
+}
