@@ -1,12 +1,6 @@
 import DBBObjects
 import Foundation
-import Synchronization
 import Testing
-
-/// How many reads a task has finished, for another task to wait on.
-private final class ReadCount: Sendable {
-    let count = Atomic<Int>(0)
-}
 
 /// What a trace of the writer connection saw: whether the first statement of a save ran, and whether its
 /// COMMIT did. After the first insert, the writer waits (up to a minute) until the reader is done, so that the
@@ -184,21 +178,21 @@ private final class WriterProgress: @unchecked Sendable {
         let folder = try TemporaryFolder()
         let manager = try Self.pooledManager(folder)
         try await Person.save((0..<50).map { _ in Person(dbManager: manager) }, manager: manager)
-        let finished = ReadCount()
+        let finished = Counter()
         let reads = Task.detached {
             var done = 0
             while true {
                 do {
                     _ = try await Person.fetchAll(manager: manager)
                     done += 1
-                    finished.count.store(done, ordering: .releasing)
+                    finished.increment()
                 } catch let error as DBBError {
                     return (done, error.resultCode)
                 }
             }
         }
         // Closed while reads are under way, however slowly the machine runs them.
-        while finished.count.load(ordering: .acquiring) < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        while finished.value < 2 { try await Task.sleep(for: .milliseconds(1)) }
         try manager.close()
         let (done, code) = try await reads.value
         #expect(done > 0)

@@ -51,7 +51,7 @@ final class StatementLog: @unchecked Sendable {
     func append(_ statement: String) { statements.append(statement) }
 }
 
-/// Counts how often a mapping dictionary is built.
+/// Counts how often something happens, on any thread: a mapping dictionary built, a read finished.
 final class Counter: @unchecked Sendable {
     // @unchecked: guarded by `lock`.
     private let lock = NSLock()

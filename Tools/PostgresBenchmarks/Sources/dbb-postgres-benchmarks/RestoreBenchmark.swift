@@ -172,6 +172,7 @@ enum RestoreBenchmark {
         }
 
         func seconds(of contender: String) -> Double { median((results[contender] ?? []).map(\.seconds)) }
+        func peakKiB(of contender: String) -> Int { (results[contender] ?? []).map(\.peakKiB).max() ?? 0 }
         let floor = seconds(of: "psql \\copy of prepared CSV (the floor)")
         let keyed = seconds(of: "psql \\copy, then keys and indexes")
         print(
@@ -179,22 +180,21 @@ enum RestoreBenchmark {
                 + "\(loaded.trimmingCharacters(in: .whitespacesAndNewlines))); medians of \(max(1, runs)) rounds")
         for contender in contenders {
             let times = (results[contender] ?? []).map(\.seconds)
-            let middle = median(times)
-            let peak = (results[contender] ?? []).map(\.peakKiB).max() ?? 0
+            let (middle, peakMiB) = (seconds(of: contender), peakKiB(of: contender) / 1024)
             print(
                 "  \(contender.padding(toLength: 40, withPad: " ", startingAt: 0)) "
                     + String(
                         format: "%7.2f s (%.2f–%.2f)  %5.1fx the floor  %5.1fx with keys  peak %4ld MiB", middle,
-                        times.min() ?? 0, times.max() ?? 0, middle / floor, middle / keyed, peak / 1024
+                        times.min() ?? 0, times.max() ?? 0, middle / floor, middle / keyed, peakMiB
                     ))
         }
         let ours = seconds(of: "DBBPostgresRestore, verified")
-        let ourPeak = (results["DBBPostgresRestore, verified"] ?? []).map(\.peakKiB).max() ?? 0
+        let ourPeakKiB = peakKiB(of: "DBBPostgresRestore, verified")
         print(
             "  targets: faster than pgloader \(ours < seconds(of: "pgloader 3.6 (SQLite file)") ? "met" : "MISSED"), "
                 + "within 2x the floor \(ours <= 2 * floor ? "met" : "MISSED"), within 2x the floor with keys "
                 + "\(ours <= 2 * keyed ? "met" : "MISSED"), under 64 MiB "
-                + "\(ourPeak < 64 * 1024 ? "met" : "MISSED") (the whole process)")
+                + "\(ourPeakKiB < 64 * 1024 ? "met" : "MISSED") (the whole process)")
     }
 
     /// The primary keys, unique and plain indexes and foreign keys of a restore's plan, as SQL for tables of
