@@ -140,7 +140,7 @@ final class DBBManagerInstruments: Sendable {
 ///
 /// A class, so that an operation that reports nothing passes one nil reference through its closures rather
 /// than an optional of this whole record, which would be copied and destroyed with each of them.
-final class DBBOperationProbe: Sendable {
+package final class DBBOperationProbe: Sendable {
     let start: ContinuousClock.Instant
     let span: (any Span)?
     let metrics: DBBManagerInstruments.OperationMetrics?
@@ -157,7 +157,7 @@ final class DBBOperationProbe: Sendable {
     }
 
     /// Records the time the operation waited for its connection; called when its work begins.
-    func started() {
+    package func started() {
         wait?.recordNanoseconds(Self.nanoseconds(from: start))
     }
 
@@ -199,21 +199,12 @@ extension DBBManager {
     /// - Parameter instrumentation: what to report.
     /// - Throws: `DBBError` (misuse) when called from inside a closure of the manager's queue.
     public func setInstrumentation(_ instrumentation: DBBInstrumentation) throws {
-        if server == nil {
-            if let pool {
-                try pool.setLogging(instrumentation.logging)
-                try pool.setMetrics(instrumentation.metrics)
-            } else {
-                try queue.setLogging(instrumentation.logging)
-                try queue.setMetrics(instrumentation.metrics)
-            }
-        }
-        let system = server.map { $0.dialect.engine == .postgres ? "postgresql" : $0.dialect.engine.rawValue }
-        let namespace = server?.location ?? databaseURL?.lastPathComponent ?? ":memory:"
+        try store.setInstrumentation(instrumentation)
+        warningLogger.withLock { $0 = instrumentation.logging?.logger }
         instruments.withLock {
             $0 =
                 instrumentation.reportsOperations
-                ? DBBManagerInstruments(instrumentation, system: system ?? "sqlite", namespace: namespace) : nil
+                ? DBBManagerInstruments(instrumentation, system: store.systemName, namespace: store.namespace) : nil
             reportsOperations.store(instrumentation.reportsOperations, ordering: .releasing)
         }
     }
@@ -254,7 +245,7 @@ struct DBBTransactionProbe: Sendable {
     let kind: String
     let instruments: DBBManagerInstruments
 
-    func started() { probe.started() }
+    package func started() { probe.started() }
 
     func end(_ error: (any Error)?) {
         if let metrics = instruments.transactions[kind + (error == nil ? "commit" : "rollback")] {

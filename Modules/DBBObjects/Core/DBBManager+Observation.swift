@@ -96,36 +96,10 @@ extension DBBManager {
             let map = try self.map(for: type)
             let (request, distinct) = try Object.request(for: options, map: map, sparse: false, manager: self)
             let registry = observers
-            if let server {
-                // The server reports commits (of every client) once they are committed: a report that arrives
-                // before the snapshot begins is of a commit the snapshot holds.
-                try await server.startObserving { tables in registry.serverChanged(tables) }
-                state.snapshotBegins()
-                let objects = try await server.performAsync(
-                    DBBFetchWork(request: request, distinct: distinct, map: map, manager: self), isWrite: false)
-                return map.typed(objects, as: Object.self)
-            }
-            let onWriter: @Sendable (DBBDatabase) throws -> Void = { db in
-                try registry.installIfNeeded(on: db)
-                state.snapshotBegins()
-            }
-            let fetch: @Sendable (DBBDatabase) throws -> sending DBBHandOver<[Object]> = { db in
-                DBBHandOver(
-                    map.typed(
-                        try db.inTransaction { db in
-                            try DBBFetchWork(request: request, distinct: distinct, map: map, manager: self).run(on: db)
-                        }, as: Object.self))
-            }
-            let handOver: DBBHandOver<[Object]>
-            if let pool {
-                handOver = try await pool.concurrentRead(onWriter: onWriter, fetch)
-            } else {
-                handOver = try await queue.inDatabase { db in
-                    try onWriter(db)
-                    return try fetch(db)
-                }
-            }
-            return handOver.take()
+            let objects = try await store.performObserved(
+                DBBFetchWork(request: request, distinct: distinct, map: map, manager: self),
+                onChange: { tables in registry.changed(tables) }, snapshotBegins: { state.snapshotBegins() })
+            return map.typed(objects, as: Object.self)
         } catch {
             throw record(error)
         }

@@ -59,7 +59,7 @@ extension DBBRegisteredClass {
     ///
     /// - Throws: `DBBError` (misuse) naming a missing table or column, or (mismatch) a column whose type
     ///   conflicts with the mapping.
-    func checkSchema(in db: DBBDatabase) throws {
+    func checkSchema<Connection: DBBObjectConnection>(in db: Connection) throws {
         func missing(_ what: String) -> DBBError {
             DBBError.misuse(
                 "\(what), and a read-only manager does not create it",

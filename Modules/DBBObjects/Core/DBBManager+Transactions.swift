@@ -4,8 +4,6 @@ internal import Tracing
 /// The transaction (``DBBManager/write(_:)-6ujxo``) or snapshot (``DBBManager/read(_:)-1s4ss``) that
 /// object calls join while its closure runs. Touched only on the queue of its connection.
 package final class DBBManagerScope {
-    /// The SQLite connection of the transaction; `nil` on a server, whose engine joins its own lane's.
-    let database: DBBDatabase?
     /// Whether the scope is a `write` closure's transaction (else a `read` closure's snapshot).
     package let isWrite: Bool
     /// Restores the objects a save or delete inside the transaction changed, should it roll back.
@@ -13,18 +11,9 @@ package final class DBBManagerScope {
     /// The span of the closure, when the manager reports spans: the parent of the operations inside.
     var serviceContext: ServiceContext?
 
-    init(database: DBBDatabase?, isWrite: Bool) {
-        self.database = database
+    init(isWrite: Bool) {
         self.isWrite = isWrite
     }
-}
-
-/// Where the scope of one connection lives while its closure runs; touched only on that connection's queue.
-package final class DBBManagerScopeSlot {
-    /// The running closure's scope, `nil` between closures.
-    package var scope: DBBManagerScope?
-
-    package init() {}
 }
 
 // swift-format-ignore: AmbiguousTrailingClosureOverload
@@ -54,7 +43,8 @@ extension DBBManager {
     ///   when nested, or SQLite's errors beginning or committing.
     public func write<T>(_ body: (DBBDatabase) throws -> T) throws -> T {
         try requireWritable("writing")
-        return try inScope(isWrite: true, body)
+        let sqlite = try sqliteStore("manager.write")
+        return try inScope(isWrite: true) { connection in try body(try sqlite.database(of: connection)) }
     }
 
     /// Runs a closure that reads in one snapshot: object fetches and counts and the connection's own
@@ -73,7 +63,8 @@ extension DBBManager {
     /// - Throws: what the closure throws, `DBBError` (misuse) when nested or for an object write inside, or
     ///   SQLite's errors.
     public func read<T>(_ body: (DBBDatabase) throws -> T) throws -> T {
-        try inScope(isWrite: false, body)
+        let sqlite = try sqliteStore("manager.read")
+        return try inScope(isWrite: false) { connection in try body(try sqlite.database(of: connection)) }
     }
 
     /// Runs a closure in one write transaction in which object saves, deletes and fetches all take part,
@@ -99,7 +90,6 @@ extension DBBManager {
     ///   when nested, or the engine's errors beginning or committing.
     public func write<T>(_ body: () throws -> T) throws -> T {
         try requireWritable("writing")
-        if server != nil { return try inServerScope(isWrite: true, body) }
         return try inScope(isWrite: true) { _ in try body() }
     }
 
@@ -112,8 +102,7 @@ extension DBBManager {
     /// - Throws: what the closure throws, `DBBError` (misuse) when nested or for an object write inside, or
     ///   the engine's errors.
     public func read<T>(_ body: () throws -> T) throws -> T {
-        if server != nil { return try inServerScope(isWrite: false, body) }
-        return try inScope(isWrite: false) { _ in try body() }
+        try inScope(isWrite: false) { _ in try body() }
     }
 
     /// ``write(_:)-(()->T)`` without blocking the calling task. The closure runs on the connection's
@@ -125,7 +114,7 @@ extension DBBManager {
     /// - Throws: as the synchronous form.
     public func write<T>(_ body: @escaping @Sendable () throws -> sending T) async throws -> sending T {
         try requireWritable("writing")
-        return try await inAnyScope(isWrite: true, body)
+        return try await inScope(isWrite: true) { _ in try body() }
     }
 
     /// ``read(_:)-(()->T)`` without blocking the calling task; the closure is `@Sendable`, as for the async
@@ -135,18 +124,44 @@ extension DBBManager {
     /// - Returns: what the closure returns.
     /// - Throws: as the synchronous form.
     public func read<T>(_ body: @escaping @Sendable () throws -> sending T) async throws -> sending T {
-        return try await inAnyScope(isWrite: false, body)
+        try await inScope(isWrite: false) { _ in try body() }
     }
 
-    /// Runs an `async` `write` or `read` closure without a connection parameter on the manager's engine.
-    private func inAnyScope<T>(isWrite: Bool, _ body: @escaping @Sendable () throws -> sending T)
+    /// Runs a `write` or `read` closure on a connection of the store, in its transaction or snapshot, waiting for
+    /// it: the one wrapper of every engine's closures, which reports them, records their failures, and undoes
+    /// what a rolled-back transaction did to objects.
+    private func inScope<T>(isWrite: Bool, _ body: (any DBBStoreConnection) throws -> T) throws -> T {
+        if store.currentConnection != nil {
+            throw record(
+                DBBError.misuse(
+                    "manager.write and manager.read do not nest, and do not run inside the manager's queue",
+                    recovery: "call object methods directly inside the closure; they join its transaction",
+                    context: isWrite ? "writing" : "reading"))
+        }
+        let probe = beginTransaction(isWrite: isWrite, onReader: !isWrite && store.hasReaders)
+        do {
+            let result = try store.withConnection(isWrite: isWrite) { connection in
+                try self.runScope(on: connection, isWrite: isWrite, probe: probe, body)
+            }
+            probe?.end(nil)
+            return result
+        } catch let error as DBBError {
+            probe?.end(error)
+            throw record(error)
+        } catch {
+            probe?.end(error)
+            throw error  // the closure's own errors reach the caller as they are
+        }
+    }
+
+    /// ``inScope(isWrite:_:)-(_,(any DBBStoreConnection)->T)`` without blocking the calling task.
+    private func inScope<T>(isWrite: Bool, _ body: @escaping @Sendable (any DBBStoreConnection) throws -> sending T)
         async throws -> sending T
     {
-        guard let server else { return try await inScope(isWrite: isWrite) { _ in try body() } }
-        let probe = beginTransaction(isWrite: isWrite, onReader: false)
+        let probe = beginTransaction(isWrite: isWrite, onReader: !isWrite && store.hasReaders)
         do {
-            let result = try await server.withLane(isWrite: isWrite) { lane in
-                DBBHandOver(try self.runServerScope(on: lane, isWrite: isWrite, probe: probe, body))
+            let result = try await store.withConnection(isWrite: isWrite) { connection in
+                DBBHandOver(try self.runScope(on: connection, isWrite: isWrite, probe: probe, body))
             }.take()
             probe?.end(nil)
             return result
@@ -159,113 +174,19 @@ extension DBBManager {
         }
     }
 
-    /// Runs a `write` or `read` closure of a server manager on a connection of its engine, waiting for it.
-    private func inServerScope<T>(isWrite: Bool, _ body: () throws -> T) throws -> T {
-        guard let server else { preconditionFailure("a server scope on a manager of a file") }
-        if server.currentLane != nil {
-            throw record(
-                DBBError.misuse(
-                    "manager.write and manager.read do not nest, and do not run inside the manager's queue",
-                    recovery: "call object methods directly inside the closure; they join its transaction",
-                    context: isWrite ? "writing" : "reading"))
-        }
-        let probe = beginTransaction(isWrite: isWrite, onReader: false)
-        do {
-            let result = try server.withLane(isWrite: isWrite) { lane in
-                try self.runServerScope(on: lane, isWrite: isWrite, probe: probe, body)
-            }
-            probe?.end(nil)
-            return result
-        } catch let error as DBBError {
-            probe?.end(error)
-            throw record(error)
-        } catch {
-            probe?.end(error)
-            throw error  // the closure's own errors reach the caller as they are
-        }
-    }
-
-    /// Runs a closure in a transaction (or a read-only snapshot) on a server's connection, with its scope
-    /// active so that object calls inside join it; call on the connection's queue.
-    private func runServerScope<T>(
-        on lane: any DBBServerLane, isWrite: Bool, probe: DBBTransactionProbe?, _ body: () throws -> T
-    ) throws -> T {
-        probe?.started()
-        let scope = DBBManagerScope(database: nil, isWrite: isWrite)
-        scope.serviceContext = probe?.probe.span?.context
-        lane.scopeSlot.scope = scope
-        defer { lane.scopeSlot.scope = nil }
-        do {
-            try lane.begin(isWrite: isWrite)
-            do {
-                let result = try body()
-                try lane.commit()
-                return result
-            } catch {
-                lane.rollback()
-                throw error
-            }
-        } catch {
-            for undo in scope.undo.reversed() { undo() }
-            throw error
-        }
-    }
-
-    private func inScope<T>(isWrite: Bool, _ body: (DBBDatabase) throws -> T) throws -> T {
-        try requireLocalDatabase(isWrite ? "manager.write" : "manager.read")
-        if queue.isOnQueue || pool?.currentReaderIndex != nil {
-            throw record(
-                DBBError.misuse(
-                    "manager.write and manager.read do not nest, and do not run inside the manager's queue",
-                    recovery: "call object methods directly inside the closure; they join its transaction",
-                    context: isWrite ? "writing" : "reading"))
-        }
-        let probe = beginTransaction(isWrite: isWrite, onReader: !isWrite && pool != nil)
-        do {
-            let result: T
-            if !isWrite, let pool {
-                result = try pool.unsafeRead { db in try self.runScope(in: db, isWrite: false, probe: probe, body) }
-            } else {
-                result = try queue.inDatabase { db in try self.runScope(in: db, isWrite: isWrite, probe: probe, body) }
-            }
-            probe?.end(nil)
-            return result
-        } catch let error as DBBError {
-            probe?.end(error)
-            throw record(error)
-        } catch {
-            probe?.end(error)
-            throw error  // the closure's own errors reach the caller as they are
-        }
-    }
-
-    /// The slot of the connection whose queue the caller is on: the writer's, or a reader's.
-    private var currentSlot: DBBManagerScopeSlot? {
-        if let server { return server.currentLane?.scopeSlot }
-        if queue.isOnQueue { return writerScope }
-        if let index = pool?.currentReaderIndex { return readerScopes[index] }
-        return nil
-    }
-
-    /// Runs a `write` or `read` closure on its connection's queue, in its transaction, with its scope active.
+    /// Runs a `write` or `read` closure on its connection's queue, in its transaction, with its scope active so
+    /// that object calls inside join it.
     private func runScope<T>(
-        in db: DBBDatabase, isWrite: Bool, probe: DBBTransactionProbe?, _ body: (DBBDatabase) throws -> T
+        on connection: any DBBStoreConnection, isWrite: Bool, probe: DBBTransactionProbe?,
+        _ body: (any DBBStoreConnection) throws -> T
     ) throws -> T {
         probe?.started()
-        let scope = DBBManagerScope(database: db, isWrite: isWrite)
+        let scope = DBBManagerScope(isWrite: isWrite)
         scope.serviceContext = probe?.probe.span?.context
-        let slot = currentSlot ?? writerScope
-        slot.scope = scope
-        defer { slot.scope = nil }
+        connection.scope = scope
+        defer { connection.scope = nil }
         do {
-            if isWrite { return try db.inTransaction(.immediate, body) }
-            return try db.inSnapshot { db in
-                // query_only refuses writes until the end (readers of a pool are query_only already).
-                let wasQueryOnly = try db.isQueryOnly()
-                try db.setQueryOnly(true)
-                defer { if !wasQueryOnly { try? db.setQueryOnly(false) } }
-                return try body(db)
-            }
+            return try connection.inTransaction(isWrite: isWrite) { try body(connection) }
         } catch {
             for undo in scope.undo.reversed() { undo() }
             throw error
@@ -281,7 +202,8 @@ extension DBBManager {
     /// - Throws: as ``write(_:)-6ujxo``.
     public func write<T>(_ body: @escaping @Sendable (DBBDatabase) throws -> sending T) async throws -> sending T {
         try requireWritable("writing")
-        return try await inScope(isWrite: true, body)
+        let sqlite = try sqliteStore("manager.write")
+        return try await inScope(isWrite: true) { connection in try body(try sqlite.database(of: connection)) }
     }
 
     /// ``read(_:)`` without blocking the calling task; the closure is `@Sendable`, as for the async
@@ -291,38 +213,12 @@ extension DBBManager {
     /// - Returns: what the closure returns.
     /// - Throws: as ``read(_:)``.
     public func read<T>(_ body: @escaping @Sendable (DBBDatabase) throws -> sending T) async throws -> sending T {
-        try await inScope(isWrite: false, body)
-    }
-
-    private func inScope<T>(isWrite: Bool, _ body: @escaping @Sendable (DBBDatabase) throws -> sending T)
-        async throws -> sending T
-    {
-        try requireLocalDatabase(isWrite ? "manager.write" : "manager.read")
-        let probe = beginTransaction(isWrite: isWrite, onReader: !isWrite && pool != nil)
-        do {
-            let work: @Sendable (DBBDatabase) throws -> sending DBBHandOver<T> = { db in
-                // The closure's result is its own (`sending`); nothing on the queue keeps it.
-                DBBHandOver(try self.runScope(in: db, isWrite: isWrite, probe: probe, body))
-            }
-            let handOver: DBBHandOver<T>
-            if !isWrite, let pool {
-                handOver = try await pool.unsafeRead(work)
-            } else {
-                handOver = try await queue.inDatabase(work)
-            }
-            probe?.end(nil)
-            return handOver.take()
-        } catch let error as DBBError {
-            probe?.end(error)
-            throw record(error)
-        } catch {
-            probe?.end(error)
-            throw error
-        }
+        let sqlite = try sqliteStore("manager.read")
+        return try await inScope(isWrite: false) { connection in try body(try sqlite.database(of: connection)) }
     }
 
     /// The scope whose closure is running, when the caller is that closure (on the queue of its connection).
-    var activeScope: DBBManagerScope? { currentSlot?.scope }
+    var activeScope: DBBManagerScope? { store.currentConnection?.scope }
 
     /// Remembers objects' persistence state before a save or delete inside ``write(_:)-6ujxo`` changes it, so a
     /// rollback of the whole transaction restores it.

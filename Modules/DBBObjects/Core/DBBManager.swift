@@ -16,17 +16,10 @@ internal import Synchronization
 public final class DBBManager: @unchecked Sendable {
     // @unchecked: locks guard the registry and `lastError`; connections and scope slots are used on their queues.
 
-    /// The serial queue that owns the connection — the writer, when the manager has readers. Use it for
-    /// SQL of your own.
-    public let queue: DBBDatabaseQueue
-    /// The reader pool of a manager opened with readers (``init(databaseURL:mode:readers:)``), whose
-    /// `writer` is ``queue``; `nil` for a serial manager.
-    public let pool: DBBDatabasePool?
+    /// Where the manager's object work runs: SQLite's store, or another engine's (``DBBObjectStore``).
+    package let store: any DBBObjectStore
     /// The database file, or `nil` for an in-memory manager and a manager of a database server.
     public let databaseURL: URL?
-    /// The engine of a manager on a database server (`DBBManager(postgres:)` in `DBBPostgres`), where its object
-    /// calls run instead of ``queue``; `nil` on SQLite.
-    package let server: (any DBBServerStore)?
     /// Whether the manager writes to its file, or only reads it (``Mode/readOnly``). Set by the initializer.
     public private(set) var mode: Mode = .readWrite
 
@@ -40,12 +33,6 @@ public final class DBBManager: @unchecked Sendable {
     /// is 0, and ``addPersistenceMapping(_:for:indexer:)`` (run by every object a fetch creates) returns
     /// after one atomic load, without taking the lock.
     private let registeringCount = Atomic<Int>(0)
-    /// The transaction or snapshot of a running `write` or `read` closure on the writer; touched only on
-    /// the queue.
-    let writerScope = DBBManagerScopeSlot()
-    /// The snapshot of a running `read` closure on each reader, by reader index; each touched only on its
-    /// reader's queue.
-    let readerScopes: [DBBManagerScopeSlot]
     /// The observations that wait for commits, and the writer's commit observer once one was installed.
     let observers = DBBObserverRegistry()
     /// What the manager reports of its operations and transactions (spans, metrics); `nil` when nothing, so an
@@ -54,6 +41,8 @@ public final class DBBManager: @unchecked Sendable {
     /// Whether `instruments` holds anything: an operation of a manager that reports nothing reads this flag
     /// and takes no lock.
     let reportsOperations = Atomic<Bool>(false)
+    /// Where registration and migration warnings are logged, when the manager logs (``setInstrumentation(_:)``).
+    let warningLogger = Mutex<Logger?>(nil)
 
     private struct PendingMapping {
         var tableName: String
@@ -101,69 +90,29 @@ public final class DBBManager: @unchecked Sendable {
     ///     more than the number of cores rarely helps.
     /// - Throws: `DBBError` when the file cannot be opened or is not an SQLite database, or (misuse) for a
     ///   negative `readers`.
-    public init(databaseURL: URL, mode: Mode = .readWrite, readers: Int) throws {
+    public convenience init(databaseURL: URL, mode: Mode = .readWrite, readers: Int) throws {
         guard readers >= 0 else {
             throw DBBError.misuse(
                 "a manager cannot have \(readers) readers", recovery: "pass 0 for a serial manager, or more",
                 context: "opening \(databaseURL.path)")
         }
+        let store = try DBBSQLiteObjectStore(databaseURL: databaseURL, readOnly: mode == .readOnly, readers: readers)
+        try self.init(store: store, databaseURL: databaseURL, mode: mode)
+    }
+
+    /// A manager whose object work runs on a store: SQLite's, or another engine's (`DBBManager(postgres:)` in
+    /// `DBBPostgres`).
+    ///
+    /// - Parameters:
+    ///   - store: the store, which the manager owns from then on.
+    ///   - databaseURL: the database file, if the store has one.
+    ///   - mode: whether the manager writes.
+    /// - Throws: `DBBError` when the `DBVersion` table cannot be created.
+    package init(store: any DBBObjectStore, databaseURL: URL? = nil, mode: Mode = .readWrite) throws {
+        self.store = store
         self.databaseURL = databaseURL
         self.mode = mode
-        let database: DBBDatabase
-        switch mode {
-        case .readWrite:
-            // The busy timeout is set before the connection first touches the file, so a process opening
-            // the file while another creates it waits instead of failing.
-            database = try DBBDatabase(url: databaseURL, busyTimeout: Self.busyTimeout)
-            try Self.configure(database, isFile: true)
-        case .readOnly:
-            database = try DBBDatabasePool.openReader(path: databaseURL.path, busyTimeout: Self.busyTimeout)
-            database.codingOptions = .objectLayout
-        }
-        queue = DBBDatabaseQueue(database: database)
-        server = nil
-        if readers > 0 {
-            // The readers open after the writer switched the file to WAL mode.
-            pool = try DBBDatabasePool(writer: queue, readers: readers) {
-                let reader = try DBBDatabasePool.openReader(path: databaseURL.path, busyTimeout: Self.busyTimeout)
-                reader.codingOptions = .objectLayout
-                return reader
-            }
-        } else {
-            pool = nil
-        }
-        readerScopes = (0..<readers).map { _ in DBBManagerScopeSlot() }
         if mode == .readWrite { try addTableClasses([DBVersion.self]) }
-        try reportToBootstrappedSystems()
-    }
-
-    private init(inMemory database: sending DBBDatabase) throws {
-        databaseURL = nil
-        try Self.configure(database, isFile: false)
-        queue = DBBDatabaseQueue(database: database)
-        server = nil
-        pool = nil
-        readerScopes = []
-        try addTableClasses([DBVersion.self])
-        try reportToBootstrappedSystems()
-    }
-
-    /// A manager whose object calls run on a database server.
-    ///
-    /// Its ``queue`` is a closed SQLite connection, so SQL meant for the server never runs on another database
-    /// by mistake: it fails, saying the connection is closed.
-    ///
-    /// - Parameter server: the server's engine.
-    /// - Throws: `DBBError` when the `DBVersion` table cannot be created on the server.
-    package init(server: any DBBServerStore) throws {
-        databaseURL = nil
-        let placeholder = DBBDatabaseQueue(database: try DBBDatabase.inMemory())
-        try placeholder.close()
-        queue = placeholder
-        self.server = server
-        pool = nil
-        readerScopes = []
-        try addTableClasses([DBVersion.self])
         try reportToBootstrappedSystems()
     }
 
@@ -171,38 +120,7 @@ public final class DBBManager: @unchecked Sendable {
     ///
     /// - Throws: `DBBError` if SQLite cannot allocate the database.
     public static func inMemory() throws -> DBBManager {
-        try DBBManager(inMemory: try DBBDatabase.inMemory())
-    }
-
-    /// How long an operation waits for a lock another connection (or process) holds, in seconds.
-    static let busyTimeout: TimeInterval = 5
-
-    private static func configure(_ database: DBBDatabase, isFile: Bool) throws {
-        // DBBBuilder's on-disk dates are seconds since 2001-01-01.
-        database.codingOptions = .objectLayout
-        try database.setBusyTimeout(busyTimeout)
-        if isFile && !database.isReadOnly {
-            try switchToWAL(database)
-            try database.setSynchronous(.normal)
-        }
-    }
-
-    /// Switches a file to WAL journaling, tolerating a process that opens the same file at the same time:
-    /// the switch needs a moment of exclusive access, which a concurrent opener's read (or its own switch)
-    /// can deny without SQLite's busy handler being consulted. Once either process has switched, the file
-    /// is in WAL mode for both.
-    private static func switchToWAL(_ database: DBBDatabase) throws {
-        let deadline = Date(timeIntervalSinceNow: busyTimeout)
-        while true {
-            do {
-                try database.setJournalMode(.wal)
-                return
-            } catch let error as DBBError where error.resultCode == .busy || error.resultCode == .locked {
-                if (try? database.journalMode()) == .wal { return }
-                guard Date() < deadline else { throw error }
-                usleep(5_000)
-            }
-        }
+        try DBBManager(store: try DBBSQLiteObjectStore(inMemory: try DBBDatabase.inMemory()))
     }
 
     /// Closes the connection (with readers, the readers once their reads in progress end, then the writer): a
@@ -216,7 +134,7 @@ public final class DBBManager: @unchecked Sendable {
     public func close() throws {
         observers.finishAll()
         do {
-            if let server { try server.close() } else if let pool { try pool.close() } else { try queue.close() }
+            try store.close()
         } catch {
             throw record(error)
         }
@@ -341,19 +259,11 @@ public final class DBBManager: @unchecked Sendable {
                     type: tableClass, properties: properties,
                     attributes: (prototype.attributesDictionary ?? [:])
                         .merging(declared.attributes, uniquingKeysWith: { _, declared in declared }),
-                    indexers: seed.indexers + declared.indexers, prototype: prototype,
-                    dialect: server?.dialect ?? .sqlite)
-                var found: [String] = []
-                if let server {
-                    try server.perform(DBBSchemaWork(map: map), isWrite: true)
-                } else if mode == .readOnly {
-                    try queue.inDatabase { db in try map.checkSchema(in: db) }
-                } else if let scope = activeScope, scope.isWrite, let db = scope.database {
-                    // Inside a `write` closure (a data migration), the schema joins its transaction.
-                    found = try db.inSavepoint { db in try map.createOrUpdateSchema(in: db) }
-                } else {
-                    found = try queue.inTransaction(.immediate) { db in try map.createOrUpdateSchema(in: db) }
-                }
+                    indexers: seed.indexers + declared.indexers, prototype: prototype, dialect: store.dialect)
+                // Inside a `write` closure (a data migration), the schema joins its transaction.
+                let found = try perform(
+                    DBBSchemaWork(map: map, checkOnly: mode == .readOnly), isWrite: mode == .readWrite,
+                    reported: false)
                 lock.withLock { maps[key] = map }
                 for warning in found { warn(warning) }
             } catch {
@@ -377,11 +287,7 @@ public final class DBBManager: @unchecked Sendable {
     /// Records a warning for ``registrationWarnings`` and logs it.
     func warn(_ message: String) {
         lock.withLock { warnings.append(message) }
-        if server == nil, !queue.isOnQueue {
-            try? queue.inDatabase { db in db.logging?.logger.warning("\(message)") }
-        } else if let db = activeScope?.database {
-            db.logging?.logger.warning("\(message)")
-        }
+        warningLogger.withLock { $0 }?.warning("\(message)")
     }
 
     /// Remembers a failure for ``errorMessage()`` and returns it as a `DBBError`.
@@ -410,52 +316,4 @@ public final class DBBManager: @unchecked Sendable {
     /// The most recent failure of an operation through this manager, whichever thread or task it ran on (see
     /// ``errorMessage()``).
     public var lastFailure: DBBError? { lock.withLock { lastError } }
-
-    /// Runs work on the queue (or in the transaction of the `write` or `read` closure the caller is in),
-    /// recording a failure for ``errorMessage()``.
-    func run<T>(_ body: (DBBDatabase) throws -> T) throws -> T {
-        try run(onReader: false, body)
-    }
-
-    /// Runs work that only reads: on a reader when the manager has readers, else as ``run(_:)``. Inside a
-    /// `write` or `read` closure it joins that closure's transaction or snapshot, so a fetch inside
-    /// `write` sees the transaction's own rows.
-    func runRead<T>(_ body: (DBBDatabase) throws -> T) throws -> T {
-        try run(onReader: true, body)
-    }
-
-    private func run<T>(onReader: Bool, _ body: (DBBDatabase) throws -> T) throws -> T {
-        try requireLocalDatabase("this call")
-        do {
-            if let database = activeScope?.database { return try body(database) }
-            try refuseInsideQueueClosure()
-            if onReader, let pool { return try pool.unsafeRead(body) }
-            return try queue.inDatabase(body)
-        } catch {
-            throw record(error)
-        }
-    }
-
-    /// ``runRead(_:)`` without blocking the calling task (outside any `write` or `read` closure, which are
-    /// synchronous), recording a failure.
-    func runRead<T>(_ body: @escaping @Sendable (DBBDatabase) throws -> sending T) async throws -> sending T {
-        try requireLocalDatabase("an async call")
-        do {
-            if let pool { return try await pool.unsafeRead(body) }
-            return try await queue.inDatabase(body)
-        } catch {
-            throw record(error)
-        }
-    }
-
-    /// Refuses an object call from a closure of the manager's own queue or of one of its readers (outside a
-    /// `write` or `read` closure), which would wait for itself.
-    private func refuseInsideQueueClosure() throws {
-        if queue.isOnQueue || pool?.currentReaderIndex != nil {
-            throw DBBError.misuse(
-                "an object call ran inside a closure of the manager's queue, which would deadlock",
-                recovery: "use manager.write { db in … } to run object calls and SQL in one transaction",
-                context: "entering the queue of \(queue.path)")
-        }
-    }
 }

@@ -183,7 +183,6 @@ final class DBBObserverRegistry: @unchecked Sendable {
     // @unchecked: every variable is guarded by `lock`.
     private let lock = NSLock()
     private var states: [ObjectIdentifier: DBBObservationState] = [:]
-    private var isInstalled = false
 
     func add(_ state: DBBObservationState) {
         lock.withLock { states[ObjectIdentifier(state)] = state }
@@ -194,22 +193,9 @@ final class DBBObserverRegistry: @unchecked Sendable {
         state.finish()
     }
 
-    /// Installs the writer's commit observer once; call on the writer.
-    func installIfNeeded(on db: DBBDatabase) throws {
-        guard !lock.withLock({ isInstalled }) else { return }
-        try db.addCommitObserver { [weak self] changes in self?.didCommit(changes) }
-        lock.withLock { isInstalled = true }
-    }
-
-    /// Tells the observations whose tables a commit changed (on the writer, right after the commit).
-    private func didCommit(_ changes: DBBCommittedChanges) {
-        let touched = lock.withLock { states.values.filter { changes.touches(anyOf: $0.tables) } }
-        for state in touched { state.notifyChange() }
-    }
-
-    /// Tells the observations whose tables a server reported changed; `nil` (reports may have been lost)
-    /// tells every observation.
-    func serverChanged(_ tables: Set<String>?) {
+    /// Tells the observations whose tables a commit changed (lowercased names); `nil` (reports may have been
+    /// lost) tells every observation.
+    func changed(_ tables: Set<String>?) {
         let touched = lock.withLock {
             states.values.filter { state in tables.map { !$0.isDisjoint(with: state.tables) } ?? true }
         }

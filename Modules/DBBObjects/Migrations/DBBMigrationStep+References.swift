@@ -14,7 +14,9 @@ extension DBBObjectConnection {
     ///   - context: what the caller is doing, for errors.
     /// - Throws: `DBBError` (misuse) when an owner has several rows in the join table (an array, not a
     ///   reference), or the engine's error.
-    func moveReferenceToColumn(_ property: String, in table: String, idColumn: String, context: String) throws {
+    package func moveReferenceToColumn(_ property: String, in table: String, idColumn: String, context: String)
+        throws
+    {
         let q = dialect.identifier
         let join = q(table + "_" + property)
         let owner = q(table + "_ID")
@@ -44,7 +46,7 @@ extension DBBObjectConnection {
     ///   - context: what the caller is doing, for errors.
     ///   - dropColumn: drops the column, as the engine drops one.
     /// - Throws: `DBBError` (misuse) when a table `<Table>_<property>` exists already, or the engine's error.
-    func moveReferenceToJoinTable(
+    package func moveReferenceToJoinTable(
         _ property: String, in table: String, idColumn: String, context: String, dropColumn: () throws -> Void
     ) throws {
         let q = dialect.identifier

@@ -2,6 +2,29 @@ internal import DBBSQL
 internal import DBBSchema
 internal import Foundation
 
+extension DBBMigrator {
+    /// Runs one migration on SQLite (``DBBSQLiteObjectStore/runMigration(_:manager:)``): foreign keys switched off
+    /// around the transaction (they can only be switched outside one, and a table rebuild needs them off), the
+    /// steps and the record in one `write` transaction, and the foreign keys checked before it commits.
+    static func runOnSQLite(_ migration: Migration, manager: DBBManager) throws {
+        let context = "running migration \(migration.name)"
+        let operation = "migrating"
+        let foreignKeys = try manager.onSQLite(operation) { db in try db.foreignKeysEnabled() }
+        if foreignKeys { try manager.onSQLite(operation) { db in try db.setForeignKeysEnabled(false) } }
+        defer { if foreignKeys { _ = try? manager.onSQLite(operation) { db in try db.setForeignKeysEnabled(true) } } }
+        try manager.write { db in
+            for step in migration.steps { try step.apply(in: db, manager: manager) }
+            if let violation = try db.fetchDictionary("PRAGMA foreign_key_check").first {
+                throw DBBError(
+                    .constraint,
+                    message: "a row of \(violation["table"]?.stringValue ?? "?") breaks its foreign key to "
+                        + "\(violation["parent"]?.stringValue ?? "?")", context: context)
+            }
+            try DBBMigrationRecordWork(migration: migration).run(on: db)
+        }
+    }
+}
+
 extension DBBMigrationStep {
     /// Runs the step on SQLite, inside the migration's transaction.
     func apply(in db: DBBDatabase, manager: DBBManager) throws {

@@ -17,7 +17,7 @@ public import DBBSchema
 /// ])
 /// ```
 public struct DBBMigrationStep: Sendable {
-    enum Kind: Sendable {
+    package enum Kind: Sendable {
         case sql(String)
         case objects(label: String, body: @Sendable (DBBManager) throws -> Void)
         case renameProperty(table: String, from: String, to: String)
@@ -32,7 +32,7 @@ public struct DBBMigrationStep: Sendable {
         case convertLayout(table: String, lean: Bool)
     }
 
-    let kind: Kind
+    package let kind: Kind
 
     /// What the step does, as text: the migrator's checksum of a migration is computed from these, so a
     /// migration whose steps were edited after it ran is reported. A closure's code is not part of it; its

@@ -98,8 +98,7 @@ public struct DBBMigrator: Sendable {
     /// - Returns: the records; none when no migration ever ran.
     /// - Throws: `DBBError` when the records cannot be read.
     public func appliedMigrations(in manager: DBBManager) throws -> [AppliedMigration] {
-        if manager.server != nil { return try manager.perform(DBBServerMigrationRecordsWork(), isWrite: true) }
-        return try manager.run { db in try Self.records(in: db) }
+        try manager.perform(DBBMigrationRecordsWork(), isWrite: false, reported: false)
     }
 
     /// Runs the migrations that have not run yet, in order, each in its own transaction.
@@ -117,9 +116,7 @@ public struct DBBMigrator: Sendable {
     public func migrate(_ manager: DBBManager) throws -> Report {
         try manager.requireWritable("migrating")
         try checkNames()
-        if manager.server == nil {
-            try manager.run { db in try db.execute(Self.createRecordTableSQL(db.dialect)) }
-        }
+        try manager.perform(DBBMigrationRecordTableWork(), isWrite: true, reported: false)
         let records = try appliedMigrations(in: manager)
         var report = Report()
         let known = Set(migrations.map(\.name))
@@ -175,11 +172,7 @@ public struct DBBMigrator: Sendable {
         }
         let registeredBefore = Set(manager.allMaps.map { ObjectIdentifier($0.type) })
         do {
-            if manager.server != nil {
-                try runOnServer(migration, manager: manager)
-            } else {
-                try runOnSQLite(migration, manager: manager, context: context)
-            }
+            try manager.store.runMigration(migration, manager: manager)
         } catch {
             // Classes a data step registered inside the rolled-back transaction describe tables that are gone.
             manager.unregister(Set(manager.allMaps.map { ObjectIdentifier($0.type) }).subtracting(registeredBefore))
@@ -189,40 +182,11 @@ public struct DBBMigrator: Sendable {
         }
     }
 
-    private func runOnSQLite(_ migration: Migration, manager: DBBManager, context: String) throws {
-        // SQLite's foreign keys can only be switched outside a transaction; a table rebuild needs them off.
-        let foreignKeys = try manager.run { db in try db.foreignKeysEnabled() }
-        if foreignKeys { try manager.run { db in try db.setForeignKeysEnabled(false) } }
-        defer { if foreignKeys { _ = try? manager.run { db in try db.setForeignKeysEnabled(true) } } }
-        try manager.write { db in
-            for step in migration.steps { try step.apply(in: db, manager: manager) }
-            if let violation = try db.fetchDictionary("PRAGMA foreign_key_check").first {
-                throw DBBError(
-                    .constraint,
-                    message: "a row of \(violation["table"]?.stringValue ?? "?") breaks its foreign key to "
-                        + "\(violation["parent"]?.stringValue ?? "?")", context: context)
-            }
-            try DBBMigrationRecordWork(migration: migration).run(on: db)
-        }
-    }
-
     /// `CREATE TABLE IF NOT EXISTS` of the record table, in the dialect's types.
     static func createRecordTableSQL(_ dialect: DBBSQLDialect) -> String {
         let q = dialect.identifier
         return "CREATE TABLE IF NOT EXISTS \(q(recordTable)) (\(q("id")) \(dialect.idColumnDefinition), \(q("name")) "
             + "\(dialect.columnType("Text")) NOT NULL UNIQUE, \(q("appliedTime")) \(dialect.columnType("Real")), "
             + "\(q("checksum")) \(dialect.columnType("Text")))"
-    }
-
-    private static func records(in db: DBBDatabase) throws -> [AppliedMigration] {
-        guard try db.tableExists(recordTable) else { return [] }
-        var records: [AppliedMigration] = []
-        try db.forEachRow("SELECT name, appliedTime, checksum FROM \(recordTable) ORDER BY id") { row in
-            records.append(
-                AppliedMigration(
-                    name: try row[0], appliedAt: Date(timeIntervalSinceReferenceDate: try row[1] as Double? ?? 0),
-                    checksum: try row[2] as String? ?? ""))
-        }
-        return records
     }
 }

@@ -39,6 +39,8 @@ public final class DBBDatabase {
     @usableFromInline @exclusivity(unchecked) var storedCodingOptions = DBBCodingOptions()
 
     private(set) var handle: OpaquePointer?
+    /// Why a connection that was never opened refuses statements (``unavailable(path:refusal:)``).
+    private var refusal: DBBError?
     private var statementCache: [String: DBBStatement] = [:]
     var traceBox: DBBTraceBox?
     /// Present while commit observers are installed (``addCommitObserver(_:)``).
@@ -124,6 +126,24 @@ public final class DBBDatabase {
         try DBBDatabase(path: ":memory:")
     }
 
+    /// A connection that was never opened, whose every statement fails with `refusal`: what a caller is given
+    /// who asks for SQLite's connection where there is none (a manager of a database server).
+    private init(unavailable path: String, refusal: DBBError) {
+        self.path = path
+        self.mode = .readOnly
+        self.refusal = refusal
+    }
+
+    /// A connection that was never opened, whose every statement fails with `refusal`.
+    ///
+    /// - Parameters:
+    ///   - path: what the connection stands for, in messages.
+    ///   - refusal: the error every statement fails with.
+    /// - Returns: the connection.
+    package static func unavailable(path: String, refusal: DBBError) -> DBBDatabase {
+        DBBDatabase(unavailable: path, refusal: refusal)
+    }
+
     deinit {
         statementCache.removeAll()
         if let handle { sqlite3_close_v2(handle) }
@@ -162,6 +182,7 @@ public final class DBBDatabase {
 
     func openHandle(_ sql: String? = nil) throws -> OpaquePointer {
         guard let handle else {
+            if let refusal { throw refusal }
             throw DBBError.misuse(
                 "the database is closed", recovery: "open a new connection to the file", sql: sql,
                 context: "using \(path)")

@@ -1,19 +1,20 @@
+internal import DBBObjects
 internal import DBBSQL
 internal import DBBSchema
 internal import Foundation
 
-extension DBBMigrator {
-    /// Runs one migration on a database server, in one transaction of its writer connection (a `manager.write`
-    /// scope, which the object calls of data steps join): the steps in the server's own `ALTER TABLE` forms,
-    /// then the migration's record. The server checks foreign keys itself.
-    func runOnServer(_ migration: Migration, manager: DBBManager) throws {
+extension DBBPostgresObjectStore {
+    /// Runs one migration in one transaction of the writer connection (a `manager.write` scope, which the object
+    /// calls of data steps join): the steps in PostgreSQL's own `ALTER TABLE` forms, then the migration's record.
+    /// The server checks foreign keys itself.
+    func runMigration(_ migration: DBBMigrator.Migration, manager: DBBManager) throws {
         let context = "running migration \(migration.name)"
         try manager.write {
             for step in migration.steps {
                 if case .objects(_, let body) = step.kind {
                     try body(manager)
                 } else {
-                    try manager.perform(DBBServerMigrationStepWork(step: step, context: context), isWrite: true)
+                    try manager.perform(DBBPostgresMigrationStepWork(step: step, context: context), isWrite: true)
                 }
             }
             try manager.perform(DBBMigrationRecordWork(migration: migration), isWrite: true)
@@ -21,59 +22,20 @@ extension DBBMigrator {
     }
 }
 
-/// Runs one step of a migration on a server, in the migration's transaction.
-struct DBBServerMigrationStepWork: DBBObjectWork {
+/// Runs one step of a migration on PostgreSQL, in the migration's transaction.
+struct DBBPostgresMigrationStepWork: DBBObjectWork {
     static var operationName: String { "schema" }
     let step: DBBMigrationStep
     let context: String
 
     func run<Connection: DBBObjectConnection>(on db: Connection) throws {
-        try step.apply(onServer: db, context: context)
-    }
-}
-
-/// Records a migration, in the migration's transaction (on SQLite as on a server).
-struct DBBMigrationRecordWork: DBBObjectWork {
-    static var operationName: String { "schema" }
-    let migration: DBBMigrator.Migration
-
-    func run<Connection: DBBObjectConnection>(on db: Connection) throws {
-        let q = db.dialect.identifier
-        _ = try db.executeUpdate(
-            "INSERT INTO \(q(DBBMigrator.recordTable)) (\(q("name")), \(q("appliedTime")), \(q("checksum"))) "
-                + "VALUES (?, ?, ?)",
-            arguments: [
-                .text(migration.name), .real(Date().timeIntervalSinceReferenceDate), .text(migration.checksum),
-            ])
-    }
-}
-
-/// Creates the record table on a server when missing, and reads the records.
-struct DBBServerMigrationRecordsWork: DBBObjectWork {
-    static var operationName: String { "schema" }
-
-    func run<Connection: DBBObjectConnection>(on db: Connection) throws -> [DBBMigrator.AppliedMigration] {
-        let q = db.dialect.identifier
-        let table = q(DBBMigrator.recordTable)
-        _ = try db.executeUpdate(DBBMigrator.createRecordTableSQL(db.dialect), arguments: [])
-        var records: [DBBMigrator.AppliedMigration] = []
-        try db.forEachObjectRow(
-            "SELECT \(q("name")), \(q("appliedTime")), \(q("checksum")) FROM \(table) ORDER BY \(q("id"))",
-            arguments: []
-        ) { row in
-            records.append(
-                DBBMigrator.AppliedMigration(
-                    name: Connection.value(in: row, at: 0).stringValue ?? "",
-                    appliedAt: Date(timeIntervalSinceReferenceDate: Connection.value(in: row, at: 1).doubleValue ?? 0),
-                    checksum: Connection.value(in: row, at: 2).stringValue ?? ""))
-        }
-        return records
+        try step.apply(onPostgres: db, context: context)
     }
 }
 
 extension DBBMigrationStep {
-    /// Runs the step on a server, inside the migration's transaction, with the server's own `ALTER TABLE` forms.
-    func apply<Connection: DBBObjectConnection>(onServer db: Connection, context: String) throws {
+    /// Runs the step on PostgreSQL, inside the migration's transaction, with PostgreSQL's own `ALTER TABLE` forms.
+    func apply<Connection: DBBObjectConnection>(onPostgres db: Connection, context: String) throws {
         let q = db.dialect.identifier
         func run(_ sql: String) throws { _ = try db.executeUpdate(sql, arguments: []) }
         func hasColumn(_ column: String, in table: String) throws -> Bool {
@@ -209,13 +171,13 @@ extension DBBMigrationStep {
             try db.makeIdentity(try db.primaryKeyColumn(of: table, context: context), of: table)
         case .objects:
             // The migrator runs data steps itself, through the manager, in the same transaction.
-            throw DBBError(.internal, message: "a data step reached the server's schema steps", context: context)
+            throw DBBError(.internal, message: "a data step reached PostgreSQL's schema steps", context: context)
         }
     }
 }
 
 extension DBBObjectConnection {
-    /// The one column of a server table's primary key.
+    /// The one column of a table's primary key.
     ///
     /// - Throws: `DBBError` (misuse) when the primary key is missing or has several columns.
     fileprivate func primaryKeyColumn(of table: String, context: String) throws -> String {
@@ -233,7 +195,7 @@ extension DBBObjectConnection {
         return name
     }
 
-    /// Makes a server table's id column an identity when it is none (a table another program created), starting
+    /// Makes a table's id column an identity when it is none (a table another program created), starting
     /// after the largest id, so that the object layer's inserts, which take ids from the column's sequence,
     /// work on it. A column with a sequence already (an identity, or `serial`) is left as it is.
     fileprivate func makeIdentity(_ column: String, of table: String) throws {

@@ -15,7 +15,7 @@ extension DBBManager {
     /// - Returns: the number of rows.
     /// - Throws: `DBBError` when the table does not exist (SQLite's "no such table") or SQLite fails.
     public func rowCount(inTable tableName: String) throws -> Int {
-        try runRead { db in try db.rowCount(inTable: tableName) }
+        try onSQLite("counting rows", onReader: true) { db in try db.rowCount(inTable: tableName) }
     }
 
     /// The number of rows in a table, counted on the manager's queue (or a reader) without blocking the calling
@@ -29,7 +29,7 @@ extension DBBManager {
     /// - Returns: the number of rows.
     /// - Throws: `DBBError` when the table does not exist (SQLite's "no such table") or SQLite fails.
     public func rowCount(inTable tableName: String) async throws -> Int {
-        try await runRead { db in try db.rowCount(inTable: tableName) }
+        try await onSQLite("counting rows", onReader: true) { db in try db.rowCount(inTable: tableName) }
     }
 
     /// Rebuilds the database file to reclaim free space.
@@ -39,7 +39,7 @@ extension DBBManager {
     /// - Throws: `DBBError` when SQLite cannot vacuum (for example inside a transaction, or on a full disk).
     public func vacuum() throws {
         try requireWritable("vacuuming")
-        try run { db in try db.vacuum() }
+        try onSQLite("vacuuming") { db in try db.vacuum() }
     }
 
     /// Drops an index; dropping an index that does not exist does nothing.
@@ -49,7 +49,7 @@ extension DBBManager {
     ///   constraint.
     public func dropIndex(_ indexName: String) throws {
         try requireWritable("dropping an index")
-        try run { db in try db.dropIndex(indexName) }
+        try onSQLite("dropping an index") { db in try db.dropIndex(indexName) }
     }
 
     /// The database's version, stored in table `DBVersion`: 0 when none was set.
@@ -61,7 +61,9 @@ extension DBBManager {
     /// - Returns: the stored version, or 0.
     /// - Throws: `DBBError` when the version cannot be read.
     public func databaseVersion() throws -> Double {
-        try runRead { db in try db.fetchValue(Double.self, DBBVersionStatements.selectVersion) } ?? 0
+        try onSQLite("reading the database version", onReader: true) { db in
+            try db.fetchValue(Double.self, DBBVersionStatements.selectVersion)
+        } ?? 0
     }
 
     /// Sets the database's version; a version lower than (or equal to) the stored one is ignored, so the
@@ -71,7 +73,7 @@ extension DBBManager {
     /// - Throws: `DBBError` when the version cannot be written; the stored version is then unchanged.
     public func setDatabaseVersion(_ version: Double) throws {
         try requireWritable("setting the database version")
-        try run { db in
+        try onSQLite("setting the database version") { db in
             try db.inTransaction(.immediate) { db in
                 let stored = try db.fetchValue(Double.self, DBBVersionStatements.selectVersion)
                 if let stored, stored >= version { return }

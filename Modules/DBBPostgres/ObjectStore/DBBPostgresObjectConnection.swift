@@ -1,0 +1,220 @@
+internal import DBBObjects
+internal import DBBSQL
+internal import DBBSchema
+internal import Foundation
+
+/// PostgreSQL's connection as the object layer uses it: `?` placeholders numbered once per statement text,
+/// rows read into ``DBBValue``s, tables described in SQLite's type names so that registration compares them
+/// with a class's mapping as it does on SQLite.
+final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendable {
+    // @unchecked: used only on its lane's serial queue; the connection and the statement-text cache are touched
+    // there alone.
+    private(set) var connection: DBBPostgresConnection
+    private var numbered: [String: String] = [:]
+
+    init(_ connection: DBBPostgresConnection) { self.connection = connection }
+
+    /// Replaces a connection the server or the network ended with a new one, made with the same configuration.
+    ///
+    /// - Throws: `DBBError` when the server cannot be reached again.
+    func reconnect() throws {
+        try? connection.close()
+        connection = try DBBPostgresConnection.connect(connection.configuration)
+    }
+
+    var dialect: DBBSQLDialect { .postgres }
+
+    /// The statement with `$n` placeholders, numbered once per statement text.
+    func numbering(_ sql: String) -> String {
+        if let text = numbered[sql] { return text }
+        let text = DBBSQLDialect.postgres.numberingPlaceholders(sql)
+        numbered[sql] = text
+        return text
+    }
+
+    struct Statement: DBBObjectStatement {
+        let owner: DBBPostgresObjectConnection
+        let sql: String
+
+        func run(_ values: ArraySlice<DBBValue>) throws -> Int {
+            try owner.connection.execute(sql, Array(values))
+        }
+
+        func insert(_ values: ArraySlice<DBBValue>) throws -> Int64 {
+            guard let id = try owner.connection.fetchAll(sql, Array(values)).first?.first?.int64Value else {
+                throw DBBError(.internal, message: "an INSERT returned no id", sql: sql, context: "saving objects")
+            }
+            return id
+        }
+    }
+
+    func objectStatement(_ sql: String) throws -> Statement { Statement(owner: self, sql: numbering(sql)) }
+
+    func insertStatement(_ sql: String, idColumn: String) throws -> Statement {
+        Statement(owner: self, sql: numbering(sql + " RETURNING " + dialect.identifier(idColumn)))
+    }
+
+    /// New rows are inserted many at a time: each statement is a round trip to the server.
+    var insertBatchSize: Int { 10_000 }
+
+    /// Takes the rows' ids from the table's identity sequence in one query, then inserts the rows with their ids,
+    /// up to 1,000 in one multi-row `INSERT` (and fewer than 32,768 values in one statement). The ids are taken
+    /// first so that each row's id is known without relying on the order of `RETURNING` rows, which PostgreSQL
+    /// does not promise.
+    func insertBatch(_ values: [DBBValue], rows: Int, of table: DBBInsertTarget) throws -> [Int64] {
+        guard rows > 0 else { return [] }
+        let newIDs = try connection.fetchAll(
+            "SELECT nextval(pg_get_serial_sequence($1, $2)) FROM generate_series(1, $3)",
+            [.text(dialect.identifier(table.table)), .text(table.idColumn), .integer(Int64(rows))]
+        ).compactMap { $0.first?.int64Value }.sorted()
+        guard newIDs.count == rows else {
+            throw DBBError(
+                .internal, message: "the sequence of \(table.table) gave \(newIDs.count) ids for \(rows) rows",
+                context: "saving objects")
+        }
+        let width = values.count / rows
+        let perStatement = max(1, min(1_000, 32_767 / (width + 1)))
+        var arguments: [DBBValue] = []
+        arguments.reserveCapacity(perStatement * (width + 1))
+        var start = 0
+        while start < rows {
+            let count = min(perStatement, rows - start)
+            arguments.removeAll(keepingCapacity: true)
+            for row in start..<(start + count) {
+                arguments.append(.integer(newIDs[row]))
+                arguments.append(contentsOf: values[(row * width)..<((row + 1) * width)])
+            }
+            _ = try connection.execute(multiRowInsert(table.insertWithIDSQL, rows: count), arguments)
+            start += count
+        }
+        return newIDs
+    }
+
+    /// A one-row `INSERT … VALUES (?, …)` made to insert `rows` rows, with numbered placeholders; kept per text
+    /// and row count.
+    private func multiRowInsert(_ sql: String, rows: Int) -> String {
+        let key = "\(rows)\u{0}\(sql)"
+        if let text = numbered[key] { return text }
+        // The library writes the statement: its values are the one parenthesised list after the last " VALUES ".
+        guard let valuesStart = sql.range(of: " VALUES ", options: .backwards) else { return numbering(sql) }
+        let tuple = sql[valuesStart.upperBound...]
+        let text = DBBSQLDialect.postgres.numberingPlaceholders(
+            sql[..<valuesStart.upperBound] + repeatElement(tuple, count: rows).joined(separator: ", "))
+        numbered[key] = text
+        return text
+    }
+
+    func executeUpdate(_ sql: String, arguments: [DBBValue]) throws -> Int {
+        try connection.execute(numbering(sql), arguments)
+    }
+
+    func selectIDs(_ sql: String, arguments: [DBBValue]) throws -> [Int64] {
+        try connection.fetchAll(numbering(sql), arguments).compactMap { $0.first?.int64Value }
+    }
+
+    func forEachObjectRow(_ sql: String, arguments: [DBBValue], _ body: ([DBBValue]) throws -> Void) throws {
+        try connection.forEachRow(numbering(sql), arguments, body)
+    }
+
+    static func integer(in row: [DBBValue], at column: Int) throws -> Int64? { row[column].int64Value }
+
+    static func value(in row: [DBBValue], at column: Int) -> DBBValue { row[column] }
+
+    static func date(in row: [DBBValue], at column: Int) throws -> Date? {
+        row[column].doubleValue.map(Date.init(timeIntervalSinceReferenceDate:))
+    }
+
+    /// Rows arrive as stored values, which each property's accessor sets: a generated reader (`wholeRow`), which
+    /// reads SQLite's rows, is not used.
+    static func scalarReader(
+        _ readers: [(accessor: DBBScalarAccessor, column: Int32)],
+        wholeRow: (reader: DBBRowReader, positions: DBBRowPositions)?
+    ) -> ScalarReader {
+        ScalarReader(readers: readers.map { ($0.accessor.setStored, Int($0.column)) })
+    }
+
+    /// Sets each scalar property from its stored value in the row.
+    struct ScalarReader: DBBObjectScalarReader {
+        let readers: [(set: @Sendable (AnyObject, DBBValue) throws -> Void, column: Int)]
+
+        func read(_ object: DBBTableObject, _ row: [DBBValue]) throws {
+            for reader in readers { try reader.set(object, row[reader.column]) }
+        }
+    }
+
+    func didInsert(presetID id: Int64, table: String, idColumn: String) throws {
+        // An identity column's sequence does not see ids given to it: move it past this one, never back.
+        _ = try connection.fetchAll(
+            """
+            SELECT setval(pg_get_serial_sequence($1, $2), $3) WHERE $3 > COALESCE(
+                pg_sequence_last_value(pg_get_serial_sequence($1, $2)::regclass), 0)
+            """, [.text(dialect.identifier(table)), .text(idColumn), .integer(id)])
+    }
+
+    func lockSchemaForRegistration() throws {
+        // One lock for the library's registrations, held until the transaction ends.
+        _ = try connection.fetchAll("SELECT pg_advisory_xact_lock(hashtext('DBBBuilder registration'))")
+    }
+
+    func reportChanges(of tables: [String]) throws {
+        let function = "dbb_report_change"
+        let hasFunction = try !connection.fetchAll(
+            "SELECT 1 FROM pg_proc WHERE proname = $1 AND pronamespace = current_schema()::regnamespace",
+            [.text(function)]
+        ).isEmpty
+        if !hasFunction {
+            _ = try connection.execute(
+                """
+                CREATE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN PERFORM pg_notify('\(DBBPostgresObjectStore.changesChannel)', TG_TABLE_NAME); RETURN NULL; END $$
+                """)
+        }
+        for table in tables {
+            let name = dialect.identifier(table)
+            let hasTrigger = try !connection.fetchAll(
+                "SELECT 1 FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname = $2", [.text(name), .text(function)]
+            ).isEmpty
+            guard !hasTrigger else { continue }
+            // One notification per statement, not per row; the server sends it at commit, once per table and
+            // transaction, and not at all on a rollback.
+            _ = try connection.execute(
+                """
+                CREATE TRIGGER \(function) AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(name)
+                FOR EACH STATEMENT EXECUTE FUNCTION \(function)()
+                """)
+        }
+    }
+
+    func tableExists(_ name: String) throws -> Bool {
+        try !connection.fetchAll(
+            "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1",
+            [.text(name)]
+        ).isEmpty
+    }
+
+    func columns(in table: String) throws -> [DBBColumnInfo] {
+        let rows = try connection.fetchAll(
+            """
+            SELECT column_name::text, data_type::text, is_nullable::text, column_default::text
+            FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1
+            ORDER BY ordinal_position
+            """, [.text(table)])
+        return rows.map { row in
+            DBBColumnInfo(
+                name: row[0].stringValue ?? "", declaredType: Self.sqliteTypeName(row[1].stringValue ?? ""),
+                isNotNull: row[2].stringValue == "NO", defaultValueSQL: row[3].stringValue, primaryKeyIndex: 0)
+        }
+    }
+
+    /// A PostgreSQL column type as SQLite's type names say it, so that a column another program created with
+    /// another type (`integer` where a property stores text) is refused at registration as on SQLite.
+    static func sqliteTypeName(_ type: String) -> String {
+        switch type.lowercased() {
+        case "bigint", "integer", "smallint", "boolean": "INTEGER"
+        case "double precision", "real", "numeric": "REAL"
+        case "bytea": "BLOB"
+        case "text", "character varying", "character", "name", "json", "jsonb", "uuid": "TEXT"
+        default: type
+        }
+    }
+}

@@ -1,0 +1,143 @@
+internal import DBBObjects
+internal import DBBSQL
+internal import Dispatch
+internal import NIOPosix
+internal import Synchronization
+
+extension DBBPostgresObjectStore {
+    /// One connection of the store and the serial queue it is used on, with the `write` or `read` closure running
+    /// on it. Every use of the connection runs on the queue: a synchronous caller waits for it there
+    /// (``waiting(_:)``), never on a task's thread, and an `async` caller suspends (``suspending(_:)``).
+    final class Connection: DBBStoreConnection, @unchecked Sendable {
+        // @unchecked: the scope and the connection's state are touched only on `queue`.
+        let queue: DispatchQueue
+        /// The connection as the object layer uses it.
+        let objects: DBBPostgresObjectConnection
+        var scope: DBBManagerScope?
+
+        /// Marks each connection's queue with the connection, so that a call made on it is recognised: one from
+        /// inside a `write` or `read` closure joins its transaction, any other (an object's initializer or a
+        /// property observer the loader runs) is refused instead of waiting for its own queue.
+        private static let key = DispatchSpecificKey<ObjectIdentifier>()
+
+        /// The connection whose queue the caller is on, if any.
+        static var current: ObjectIdentifier? { DispatchQueue.getSpecific(key: key) }
+
+        /// Whether the caller is on a SwiftNIO event-loop thread, where waiting could wait for itself.
+        static var isOnEventLoop: Bool { MultiThreadedEventLoopGroup.currentEventLoop != nil }
+
+        private init(queue: DispatchQueue, objects: DBBPostgresObjectConnection) {
+            self.queue = queue
+            self.objects = objects
+            queue.setSpecific(key: Self.key, value: ObjectIdentifier(self))
+        }
+
+        /// Connects on a queue of its own: a synchronous connect waits, which it may not do inside a task.
+        ///
+        /// - Parameters:
+        ///   - configuration: the server, role and database.
+        ///   - name: the connection's name, for its queue's label.
+        /// - Throws: `DBBError` when the connection cannot be made.
+        static func open(_ configuration: DBBPostgresConfiguration, name: String) throws -> Connection {
+            let queue = DispatchQueue(label: "DBBPostgres.\(name)")
+            let objects = try waiting(on: queue) {
+                DBBPostgresObjectConnection(try DBBPostgresConnection.connect(configuration))
+            }
+            return Connection(queue: queue, objects: objects)
+        }
+
+        /// Closes the connection, waiting for its queue, and ignores a failure (a connection being given up).
+        func closeWaiting() {
+            try? waiting { try self.objects.connection.close() }
+        }
+
+        /// Makes a connection the server or the network ended anew, before work starts on it.
+        func reconnectIfClosed() throws {
+            if objects.connection.isClosed { try objects.reconnect() }
+        }
+
+        func inTransaction<T>(isWrite: Bool, _ body: () throws -> T) throws -> T {
+            try reconnectIfClosed()
+            try objects.connection.begin(isolation: isWrite ? nil : .repeatableRead, readOnly: !isWrite)
+            do {
+                let result = try body()
+                try objects.connection.commit()
+                return result
+            } catch {
+                rollback()
+                throw error
+            }
+        }
+
+        /// Rolls the open transaction back; a connection that ended has rolled it back already.
+        func rollback() {
+            // The transaction is over either way; a failure to roll back (a dropped connection) is the lesser
+            // error, and the one the caller is handling is reported.
+            if !objects.connection.isClosed { try? objects.connection.rollback() }
+        }
+
+        func perform<Work: DBBObjectWork>(joining work: Work, isWrite: Bool) throws -> Work.Result {
+            try work.run(on: objects)
+        }
+
+        // MARK: Waiting for the queue
+
+        /// Runs `body` on the connection's queue and waits for it.
+        func waiting<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+            try Self.waiting(on: queue, body)
+        }
+
+        /// Runs `body` on `queue` and waits for it. The body runs on the queue's own thread, never on the
+        /// caller's: a caller inside a Swift concurrency task waits for it as it waits for SQLite's queue, while
+        /// the connection's synchronous calls run where waiting on postgres-nio is allowed.
+        private static func waiting<T: Sendable>(on queue: DispatchQueue, _ body: @escaping @Sendable () throws -> T)
+            throws -> T
+        {
+            let done = DispatchSemaphore(value: 0)
+            let outcome = Mutex<Result<T, any Error>?>(nil)
+            queue.async {
+                let result = Result { try body() }
+                outcome.withLock { $0 = result }
+                done.signal()
+            }
+            done.wait()
+            guard let result = outcome.withLock({ $0 }) else {
+                throw DBBError(
+                    .internal, message: "a queued call ended without a result", context: "waiting for PostgreSQL")
+            }
+            return try result.get()
+        }
+
+        /// Runs a closure that the caller keeps on the connection's queue, with the connection, and waits for it.
+        func waiting<T>(lending body: (any DBBStoreConnection) throws -> T) throws -> T {
+            try withoutActuallyEscaping(body) { body in
+                let closure = CallerClosure(body)
+                return try waiting { DBBHandOver(try closure.call(self)) }.take()
+            }
+        }
+
+        /// Runs `body` on the connection's queue without blocking the calling task; its result is handed to the
+        /// caller.
+        func suspending<T>(_ body: @escaping @Sendable () throws -> sending T) async throws -> sending T {
+            let result: DBBHandOver<T> = try await withCheckedThrowingContinuation { continuation in
+                queue.async { continuation.resume(with: Result { DBBHandOver(try body()) }) }
+            }
+            return result.take()
+        }
+    }
+
+    /// The caller's closure, run on a connection's queue while the caller waits: the closure, what it captured
+    /// and its result are used by one thread at a time. The queue lets go of it before the caller resumes, as
+    /// `withoutActuallyEscaping` requires.
+    private final class CallerClosure<T>: @unchecked Sendable {
+        private var body: ((any DBBStoreConnection) throws -> T)?
+
+        init(_ body: @escaping (any DBBStoreConnection) throws -> T) { self.body = body }
+
+        func call(_ connection: any DBBStoreConnection) throws -> T {
+            guard let body else { preconditionFailure("a caller's closure was called twice") }
+            self.body = nil
+            return try body(connection)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+internal import DBBObjects
+internal import DBBSQL
+internal import Foundation
+
+/// When failed work runs again.
+extension DBBPostgresObjectStore {
+    /// Runs work in one transaction on a connection; call on the connection's queue. Reads run in a read-only
+    /// `REPEATABLE READ` snapshot, so a fetch's statements see one state.
+    ///
+    /// The work runs again, on a new connection if need be, when its transaction failed in a way that changed
+    /// nothing and may not fail again: a serialization failure or a deadlock (SQLSTATE `40001`, `40P01`: the
+    /// server rolled it back), or a connection that ended — for a read always, for a write when it ended before
+    /// its `COMMIT` was sent (the server then rolled it back). The work is plain data (a save plan, ids), so it
+    /// runs again unchanged. A write whose `COMMIT` was sent on a connection that then ended may or may not have
+    /// committed: it is reported, never run twice. A statement refused because its connection was already closed
+    /// (SQLSTATE `08003`) was never sent, so its work runs again even after its `COMMIT` or its one statement.
+    ///
+    /// Work of one statement runs without `BEGIN` and `COMMIT`: the statement is its own transaction. Its
+    /// "commit" is sent with it, so a write of one statement whose connection ended is not run again.
+    static func run<Work: DBBObjectWork>(_ work: Work, on connection: Connection, isWrite: Bool) throws
+        -> Work.Result
+    {
+        var attempt = 1
+        let isTransaction = !work.isSingleStatement
+        while true {
+            var commitSent = false
+            do {
+                guard isTransaction else {
+                    try connection.reconnectIfClosed()
+                    commitSent = true
+                    return try work.run(on: connection.objects)
+                }
+                return try connection.inTransaction(isWrite: isWrite) {
+                    let result = try work.run(on: connection.objects)
+                    commitSent = true
+                    return result
+                }
+            } catch  where attempt < 3 {
+                let ended = connectionEnded(by: error, closed: connection.objects.connection.isClosed)
+                guard mayRunAgain(after: error, ended: ended, unsafe: isWrite && commitSent) else { throw error }
+                attempt += 1
+                if ended {
+                    try connection.objects.reconnect()
+                } else {
+                    // Two deadlocked transactions that both ran again at once would meet again.
+                    Thread.sleep(forTimeInterval: 0.01 * Double(attempt))
+                }
+            }
+        }
+    }
+
+    /// Whether a failed transaction changed nothing and its work may run again.
+    ///
+    /// - Parameters:
+    ///   - error: the failure.
+    ///   - ended: whether the connection ended.
+    ///   - unsafe: whether the transaction may have committed (its `COMMIT` was sent).
+    static func mayRunAgain(after error: any Error, ended: Bool, unsafe: Bool) -> Bool {
+        let state = (error as? DBBError)?.sqlState
+        // Refused before it was sent: the server did none of the statement, and rolls back what came before it.
+        if ended { return !unsafe || state == DBBPostgresErrors.notSent }
+        guard let state else { return false }
+        return state == "40001" || state == "40P01"
+    }
+
+    /// Whether a failure ended the connection: it is closed, or the server said it is ending it (SQLSTATE class
+    /// `08`, connection exceptions, and `57P01`–`57P03`, a shutdown or a terminated backend), which the
+    /// connection may not have noticed yet.
+    static func connectionEnded(by error: any Error, closed: Bool) -> Bool {
+        if closed { return true }
+        guard let state = (error as? DBBError)?.sqlState else { return false }
+        return state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03"
+    }
+}

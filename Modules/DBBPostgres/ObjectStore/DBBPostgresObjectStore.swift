@@ -1,0 +1,160 @@
+internal import DBBObjects
+internal import DBBSQL
+internal import Dispatch
+internal import Synchronization
+
+/// PostgreSQL's store for a manager (``DBBObjectStore``): a writer connection and reader connections, each used
+/// on a serial queue of its own (``Connection``), and a connection that listens for the commits observers wait
+/// for (``Listener``). Work that failed in a way that changed nothing runs again (``run(_:on:isWrite:)``, in
+/// `DBBPostgresObjectStore+Retry.swift`).
+final class DBBPostgresObjectStore: DBBObjectStore {
+    let configuration: DBBPostgresConfiguration
+    let writer: Connection
+    let readers: [Connection]
+    private let nextReader = Atomic<Int>(0)
+    /// Set by ``close()``: later work is refused instead of connecting again.
+    private let isClosed = Atomic<Bool>(false)
+    /// Reports the commits of every client to observations, once one started.
+    private let listener: Listener
+
+    var dialect: DBBSQLDialect { .postgres }
+    var location: String { configuration.description }
+    var namespace: String { configuration.description }
+    var systemName: String { "postgresql" }
+    var hasReaders: Bool { !readers.isEmpty }
+
+    /// Connects the writer and `readers` reader connections.
+    ///
+    /// - Throws: `DBBError` when a connection cannot be made; none stays open then.
+    init(configuration: DBBPostgresConfiguration, readers: Int) throws {
+        self.configuration = configuration
+        listener = Listener(configuration: configuration)
+        writer = try Connection.open(configuration, name: "writer")
+        var opened: [Connection] = []
+        do {
+            for index in 0..<readers { opened.append(try Connection.open(configuration, name: "reader\(index)")) }
+        } catch {
+            for connection in opened + [writer] { connection.closeWaiting() }
+            throw error
+        }
+        self.readers = opened
+    }
+
+    /// The connection for work: the writer for writes (and for reads without readers), else the next reader.
+    private func connection(isWrite: Bool) -> Connection {
+        isWrite || readers.isEmpty ? writer : readers[nextReader.add(1, ordering: .relaxed).oldValue % readers.count]
+    }
+
+    /// The connection whose queue the caller is on, when it is one of this store's.
+    private var currentPostgresConnection: Connection? {
+        guard let id = Connection.current else { return nil }
+        if ObjectIdentifier(writer) == id { return writer }
+        return readers.first { ObjectIdentifier($0) == id }
+    }
+
+    var currentConnection: (any DBBStoreConnection)? { currentPostgresConnection }
+
+    /// The connection of the `write` or `read` closure the caller is in, if it is in one.
+    var scopedConnection: DBBPostgresConnection? {
+        guard let connection = currentPostgresConnection, connection.scope != nil else { return nil }
+        return connection.objects.connection
+    }
+
+    /// Refuses work on a closed manager, from one of its own queues outside a `write` or `read` closure (which
+    /// would wait for itself), and a synchronous call on a SwiftNIO event-loop thread (which could wait for
+    /// itself through postgres-nio).
+    ///
+    /// - Parameters:
+    ///   - blocking: whether the caller waits for the work on its thread.
+    ///   - closing: whether the caller is closing the manager, which a closed manager allows.
+    private func requireUsable(blocking: Bool, closing: Bool = false) throws {
+        // Built only for an error: the redacted URL costs as much as the save plan of one object.
+        var context: String { "using the manager of \(configuration)" }
+        if !closing, isClosed.load(ordering: .acquiring) {
+            throw DBBError.misuse(
+                "the manager of \(configuration) is closed", recovery: "open a new manager", context: context)
+        }
+        if currentPostgresConnection != nil {
+            throw DBBError.misuse(
+                "an object call ran on a PostgreSQL manager's own queue (in an initializer or a property observer "
+                    + "that a fetch runs), which would wait for itself",
+                recovery: "make the call after the fetch returns", context: context)
+        }
+        if blocking, Connection.isOnEventLoop {
+            throw DBBError.misuse(
+                "a synchronous object call on a SwiftNIO event-loop thread would block the loop PostgreSQL answers on",
+                recovery: "use the async form (try await)", context: context)
+        }
+    }
+
+    // MARK: Work
+
+    func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, probe: DBBOperationProbe?) throws -> Work.Result {
+        try requireUsable(blocking: true)
+        let connection = connection(isWrite: isWrite)
+        return try connection.waiting {
+            probe?.started()
+            return DBBHandOver(try Self.run(work, on: connection, isWrite: isWrite))
+        }.take()
+    }
+
+    func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, probe: DBBOperationProbe?) async throws
+        -> sending Work.Result
+    {
+        try requireUsable(blocking: false)
+        let connection = connection(isWrite: isWrite)
+        return try await connection.suspending {
+            probe?.started()
+            return try Self.run(work, on: connection, isWrite: isWrite)
+        }
+    }
+
+    func withConnection<T>(isWrite: Bool, _ body: (any DBBStoreConnection) throws -> T) throws -> T {
+        try requireUsable(blocking: true)
+        let connection = connection(isWrite: isWrite)
+        return try connection.waiting(lending: body)
+    }
+
+    func withConnection<T>(isWrite: Bool, _ body: @escaping @Sendable (any DBBStoreConnection) throws -> sending T)
+        async throws -> sending T
+    {
+        try requireUsable(blocking: false)
+        let connection = connection(isWrite: isWrite)
+        return try await connection.suspending { try body(connection) }
+    }
+
+    // MARK: Observation
+
+    /// Listens for the tables' notifications first: a report that arrives before the snapshot begins is of a
+    /// commit the snapshot holds.
+    func performObserved<Work: DBBObjectWork>(
+        _ work: Work, onChange: @escaping @Sendable (Set<String>?) -> Void,
+        snapshotBegins: @escaping @Sendable () -> Void
+    ) async throws -> sending Work.Result {
+        try requireUsable(blocking: false)
+        try await listener.start(onChange)
+        snapshotBegins()
+        return try await perform(work, isWrite: false, probe: nil)
+    }
+
+    // MARK: Instrumentation and closing
+
+    /// The statements' logs are postgres-nio's own; the manager reports operations and transactions itself.
+    func setInstrumentation(_ instrumentation: DBBInstrumentation) throws {}
+
+    func close() throws {
+        try requireUsable(blocking: true, closing: true)
+        // Closing twice closes once.
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if let listening = listener.stop() { try? writer.waiting { try listening.close() } }
+        var firstError: (any Error)?
+        for connection in [writer] + readers {
+            do {
+                try connection.waiting { try connection.objects.connection.close() }
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        if let firstError { throw firstError }
+    }
+}
