@@ -343,7 +343,7 @@ enum DBBConditionTokenizer {
                 if byte == UInt8(ascii: "["), previousSignificant == UInt8(ascii: "("),
                     isIntegerList(bytes[(index + 1)..<min(end, bytes.count)])
                 {
-                    // A Swift `[Int]` interpolated into `IN (\(ids))` reads `IN ([1, 2])`, as the seed's README
+                    // A Swift `[Int]` interpolated into `IN (\(ids))` reads `IN ([1, 2])`, as DBBBuilder's README
                     // writes it: the list, not an identifier.
                     tokens.append(Token(text: text((index + 1)..<min(end, bytes.count))))
                 } else if byte == UInt8(ascii: "'") {

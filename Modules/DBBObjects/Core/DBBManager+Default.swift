@@ -132,7 +132,7 @@ extension DBBManager {
         return folder.appendingPathComponent(name, isDirectory: false)
     }
 
-    /// The seed's `dbMgr.database`, for its `dbMgr.database.lastErrorMessage()`: what the last failed call of
+    /// DBBBuilder's `dbMgr.database`, for its `dbMgr.database.lastErrorMessage()`: what the last failed call of
     /// the manager recorded, as ``errorMessage()``.
     public var database: DBBManagerErrors { DBBManagerErrors(manager: self) }
 
@@ -221,7 +221,7 @@ extension DBBManager {
     }
 }
 
-/// What the seed's `dbMgr.database` gave for error messages: `dbMgr.database.lastErrorMessage()`.
+/// What DBBBuilder's `dbMgr.database` gave for error messages: `dbMgr.database.lastErrorMessage()`.
 public struct DBBManagerErrors: Sendable {
     let manager: DBBManager
 

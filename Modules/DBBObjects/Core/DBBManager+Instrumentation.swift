@@ -117,7 +117,7 @@ final class DBBManagerInstruments: Sendable {
     func begin(
         operation: String, collection: String?, queryText: String?, onReader: Bool, metrics: OperationMetrics?,
         parent: ServiceContext?
-    ) -> DBBOperationProbe {
+    ) -> DBBOperationReport {
         var span: (any Span)?
         if let tracer {
             let name = collection.map { "\(operation) \($0)" } ?? operation
@@ -131,7 +131,7 @@ final class DBBManagerInstruments: Sendable {
             if tracesQueryText, let queryText { started.attributes["db.query.text"] = queryText }
             span = started
         }
-        return DBBOperationProbe(
+        return DBBOperationReport(
             start: .now, span: span, metrics: metrics, wait: onReader ? readerWait : writerWait)
     }
 }
@@ -140,7 +140,7 @@ final class DBBManagerInstruments: Sendable {
 ///
 /// A class, so that an operation that reports nothing passes one nil reference through its closures rather
 /// than an optional of this whole record, which would be copied and destroyed with each of them.
-package final class DBBOperationProbe: Sendable {
+package final class DBBOperationReport: Sendable {
     let start: ContinuousClock.Instant
     let span: (any Span)?
     let metrics: DBBManagerInstruments.OperationMetrics?
@@ -217,7 +217,7 @@ extension DBBManager {
     }
 
     /// Starts reporting an object operation, when the manager reports operations; `nil` (one check) otherwise.
-    func beginOperation<Work: DBBObjectWork>(_ work: Work, onReader: Bool) -> DBBOperationProbe? {
+    func beginOperation<Work: DBBObjectWork>(_ work: Work, onReader: Bool) -> DBBOperationReport? {
         guard reportsOperations.load(ordering: .acquiring), let instruments = instruments.withLock({ $0 }) else {
             return nil
         }
@@ -228,30 +228,30 @@ extension DBBManager {
     }
 
     /// Starts reporting a `write` or `read` closure, when the manager reports operations.
-    func beginTransaction(isWrite: Bool, onReader: Bool) -> DBBTransactionProbe? {
+    func beginTransaction(isWrite: Bool, onReader: Bool) -> DBBTransactionReport? {
         guard reportsOperations.load(ordering: .acquiring), let instruments = instruments.withLock({ $0 }) else {
             return nil
         }
         let kind = isWrite ? "write" : "read"
-        let probe = instruments.begin(
+        let report = instruments.begin(
             operation: kind, collection: nil, queryText: nil, onReader: onReader, metrics: nil, parent: nil)
-        return DBBTransactionProbe(probe: probe, kind: kind, instruments: instruments)
+        return DBBTransactionReport(operation: report, kind: kind, instruments: instruments)
     }
 }
 
 /// A `write` or `read` closure being reported.
-struct DBBTransactionProbe: Sendable {
-    let probe: DBBOperationProbe
+struct DBBTransactionReport: Sendable {
+    let operation: DBBOperationReport
     let kind: String
     let instruments: DBBManagerInstruments
 
-    package func started() { probe.started() }
+    func started() { operation.started() }
 
     func end(_ error: (any Error)?) {
         if let metrics = instruments.transactions[kind + (error == nil ? "commit" : "rollback")] {
             metrics.count.increment()
-            metrics.duration.recordNanoseconds(DBBOperationProbe.nanoseconds(from: probe.start))
+            metrics.duration.recordNanoseconds(DBBOperationReport.nanoseconds(from: operation.start))
         }
-        probe.end(error)
+        operation.end(error)
     }
 }

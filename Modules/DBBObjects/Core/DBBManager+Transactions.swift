@@ -138,18 +138,18 @@ extension DBBManager {
                     recovery: "call object methods directly inside the closure; they join its transaction",
                     context: isWrite ? "writing" : "reading"))
         }
-        let probe = beginTransaction(isWrite: isWrite, onReader: !isWrite && store.hasReaders)
+        let report = beginTransaction(isWrite: isWrite, onReader: !isWrite && store.hasReaders)
         do {
             let result = try store.withConnection(isWrite: isWrite) { connection in
-                try self.runScope(on: connection, isWrite: isWrite, probe: probe, body)
+                try self.runScope(on: connection, isWrite: isWrite, report: report, body)
             }
-            probe?.end(nil)
+            report?.end(nil)
             return result
         } catch let error as DBBError {
-            probe?.end(error)
+            report?.end(error)
             throw record(error)
         } catch {
-            probe?.end(error)
+            report?.end(error)
             throw error  // the closure's own errors reach the caller as they are
         }
     }
@@ -158,18 +158,18 @@ extension DBBManager {
     private func inScope<T>(isWrite: Bool, _ body: @escaping @Sendable (any DBBStoreConnection) throws -> sending T)
         async throws -> sending T
     {
-        let probe = beginTransaction(isWrite: isWrite, onReader: !isWrite && store.hasReaders)
+        let report = beginTransaction(isWrite: isWrite, onReader: !isWrite && store.hasReaders)
         do {
             let result = try await store.withConnection(isWrite: isWrite) { connection in
-                DBBHandOver(try self.runScope(on: connection, isWrite: isWrite, probe: probe, body))
+                DBBResultTransfer(try self.runScope(on: connection, isWrite: isWrite, report: report, body))
             }.take()
-            probe?.end(nil)
+            report?.end(nil)
             return result
         } catch let error as DBBError {
-            probe?.end(error)
+            report?.end(error)
             throw record(error)
         } catch {
-            probe?.end(error)
+            report?.end(error)
             throw error
         }
     }
@@ -177,12 +177,12 @@ extension DBBManager {
     /// Runs a `write` or `read` closure on its connection's queue, in its transaction, with its scope active so
     /// that object calls inside join it.
     private func runScope<T>(
-        on connection: any DBBStoreConnection, isWrite: Bool, probe: DBBTransactionProbe?,
+        on connection: any DBBStoreConnection, isWrite: Bool, report: DBBTransactionReport?,
         _ body: (any DBBStoreConnection) throws -> T
     ) throws -> T {
-        probe?.started()
+        report?.started()
         let scope = DBBManagerScope(isWrite: isWrite)
-        scope.serviceContext = probe?.probe.span?.context
+        scope.serviceContext = report?.operation.span?.context
         connection.scope = scope
         defer { connection.scope = nil }
         do {

@@ -62,7 +62,7 @@ extension DBBManager {
     package func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, reported: Bool = true) throws
         -> Work.Result
     {
-        let probe = reported ? beginOperation(work, onReader: !isWrite && store.hasReaders) : nil
+        let report = reported ? beginOperation(work, onReader: !isWrite && store.hasReaders) : nil
         do {
             let result: Work.Result
             if let connection = store.currentConnection, let scope = connection.scope {
@@ -71,15 +71,15 @@ extension DBBManager {
                         "a change inside manager.read, which only reads", recovery: "use manager.write to write",
                         context: "using the manager of \(store.location)")
                 }
-                probe?.started()
+                report?.started()
                 result = try connection.perform(joining: work, isWrite: isWrite)
             } else {
-                result = try store.perform(work, isWrite: isWrite, probe: probe)
+                result = try store.perform(work, isWrite: isWrite, report: report)
             }
-            probe?.end(nil)
+            report?.end(nil)
             return result
         } catch {
-            probe?.end(error)
+            report?.end(error)
             throw record(error)
         }
     }
@@ -92,13 +92,13 @@ extension DBBManager {
     ///   - isWrite: whether it writes.
     /// - Throws: `DBBError` when the work fails.
     func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool) async throws -> sending Work.Result {
-        let probe = beginOperation(work, onReader: !isWrite && store.hasReaders)
+        let report = beginOperation(work, onReader: !isWrite && store.hasReaders)
         do {
-            let result = try await store.perform(work, isWrite: isWrite, probe: probe)
-            probe?.end(nil)
+            let result = try await store.perform(work, isWrite: isWrite, report: report)
+            report?.end(nil)
             return result
         } catch {
-            probe?.end(error)
+            report?.end(error)
             throw record(error)
         }
     }

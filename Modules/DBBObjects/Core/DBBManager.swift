@@ -192,7 +192,7 @@ public final class DBBManager: @unchecked Sendable {
         addPending(ObjectIdentifier(type(of: tableObject)), contents(), indexer())
     }
 
-    /// Records the persistence mapping of the class being registered whose table is `table`; the seed's
+    /// Records the persistence mapping of the class being registered whose table is `table`; DBBBuilder's
     /// form of ``addPersistenceMapping(_:for:indexer:)``, called from `required init(dbManager:)` with
     /// `forTableNamed: shortName`. Like it, it evaluates its arguments only while the class is registered.
     ///
@@ -249,17 +249,18 @@ public final class DBBManager: @unchecked Sendable {
             registeringCount.add(1, ordering: .sequentiallyConsistent)
             let prototype = tableClass.init(dbManager: self)
             registeringCount.subtract(1, ordering: .sequentiallyConsistent)
-            let seed =
+            let collected =
                 lock.withLock { pending.removeValue(forKey: key) } ?? PendingMapping(tableName: tableClass.tableName)
             let declared = tableClass.persistenceMapping
-            let properties = seed.properties.merging(declared.properties, uniquingKeysWith: { _, declared in declared })
+            let properties = collected.properties.merging(
+                declared.properties, uniquingKeysWith: { _, declared in declared })
             do {
                 try DBBPropertyPersistence.checkKeys(properties, tableName: tableClass.tableName)
                 let map = try DBBRegisteredClass(
                     type: tableClass, properties: properties,
                     attributes: (prototype.attributesDictionary ?? [:])
                         .merging(declared.attributes, uniquingKeysWith: { _, declared in declared }),
-                    indexers: seed.indexers + declared.indexers, prototype: prototype, dialect: store.dialect)
+                    indexers: collected.indexers + declared.indexers, prototype: prototype, dialect: store.dialect)
                 // Inside a `write` closure (a data migration), the schema joins its transaction.
                 let found = try perform(
                     DBBSchemaWork(map: map, checkOnly: mode == .readOnly), isWrite: mode == .readWrite,

@@ -10,7 +10,7 @@ package import DBBSQL
 ///
 /// | Manager call | Store call |
 /// | --- | --- |
-/// | a save, fetch, count or delete (``DBBObjectWork``) | ``perform(_:isWrite:probe:)`` or its `async` form |
+/// | a save, fetch, count or delete (``DBBObjectWork``) | ``perform(_:isWrite:report:)`` or its `async` form |
 /// | `manager.write { }`, `manager.read { }` | ``withConnection(isWrite:_:)``, then the connection's ``DBBStoreConnection/inTransaction(isWrite:_:)`` |
 /// | an object call inside such a closure | ``DBBStoreConnection/perform(joining:isWrite:)`` |
 /// | `manager.observe` | ``performObserved(_:onChange:snapshotBegins:)`` |
@@ -42,17 +42,17 @@ package protocol DBBObjectStore: AnyObject, Sendable {
     /// - Parameters:
     ///   - work: the work.
     ///   - isWrite: whether the work writes.
-    ///   - probe: what reports the operation, told when the work starts on its connection.
+    ///   - report: what reports the operation, told when the work starts on its connection.
     /// - Throws: `DBBError` when the work or its transaction fails (a failed write changes nothing), or (misuse)
     ///   when called from one of the store's own queues outside a `write` or `read` closure, which would wait for
     ///   itself.
-    func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, probe: DBBOperationProbe?) throws -> Work.Result
+    func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, report: DBBOperationReport?) throws -> Work.Result
 
-    /// ``perform(_:isWrite:probe:)`` without blocking the calling task; the result (new objects) is handed to the
+    /// ``perform(_:isWrite:report:)`` without blocking the calling task; the result (new objects) is handed to the
     /// caller.
     ///
     /// - Throws: as the synchronous form.
-    func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, probe: DBBOperationProbe?) async throws
+    func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, report: DBBOperationReport?) async throws
         -> sending Work.Result
 
     /// Runs `body` on the queue of a connection (the writer for writes and when there are no readers, else a

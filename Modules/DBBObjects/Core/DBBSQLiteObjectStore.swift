@@ -196,24 +196,24 @@ package final class DBBSQLiteObjectStore: DBBObjectStore {
         }
     }
 
-    package func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, probe: DBBOperationProbe?) throws
+    package func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, report: DBBOperationReport?) throws
         -> Work.Result
     {
         try refuseInsideQueueClosure()
         let body = { (db: DBBDatabase) throws -> Work.Result in
-            probe?.started()
+            report?.started()
             return try Self.run(work, on: db, isWrite: isWrite)
         }
         if !isWrite, let pool { return try pool.unsafeRead(body) }
         return try queue.inDatabase(body)
     }
 
-    package func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, probe: DBBOperationProbe?) async throws
+    package func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, report: DBBOperationReport?) async throws
         -> sending Work.Result
     {
-        let body: @Sendable (DBBDatabase) throws -> sending DBBHandOver<Work.Result> = { db in
-            probe?.started()
-            return DBBHandOver(try Self.run(work, on: db, isWrite: isWrite))
+        let body: @Sendable (DBBDatabase) throws -> sending DBBResultTransfer<Work.Result> = { db in
+            report?.started()
+            return DBBResultTransfer(try Self.run(work, on: db, isWrite: isWrite))
         }
         if !isWrite, let pool { return try await pool.unsafeRead(body).take() }
         return try await queue.inDatabase(body).take()
@@ -227,9 +227,9 @@ package final class DBBSQLiteObjectStore: DBBObjectStore {
     package func withConnection<T>(
         isWrite: Bool, _ body: @escaping @Sendable (any DBBStoreConnection) throws -> sending T
     ) async throws -> sending T {
-        let work: @Sendable (DBBDatabase) throws -> sending DBBHandOver<T> = { db in
+        let work: @Sendable (DBBDatabase) throws -> sending DBBResultTransfer<T> = { db in
             // The closure's result is its own (`sending`); nothing on the queue keeps it.
-            DBBHandOver(try self.lending(db, body))
+            DBBResultTransfer(try self.lending(db, body))
         }
         if !isWrite, let pool { return try await pool.unsafeRead(work).take() }
         return try await queue.inDatabase(work).take()
@@ -252,8 +252,8 @@ package final class DBBSQLiteObjectStore: DBBObjectStore {
             }
             snapshotBegins()
         }
-        let read: @Sendable (DBBDatabase) throws -> sending DBBHandOver<Work.Result> = { db in
-            DBBHandOver(try db.inTransaction { db in try work.run(onSQLite: db) })
+        let read: @Sendable (DBBDatabase) throws -> sending DBBResultTransfer<Work.Result> = { db in
+            DBBResultTransfer(try db.inTransaction { db in try work.run(onSQLite: db) })
         }
         if let pool { return try await pool.concurrentRead(onWriter: onWriter, read).take() }
         return try await queue.inDatabase { db in

@@ -6,7 +6,7 @@ public import DBBSchema
 /// that queue.
 ///
 /// @unchecked: the objects are new and nothing on the queue keeps them (the loader is local), so the caller owns them.
-package struct DBBHandOver<Value>: @unchecked Sendable {
+package struct DBBResultTransfer<Value>: @unchecked Sendable {
     private let value: Value
     package init(_ value: Value) { self.value = value }
     package func take() -> sending Value {

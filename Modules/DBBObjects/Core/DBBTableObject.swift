@@ -4,7 +4,7 @@ public import Foundation
 /// The parent class of every class whose instances are persisted.
 ///
 /// Subclasses declare their properties as usual and declare their mapping once: with the `@DBBTable` macro
-/// (module `DBBMacros`, re-exported by `DBBBuilder`), as a class-level ``persistenceMapping``, or, the seed's
+/// (module `DBBMacros`, re-exported by `DBBBuilder`), as a class-level ``persistenceMapping``, or, DBBBuilder's
 /// form, from `required init(dbManager:)`:
 ///
 /// ```swift

@@ -112,15 +112,15 @@ extension DBBPostgresObjectStore {
         func waiting<T>(lending body: (any DBBStoreConnection) throws -> T) throws -> T {
             try withoutActuallyEscaping(body) { body in
                 let closure = CallerClosure(body)
-                return try waiting { DBBHandOver(try closure.call(self)) }.take()
+                return try waiting { DBBResultTransfer(try closure.call(self)) }.take()
             }
         }
 
         /// Runs `body` on the connection's queue without blocking the calling task; its result is handed to the
         /// caller.
         func suspending<T>(_ body: @escaping @Sendable () throws -> sending T) async throws -> sending T {
-            let result: DBBHandOver<T> = try await withCheckedThrowingContinuation { continuation in
-                queue.async { continuation.resume(with: Result { DBBHandOver(try body()) }) }
+            let result: DBBResultTransfer<T> = try await withCheckedThrowingContinuation { continuation in
+                queue.async { continuation.resume(with: Result { DBBResultTransfer(try body()) }) }
             }
             return result.take()
         }

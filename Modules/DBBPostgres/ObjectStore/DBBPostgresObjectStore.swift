@@ -89,22 +89,22 @@ final class DBBPostgresObjectStore: DBBObjectStore {
 
     // MARK: Work
 
-    func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, probe: DBBOperationProbe?) throws -> Work.Result {
+    func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, report: DBBOperationReport?) throws -> Work.Result {
         try requireUsable(blocking: true)
         let connection = connection(isWrite: isWrite)
         return try connection.waiting {
-            probe?.started()
-            return DBBHandOver(try Self.run(work, on: connection, isWrite: isWrite))
+            report?.started()
+            return DBBResultTransfer(try Self.run(work, on: connection, isWrite: isWrite))
         }.take()
     }
 
-    func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, probe: DBBOperationProbe?) async throws
+    func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, report: DBBOperationReport?) async throws
         -> sending Work.Result
     {
         try requireUsable(blocking: false)
         let connection = connection(isWrite: isWrite)
         return try await connection.suspending {
-            probe?.started()
+            report?.started()
             return try Self.run(work, on: connection, isWrite: isWrite)
         }
     }
@@ -134,7 +134,7 @@ final class DBBPostgresObjectStore: DBBObjectStore {
         try requireUsable(blocking: false)
         try await listener.start(onChange)
         snapshotBegins()
-        return try await perform(work, isWrite: false, probe: nil)
+        return try await perform(work, isWrite: false, report: nil)
     }
 
     // MARK: Instrumentation and closing
