@@ -383,6 +383,20 @@ struct DBBPostgresObjectTests {
         #expect(error?.recoverySuggestion?.contains("without a connection parameter") == true)
         try manager.close()
     }
+
+    @Test func theSQLiteQueueOfAPostgreSQLManagerRefusesEveryStatementNamingTheServer() async throws {
+        let manager = try await TestPostgres.manager(readers: 1)
+        #expect(manager.pool == nil)
+        let error = #expect(throws: DBBError.self) {
+            _ = try manager.queue.inDatabase { db in try db.fetchValue(Int.self, "SELECT 1") }
+        }
+        #expect(error?.kind == .misuse)
+        #expect(error?.message.contains("manager.queue takes a SQLite connection") == true)
+        #expect(error?.message.contains("postgres://") == true)
+        let count = #expect(throws: DBBError.self) { _ = try manager.rowCount(inTable: "Member") }
+        #expect(count?.message.contains("takes a SQLite connection") == true)
+        try manager.close()
+    }
 }
 
 @Suite(.postgres)
