@@ -49,12 +49,7 @@ extension DBBManager {
         let sqlite = try sqliteStore(operation)
         do {
             if let connection = sqlite.currentConnection {
-                guard connection.scope != nil else {
-                    throw DBBError.misuse(
-                        "an object call ran inside a closure of the manager's queue, which would deadlock",
-                        recovery: "use manager.write { db in … } to run object calls and SQL in one transaction",
-                        context: "entering the queue of \(sqlite.queue.path)")
-                }
+                guard connection.scope != nil else { throw sqlite.insideQueueClosureError() }
                 return try body(try sqlite.database(of: connection))
             }
             if onReader, let pool = sqlite.pool { return try pool.unsafeRead(body) }

@@ -188,12 +188,15 @@ package final class DBBSQLiteObjectStore: DBBObjectStore {
     /// Refuses work from a closure of the store's own queue or of one of its readers (outside a `write` or
     /// `read` closure), which would wait for itself.
     private func refuseInsideQueueClosure() throws {
-        if currentConnection != nil {
-            throw DBBError.misuse(
-                "an object call ran inside a closure of the manager's queue, which would deadlock",
-                recovery: "use manager.write { db in … } to run object calls and SQL in one transaction",
-                context: "entering the queue of \(queue.path)")
-        }
+        if currentConnection != nil { throw insideQueueClosureError() }
+    }
+
+    /// The refusal of work from a closure of the store's own queue outside a `write` or `read` closure.
+    package func insideQueueClosureError() -> DBBError {
+        DBBError.misuse(
+            "an object call ran inside a closure of the manager's queue, which would deadlock",
+            recovery: "use manager.write { db in … } to run object calls and SQL in one transaction",
+            context: "entering the queue of \(queue.path)")
     }
 
     package func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, report: DBBOperationReport?) throws
