@@ -22,6 +22,17 @@ extension DBBQueryPlan {
         return "SELECT count(*) FROM (SELECT 1 FROM \(table)\(whereSQL)\(limitSQL))\(alias)"
     }
 
+    /// The statement that selects the ids of the rows a fetch with the plan's options matches, in its order and
+    /// page: what a set-based update or delete changes. It binds ``arguments``.
+    ///
+    /// ```swift
+    /// // options.addCondition("score > ?", 10)
+    /// // plan.idsSQL == "SELECT id FROM Project WHERE (score > ?) ORDER BY id"
+    /// ```
+    public var idsSQL: String {
+        "SELECT \(dialect.identifier(idColumn)) FROM \(dialect.identifier(tableName))" + whereSQL + orderSQL + limitSQL
+    }
+
     /// For a distinct or grouped fetch, the statement that selects one id per distinct combination of
     /// ``distinctColumns`` (or per group of ``groupColumns``) — the lowest — in the fetch's order and page; the
     /// fetch then loads the objects with those ids. `nil` for any other fetch. It binds ``arguments``.

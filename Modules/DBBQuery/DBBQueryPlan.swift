@@ -27,8 +27,9 @@ public struct DBBQueryPlan: Sendable {
     let idColumn: String
     /// The SQL dialect of the table's engine, which the clauses are written in.
     let dialect: DBBSQLDialect
-    /// For a grouped or distinct fetch on PostgreSQL, the order of its id query, where a column that is not
-    /// grouped can be sorted by only as an aggregate; `nil` where ``orderSQL`` serves.
+    /// For a grouped or distinct fetch in a dialect whose grouped queries are ordered by grouped columns and
+    /// aggregates only (PostgreSQL's), the order of its id query, where a column that is not grouped is sorted by
+    /// as an aggregate; `nil` where ``orderSQL`` serves.
     var groupedOrderSQL: String?
 
     /// Translates options for a table.
@@ -132,7 +133,7 @@ public struct DBBQueryPlan: Sendable {
                     context: "building a query for \(table.tableName)")
             }
         }
-        if dialect.engine == .postgres, let groups = groupColumns ?? distinctColumns {
+        if dialect.groupedQueriesOrderByAggregatesOnly, let groups = groupColumns ?? distinctColumns {
             groupedOrderSQL = try names.orderBy(options.sorting, groupedBy: Set(groups))
         }
     }

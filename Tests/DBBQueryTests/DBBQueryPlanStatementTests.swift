@@ -19,6 +19,17 @@ import Testing
         #expect(plan.arguments == [.integer(10)])
     }
 
+    @Test func theIDsOfASetBasedWriteAreSelectedInTheFetchsOrderAndPage() throws {
+        var options = DBBQueryOptions.options(sortColumns: ["score DESC"])
+        options.addCondition("score > ?", 10)
+        options.limit = 5
+        let plan = try DBBQueryPlan(options: options, table: projectTable)
+        #expect(plan.idsSQL == "SELECT id FROM Project WHERE (score > ?) ORDER BY score DESC, id ASC LIMIT 5")
+        #expect(
+            try DBBQueryPlan(options: DBBQueryOptions(), table: projectTable).idsSQL
+                == "SELECT id FROM Project ORDER BY id")
+    }
+
     @Test func aPageIsCountedAsTheFetchReturnsIt() throws {
         var options = DBBQueryOptions.options(withConditions: ["name = 'a'"])
         options.limit = 5

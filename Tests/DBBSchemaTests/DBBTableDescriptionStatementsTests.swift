@@ -16,6 +16,15 @@ import Testing
             tableName: "Artist", idColumn: "ArtistId", includesTimestamps: false, properties: [:])
     }
 
+    @Test func aSetBasedUpdateSetsItsColumnsThenModifiedTimeOnTheSelectedIDs() throws {
+        #expect(
+            try Self.project().updateSQL(columns: ["budget", "itemName"], idsSelectedBy: "SELECT id FROM Project")
+                == "UPDATE Project SET budget = ?, itemName = ?, modifiedTime = ? WHERE id IN (SELECT id FROM Project)")
+        #expect(
+            try Self.artist().updateSQL(columns: ["Name"], idsSelectedBy: "SELECT ArtistId FROM Artist")
+                == "UPDATE Artist SET Name = ? WHERE ArtistId IN (SELECT ArtistId FROM Artist)")
+    }
+
     @Test func rowStatementsOfATableWithTimestamps() throws {
         let table = try Self.project()
         #expect(table.leadingColumnCount == 3)

@@ -110,11 +110,7 @@ extension DBBTableObject {
     {
         let plan = try DBBQueryPlan(
             options: options, names: map.queryNames, schema: DBBManagerQuerySchema(manager: manager))
-        let q = map.description.dialect.identifier
-        return (
-            "SELECT \(q(map.idColumn)) FROM \(q(map.tableName))" + plan.whereSQL + plan.orderSQL + plan.limitSQL,
-            plan.arguments
-        )
+        return (plan.idsSQL, plan.arguments)
     }
 
     static func updateWork(_ values: [String: (any DBBBindable)?], _ options: DBBQueryOptions, manager: DBBManager)
@@ -123,8 +119,7 @@ extension DBBTableObject {
         let map = try manager.map(for: self)
         let context = "updating \(self) objects"
         guard !values.isEmpty else { throw DBBError.misuse("no values to set", context: context) }
-        let q = map.description.dialect.identifier
-        var assignments: [String] = []
+        var columns: [String] = []
         var arguments: [DBBValue] = []
         for (name, value) in values.sorted(by: { $0.key < $1.key }) {
             guard let property = map.propertiesByName[name] else {
@@ -147,17 +142,13 @@ extension DBBTableObject {
                     .mismatch, message: "\(self).\(name) stores \(sqlType), not the \(stored.storageClass) \(stored)",
                     context: context)
             }
-            assignments.append("\(q(column)) = ?")
+            columns.append(column)
             arguments.append(stored)
         }
-        if map.hasTimestamps {
-            assignments.append("\(q("modifiedTime")) = ?")
-            arguments.append(.real(Date().timeIntervalSinceReferenceDate))
-        }
+        // The statement sets `modifiedTime` after the columns in a table with timestamps.
+        if map.description.includesTimestamps { arguments.append(.real(Date().timeIntervalSinceReferenceDate)) }
         let selection = try matchingIDsSQL(options, map: map, manager: manager)
-        let sql =
-            "UPDATE \(q(map.tableName)) SET \(assignments.joined(separator: ", ")) WHERE \(q(map.idColumn)) IN "
-            + "(\(selection.sql))"
+        let sql = map.description.updateSQL(columns: columns, idsSelectedBy: selection.sql)
         return DBBUpdateWork(sql: sql, arguments: arguments + selection.arguments, map: map)
     }
 

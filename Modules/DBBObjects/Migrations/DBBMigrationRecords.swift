@@ -1,4 +1,5 @@
 internal import DBBSQL
+internal import DBBSchema
 internal import Foundation
 
 /// Records a migration, in the migration's transaction (on SQLite as on a server).
@@ -12,10 +13,8 @@ package struct DBBMigrationRecordWork: DBBObjectWork {
     package init(migration: DBBMigrator.Migration) { self.migration = migration }
 
     package func run<Connection: DBBObjectConnection>(on db: Connection) throws {
-        let q = db.dialect.identifier
         _ = try db.executeUpdate(
-            "INSERT INTO \(q(DBBMigrator.recordTable)) (\(q("name")), \(q("appliedTime")), \(q("checksum"))) "
-                + "VALUES (?, ?, ?)",
+            DBBMigrationStatements.insertRecordSQL(db.dialect),
             arguments: [
                 .text(migration.name), .real(Date().timeIntervalSinceReferenceDate), .text(migration.checksum),
             ])
@@ -27,7 +26,7 @@ struct DBBMigrationRecordTableWork: DBBObjectWork {
     static var operationName: String { "schema" }
 
     func run<Connection: DBBObjectConnection>(on db: Connection) throws {
-        _ = try db.executeUpdate(DBBMigrator.createRecordTableSQL(db.dialect), arguments: [])
+        _ = try db.executeUpdate(DBBMigrationStatements.createRecordTableSQL(db.dialect), arguments: [])
     }
 }
 
@@ -37,13 +36,8 @@ struct DBBMigrationRecordsWork: DBBObjectWork {
 
     func run<Connection: DBBObjectConnection>(on db: Connection) throws -> [DBBMigrator.AppliedMigration] {
         guard try db.tableExists(DBBMigrator.recordTable) else { return [] }
-        let q = db.dialect.identifier
-        let table = q(DBBMigrator.recordTable)
         var records: [DBBMigrator.AppliedMigration] = []
-        try db.forEachObjectRow(
-            "SELECT \(q("name")), \(q("appliedTime")), \(q("checksum")) FROM \(table) ORDER BY \(q("id"))",
-            arguments: []
-        ) { row in
+        try db.forEachObjectRow(DBBMigrationStatements.selectRecordsSQL(db.dialect), arguments: []) { row in
             records.append(
                 DBBMigrator.AppliedMigration(
                     name: Connection.value(in: row, at: 0).stringValue ?? "",

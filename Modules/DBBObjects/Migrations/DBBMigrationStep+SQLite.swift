@@ -14,11 +14,10 @@ extension DBBMigrator {
         defer { if foreignKeys { _ = try? manager.onSQLite(operation) { db in try db.setForeignKeysEnabled(true) } } }
         try manager.write { db in
             for step in migration.steps { try step.apply(in: db, manager: manager) }
-            if let violation = try db.fetchDictionary("PRAGMA foreign_key_check").first {
+            if let violation = try db.firstForeignKeyViolation() {
                 throw DBBError(
-                    .constraint,
-                    message: "a row of \(violation["table"]?.stringValue ?? "?") breaks its foreign key to "
-                        + "\(violation["parent"]?.stringValue ?? "?")", context: context)
+                    .constraint, message: "a row of \(violation.table) breaks its foreign key to \(violation.parent)",
+                    context: context)
             }
             try DBBMigrationRecordWork(migration: migration).run(on: db)
         }
@@ -41,8 +40,8 @@ extension DBBMigrationStep {
             try db.dropProperty(name, in: table)
         case .dropClass(let table):
             try db.requireTable(table)
-            for join in try db.joinTables(of: table) { try db.execute("DROP TABLE \(DBBIdentifier.sql(join))") }
-            try db.execute("DROP TABLE \(DBBIdentifier.sql(table))")
+            for join in try db.joinTables(of: table) { try db.execute(DBBMigrationStatements.dropTableSQL(join)) }
+            try db.execute(DBBMigrationStatements.dropTableSQL(table))
         case .changeType(let table, let property, let sqlType, let transform):
             let (target, column) = try db.place(of: property, in: table)
             try db.rebuildTable(target, context: "changing the type of \(table).\(property)") { definition in
@@ -65,10 +64,7 @@ extension DBBMigrationStep {
 /// leaves the schema and the data as they were.
 extension DBBDatabase {
     fileprivate func requireTable(_ table: String) throws {
-        guard
-            try fetchValue(Int.self, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", table)
-                ?? 0 > 0
-        else {
+        guard try hasTable(named: table) else {
             throw DBBError.misuse("there is no table \(table)", context: "migrating \(table)")
         }
     }
@@ -99,16 +95,12 @@ extension DBBDatabase {
 
     /// Whether a column of a table holds a value other than NULL in any row.
     func holdsValues(_ column: String, in table: String) throws -> Bool {
-        try fetchValue(
-            Int.self,
-            "SELECT count(*) FROM (SELECT 1 FROM \(DBBIdentifier.sql(table)) WHERE \(DBBIdentifier.sql(column)) "
-                + "IS NOT NULL LIMIT 1)") ?? 0 > 0
+        try fetchValue(Int.self, DBBMigrationStatements.holdsValuesSQL(column, in: table)) ?? 0 > 0
     }
 
     fileprivate func renameProperty(_ old: String, to new: String, in table: String) throws {
         let context = "renaming \(table).\(old) to \(new)"
         let (target, _) = try place(of: old, in: table)
-        let q = DBBIdentifier.sql
         if target == table {
             if try columnExists(new, in: table) {
                 // Registration may have added the new, empty column before the migration ran.
@@ -120,7 +112,7 @@ extension DBBDatabase {
             let renamedIndexes = try indexerIndexes(of: table).filter {
                 $0.columns.contains { $0.lowercased() == old.lowercased() }
             }
-            try execute("ALTER TABLE \(q(table)) RENAME COLUMN \(q(old)) TO \(q(new))")
+            try execute(DBBMigrationStatements.renameColumnSQL(old, to: new, in: table))
             // A DBBIndexer index is named after its columns: rename it, or registration would add a second one.
             for index in renamedIndexes {
                 let columns = index.columns.map { $0.lowercased() == old.lowercased() ? new : $0 }
@@ -132,10 +124,10 @@ extension DBBDatabase {
                 guard try rowCount(inTable: newJoin) == 0 else {
                     throw DBBError.misuse("join table \(newJoin) exists and holds rows", context: context)
                 }
-                try execute("DROP TABLE \(q(newJoin))")
+                try execute(DBBMigrationStatements.dropTableSQL(newJoin))
             }
-            try execute("ALTER TABLE \(q(target)) RENAME TO \(q(newJoin))")
-            try execute("ALTER TABLE \(q(newJoin)) RENAME COLUMN \(q(old)) TO \(q(new))")
+            try execute(DBBMigrationStatements.renameTableSQL(target, to: newJoin))
+            try execute(DBBMigrationStatements.renameColumnSQL(old, to: new, in: newJoin))
             try renameIndex(target + "_idx", to: newJoin + "_idx")
         }
     }
@@ -144,11 +136,8 @@ extension DBBDatabase {
     /// their columns.
     private func indexerIndexes(of table: String) throws -> [(name: String, columns: [String])] {
         var result: [(name: String, columns: [String])] = []
-        for name in try fetchValues(
-            String.self, "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
-            table)
-        {
-            let columns = try fetchValues(String.self, "SELECT name FROM pragma_index_info(?) ORDER BY seqno", name)
+        for name in try createdIndexNames(in: table) {
+            let columns = try indexColumns(of: name)
             if name.lowercased() == (table + "_" + columns.joined()).lowercased() { result.append((name, columns)) }
         }
         return result
@@ -157,17 +146,11 @@ extension DBBDatabase {
     /// Renames an index (SQLite has no statement for it): drops it and creates it again under the new name from
     /// its own statement. Does nothing when there is no such index.
     private func renameIndex(_ old: String, to new: String) throws {
-        guard old.lowercased() != new.lowercased(),
-            let sql = try fetchValue(
-                String.self, "SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ? COLLATE NOCASE", old)
+        guard old.lowercased() != new.lowercased(), let sql = try indexSQL(named: old),
+            let renamed = DBBMigrationStatements.renamedIndexSQL(sql, from: old, to: new)
         else { return }
-        var tokens = DBBTableDefinition.tokenize(sql)
-        guard
-            let position = tokens.firstIndex(where: { DBBTableDefinition.unquote($0).lowercased() == old.lowercased() })
-        else { return }
-        tokens[position] = DBBIdentifier.sql(new)
-        try execute("DROP INDEX \(DBBIdentifier.sql(old))")
-        try execute(tokens.joined(separator: " "))
+        try execute(DBBMigrationStatements.dropIndexSQL(old))
+        try execute(renamed)
     }
 
     fileprivate func renameClass(_ old: String, to new: String) throws {
@@ -176,23 +159,18 @@ extension DBBDatabase {
         guard try !tableExists(new) else {
             throw DBBError.misuse("a table \(new) exists already", context: context)
         }
-        let q = DBBIdentifier.sql
         let joins = try joinTables(of: old)
-        let indexes = try fetchValues(
-            String.self, "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", old
-        )
-        try execute("ALTER TABLE \(q(old)) RENAME TO \(q(new))")
+        let indexes = try createdIndexNames(in: old)
+        try execute(DBBMigrationStatements.renameTableSQL(old, to: new))
         for index in indexes where index.lowercased().hasPrefix(old.lowercased() + "_") {
             try renameIndex(index, to: new + "_" + index.dropFirst(old.count + 1))
         }
         for join in joins {
             let suffix = join.dropFirst(old.count + 1)
             let newJoin = new + "_" + suffix
-            let joinIndexes = try fetchValues(
-                String.self, "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
-                join)
-            try execute("ALTER TABLE \(q(join)) RENAME TO \(q(newJoin))")
-            try execute("ALTER TABLE \(q(newJoin)) RENAME COLUMN \(q(old + "_ID")) TO \(q(new + "_ID"))")
+            let joinIndexes = try createdIndexNames(in: join)
+            try execute(DBBMigrationStatements.renameTableSQL(join, to: newJoin))
+            try execute(DBBMigrationStatements.renameColumnSQL(old + "_ID", to: new + "_ID", in: newJoin))
             for index in joinIndexes where index.lowercased().hasPrefix(old.lowercased() + "_") {
                 try renameIndex(index, to: new + "_" + index.dropFirst(old.count + 1))
             }
@@ -202,7 +180,7 @@ extension DBBDatabase {
     fileprivate func dropProperty(_ name: String, in table: String) throws {
         let (target, column) = try place(of: name, in: table)
         if target != table {
-            try execute("DROP TABLE \(DBBIdentifier.sql(target))")
+            try execute(DBBMigrationStatements.dropTableSQL(target))
             return
         }
         try rebuildTable(table, dropping: column, context: "dropping \(table).\(name)") { definition in
@@ -217,17 +195,9 @@ extension DBBDatabase {
         }
         let existing = Set(try columns(in: table).map { $0.name.lowercased() })
         try rebuildTable(table, context: context) { definition in
-            try definition.setAutoincrement(!lean, on: id)
-            for column in ["modifiedTime", "createdTime"] {
-                if lean, existing.contains(column.lowercased()) { try definition.removeColumn(column) }
-                if !lean, !existing.contains(column.lowercased()) {
-                    try definition.insertColumn("\(column) Real", after: id)
-                }
-            }
+            try definition.convertLayout(lean: lean, idColumn: id, existingColumns: existing)
         }
-        if lean, try tableExists("sqlite_sequence") {
-            try execute("DELETE FROM sqlite_sequence WHERE name = ?", table)
-        }
+        if lean { try removeAutoincrementSequence(of: table) }
     }
 
     fileprivate func moveReferenceToColumn(_ property: String, in table: String) throws {
@@ -269,11 +239,7 @@ extension DBBDatabase {
         _ table: String, dropping: String? = nil, context: String, change: (inout DBBTableDefinition) throws -> Void,
         transform: (DBBDatabase, String) throws -> Void = { _, _ in }
     ) throws {
-        let q = DBBIdentifier.sql
-        guard
-            let sql = try fetchValue(
-                String.self, "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE", table)
-        else {
+        guard let sql = try tableSQL(named: table) else {
             throw DBBError.misuse("there is no table \(table)", context: context)
         }
         var definition = try DBBTableDefinition(sql: sql)
@@ -282,38 +248,27 @@ extension DBBDatabase {
         let copied = definition.columnNames.filter { name in
             oldColumns.contains { $0.lowercased() == name.lowercased() }
         }
-        // The schema objects to create again: the table's indexes, then every view and trigger (a view or trigger
-        // that names the table would stop the rename of the new table).
-        var saved: [(type: String, name: String, sql: String)] = []
-        try forEachRow(
-            "SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL AND ((type = 'index' AND tbl_name = ?) "
-                + "OR type IN ('view', 'trigger')) ORDER BY CASE type WHEN 'index' THEN 0 WHEN 'view' THEN 1 ELSE 2 END, "
-                + "rowid", arguments: [table]
-        ) { row in saved.append((try row[0], try row[1], try row[2])) }
-        let sequence =
-            try tableExists("sqlite_sequence")
-            ? try fetchValue(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = ?", table) : nil
+        let saved = try dependentSchemaObjects(of: table)
+        let sequence = try autoincrementSequence(of: table)
         for object in saved where object.type != "index" {
-            try execute("DROP \(object.type.uppercased()) \(q(object.name))")
+            try execute(DBBMigrationStatements.dropSQL(object.type, named: object.name))
         }
         let temporary = "dbb_rebuild_" + table
         try execute(definition.createSQL(tableName: temporary))
         // Rows keep their rowids: through the INTEGER PRIMARY KEY when there is one, else copied as `rowid`.
         let keepsRowid = try rowidAliasColumn(in: table) == nil && !definition.options.uppercased().contains("WITHOUT")
-        let list = ((keepsRowid ? ["rowid"] : []) + copied.map(q)).joined(separator: ", ")
-        try execute("INSERT INTO \(q(temporary)) (\(list)) SELECT \(list) FROM \(q(table))")
+        try execute(
+            DBBMigrationStatements.copyRowsSQL(from: table, into: temporary, columns: copied, keepingRowid: keepsRowid))
         try transform(self, temporary)
-        try execute("DROP TABLE \(q(table))")
-        try execute("ALTER TABLE \(q(temporary)) RENAME TO \(q(table))")
-        if let sequence {
-            try execute("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", sequence, table)
-        }
+        try execute(DBBMigrationStatements.dropTableSQL(table))
+        try execute(DBBMigrationStatements.renameTableSQL(temporary, to: table))
+        if let sequence { try raiseAutoincrementSequence(of: table, to: sequence) }
         for object in saved {
             if object.type == "index", let dropping, DBBTableDefinition.mentions(object.sql, dropping) { continue }
             do {
                 try execute(object.sql)
                 // SQLite checks a view's columns when it is used, not when it is created.
-                if object.type == "view" { try execute("SELECT * FROM \(q(object.name)) LIMIT 0") }
+                if object.type == "view" { try execute(DBBMigrationStatements.checkViewSQL(object.name)) }
             } catch var error as DBBError {
                 error.message = "\(object.type) \(object.name) cannot be created again (\(context)): \(error.message)"
                 throw error
@@ -326,10 +281,8 @@ extension DBBDatabase {
         _ column: String, of table: String, into temporary: String,
         _ transform: (DBBValue) throws -> (any DBBBindable)?
     ) throws {
-        let q = DBBIdentifier.sql
-        let update = try prepare("UPDATE \(q(temporary)) SET \(q(column)) = ? WHERE rowid = ?")
-        let rows = try fetchCursor(
-            "SELECT rowid, \(q(column)) FROM \(q(table)) WHERE \(q(column)) IS NOT NULL")
+        let update = try prepare(DBBMigrationStatements.updateValueByRowidSQL(column, of: temporary))
+        let rows = try fetchCursor(DBBMigrationStatements.selectValuesByRowidSQL(column, of: table))
         while let row = try rows.next() {
             let value = row.value(at: 1)
             let rowid: Int64 = try row[0]

@@ -81,7 +81,7 @@ public struct DBBMigrator: Sendable {
     public init() {}
 
     /// The table where migrations are recorded.
-    public static let recordTable = "DBBMigrations"
+    public static let recordTable = DBBMigrationStatements.recordTable
 
     /// Adds a migration after the ones registered before.
     ///
@@ -180,13 +180,5 @@ public struct DBBMigrator: Sendable {
             error.message = "migration \(migration.name) failed: \(error.message)"
             throw manager.record(error)
         }
-    }
-
-    /// `CREATE TABLE IF NOT EXISTS` of the record table, in the dialect's types.
-    static func createRecordTableSQL(_ dialect: DBBSQLDialect) -> String {
-        let q = dialect.identifier
-        return "CREATE TABLE IF NOT EXISTS \(q(recordTable)) (\(q("id")) \(dialect.idColumnDefinition), \(q("name")) "
-            + "\(dialect.columnType("Text")) NOT NULL UNIQUE, \(q("appliedTime")) \(dialect.columnType("Real")), "
-            + "\(q("checksum")) \(dialect.columnType("Text")))"
     }
 }

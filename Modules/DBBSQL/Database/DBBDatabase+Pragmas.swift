@@ -111,6 +111,17 @@ extension DBBDatabase {
         }
     }
 
+    /// The first row that breaks a foreign key (`PRAGMA foreign_key_check`), or `nil` when every row keeps its
+    /// foreign keys: the table of the row and the table its key refers to.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/pragma.html#pragma_foreign_key_check
+    ///
+    /// - Throws: ``DBBError`` if the check cannot run.
+    package func firstForeignKeyViolation() throws -> (table: String, parent: String)? {
+        guard let violation = try fetchDictionary("PRAGMA foreign_key_check").first else { return nil }
+        return (violation["table"]?.stringValue ?? "?", violation["parent"]?.stringValue ?? "?")
+    }
+
     /// Whether `LIKE` is case-sensitive. SQLite has no way to read this pragma, so it is observed:
     /// `'a' LIKE 'A'` is false exactly when case-sensitive LIKE is on.
     ///

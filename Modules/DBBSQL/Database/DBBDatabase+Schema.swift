@@ -94,6 +94,88 @@ extension DBBDatabase {
         )
     }
 
+    /// Whether a table (not a view) of exactly this name, case included, exists in the main schema.
+    ///
+    /// - Throws: ``DBBError`` if the schema cannot be read.
+    package func hasTable(named name: String) throws -> Bool {
+        try fetchValue(Int.self, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", name) ?? 0 > 0
+    }
+
+    /// The `CREATE TABLE` statement of a table, as the schema keeps it, or `nil` when there is no such table.
+    ///
+    /// - Throws: ``DBBError`` if the schema cannot be read.
+    package func tableSQL(named table: String) throws -> String? {
+        try fetchValue(
+            String.self, "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE", table)
+    }
+
+    /// The `CREATE INDEX` statement of an index, as the schema keeps it, or `nil` when there is no such index or it
+    /// is automatic (a `UNIQUE` or `PRIMARY KEY` constraint's).
+    ///
+    /// - Throws: ``DBBError`` if the schema cannot be read.
+    package func indexSQL(named index: String) throws -> String? {
+        try fetchValue(
+            String.self, "SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ? COLLATE NOCASE", index)
+    }
+
+    /// The names of the indexes of a table that a statement created (automatic ones left out), in the schema's
+    /// order.
+    ///
+    /// - Throws: ``DBBError`` if the schema cannot be read.
+    package func createdIndexNames(in table: String) throws -> [String] {
+        try fetchValues(
+            String.self, "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+            table)
+    }
+
+    /// The columns of an index, in order.
+    ///
+    /// - Throws: ``DBBError`` if the schema cannot be read.
+    package func indexColumns(of index: String) throws -> [String] {
+        try fetchValues(String.self, "SELECT name FROM pragma_index_info(?) ORDER BY seqno", index)
+    }
+
+    /// The schema objects to create again when a table is rebuilt: its indexes, then every view and trigger (a view
+    /// or trigger that names the table would stop the rebuilt table's rename), each with its statement, in the
+    /// schema's order.
+    ///
+    /// - Throws: ``DBBError`` if the schema cannot be read.
+    package func dependentSchemaObjects(of table: String) throws -> [(type: String, name: String, sql: String)] {
+        var objects: [(type: String, name: String, sql: String)] = []
+        try forEachRow(
+            "SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL AND ((type = 'index' AND tbl_name = ?) "
+                + "OR type IN ('view', 'trigger')) ORDER BY CASE type WHEN 'index' THEN 0 WHEN 'view' THEN 1 ELSE 2 END, "
+                + "rowid", arguments: [table]
+        ) { row in objects.append((try row[0], try row[1], try row[2])) }
+        return objects
+    }
+
+    /// The `AUTOINCREMENT` counter of a table: the largest id it handed out, or `nil` when it has none.
+    ///
+    /// Related SQLite documentation: https://www.sqlite.org/autoinc.html
+    ///
+    /// - Throws: ``DBBError`` if the schema cannot be read.
+    package func autoincrementSequence(of table: String) throws -> Int64? {
+        guard try tableExists("sqlite_sequence") else { return nil }
+        return try fetchValue(Int64.self, "SELECT seq FROM sqlite_sequence WHERE name = ?", table)
+    }
+
+    /// Raises a table's `AUTOINCREMENT` counter to a value, when it is lower (a rebuilt table's counter starts
+    /// from its copied rows' largest id).
+    ///
+    /// - Throws: ``DBBError`` if the counter cannot be written.
+    package func raiseAutoincrementSequence(of table: String, to value: Int64) throws {
+        try execute("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", value, table)
+    }
+
+    /// Removes a table's `AUTOINCREMENT` counter, once its id column is no longer `AUTOINCREMENT`.
+    ///
+    /// - Throws: ``DBBError`` if the counter cannot be removed.
+    package func removeAutoincrementSequence(of table: String) throws {
+        guard try tableExists("sqlite_sequence") else { return }
+        try execute("DELETE FROM sqlite_sequence WHERE name = ?", table)
+    }
+
     /// The names of the indexes of a table (automatic ones included), sorted.
     ///
     /// - Throws: ``DBBError`` if the schema cannot be read.

@@ -114,6 +114,25 @@ package struct DBBTableDefinition: Sendable {
         items[index].tokens = tokens
     }
 
+    /// Converts the table to DBBBuilder's layout (an `AUTOINCREMENT` id column followed by `createdTime` and
+    /// `modifiedTime`, added where missing) or to the lean one (neither).
+    ///
+    /// - Parameters:
+    ///   - lean: `true` for the lean layout.
+    ///   - idColumn: the table's `INTEGER PRIMARY KEY` column.
+    ///   - existingColumns: the table's column names, lower-cased.
+    /// - Throws: `DBBError` (misuse) as ``setAutoincrement(_:on:)``, ``removeColumn(_:)`` and
+    ///   ``insertColumn(_:after:)`` do.
+    package mutating func convertLayout(lean: Bool, idColumn: String, existingColumns: Set<String>) throws {
+        try setAutoincrement(!lean, on: idColumn)
+        for column in ["modifiedTime", "createdTime"] {
+            if lean, existingColumns.contains(column.lowercased()) { try removeColumn(column) }
+            if !lean, !existingColumns.contains(column.lowercased()) {
+                try insertColumn("\(column) Real", after: idColumn)
+            }
+        }
+    }
+
     /// Inserts a column definition after an existing column.
     ///
     /// - Throws: `DBBError` (misuse) when the table has no such column.

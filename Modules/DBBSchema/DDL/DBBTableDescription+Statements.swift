@@ -67,6 +67,18 @@ extension DBBTableDescription {
             + "WHERE \(q(idColumn)) = ?"
     }
 
+    /// `UPDATE <table> SET <column> = ?, …, modifiedTime = ? WHERE <id> IN (<query>)`: sets columns of every row
+    /// whose id a query selects (a set-based update), and `modifiedTime` last when the table has timestamps.
+    ///
+    /// - Parameters:
+    ///   - columns: the columns to set, by name, in the order they are bound (before the query's arguments).
+    ///   - query: a `SELECT` of one column of ids.
+    package func updateSQL(columns: [String], idsSelectedBy query: String) -> String {
+        let names = columns.map(q) + (includesTimestamps ? [q("modifiedTime")] : [])
+        return "UPDATE \(q(tableName)) SET \(names.map { "\($0) = ?" }.joined(separator: ", ")) "
+            + "WHERE \(q(idColumn)) IN (\(query))"
+    }
+
     /// `DELETE FROM <table> WHERE <id> IN (<id list>)`.
     package var deleteByIDListSQL: String { "DELETE FROM \(q(tableName))\(byIDListSQL)" }
 
