@@ -38,6 +38,41 @@ enum DBBPostgresCoding {
         return PostgresQuery(unsafeSQL: sql, binds: binds)
     }
 
+    /// Values bound to a prepared statement, each in PostgreSQL's binary format with its type; text with a NUL
+    /// character is refused before anything is sent.
+    static func data(_ values: [DBBValue], sql: String, context: String) throws -> [PostgresData] {
+        var data: [PostgresData] = []
+        data.reserveCapacity(values.count)
+        for (index, value) in values.enumerated() {
+            switch value {
+            case .null:
+                data.append(.null)
+            case .integer(let value):
+                data.append(PostgresData(int64: value))
+            case .real(let value):
+                data.append(PostgresData(double: value))
+            case .text(let value):
+                try refuseNUL(value, argument: index + 1, sql: sql, context: context)
+                data.append(PostgresData(string: value))
+            case .blob(let value):
+                data.append(PostgresData(bytes: value))
+            }
+        }
+        return data
+    }
+
+    /// The type a prepared statement's text gives a parameter that binds `value` (`nil` for `NULL`, whose type the
+    /// server infers), matching the type ``data(_:sql:context:)`` sends.
+    static func cast(for value: DBBValue) -> String? {
+        switch value {
+        case .null: nil
+        case .integer: "bigint"
+        case .real: "double precision"
+        case .text: "text"
+        case .blob: "bytea"
+        }
+    }
+
     private static func refuseNUL(_ text: String, argument: Int, sql: String, context: String) throws {
         if text.utf8.contains(0) {
             throw DBBError.misuse(
@@ -99,7 +134,11 @@ enum DBBPostgresCoding {
             guard bytes.readableBytes == 4, let bits = bytes.readInteger(as: UInt32.self) else { throw malformed() }
             return .real(Double(Float(bitPattern: bits)))
         case .numeric:
-            guard let decimal = try? cell.decode(Decimal.self) else { throw malformed() }
+            // Rows of a prepared statement come in binary whatever their description says.
+            let binary = PostgresCell(
+                bytes: cell.bytes, dataType: .numeric, format: .binary, columnName: cell.columnName,
+                columnIndex: cell.columnIndex)
+            guard let decimal = try? binary.decode(Decimal.self) else { throw malformed() }
             let text = decimal.description
             if let integer = Int64(text) { return .integer(integer) }
             guard let real = Double(text) else { throw malformed() }

@@ -88,6 +88,11 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
     public var tls: TLS
     /// How long establishing the connection (TCP, TLS, login) may take, in seconds. Default: 10.
     public var connectTimeout: Double
+    /// Whether a manager prepares the statements it sends more than once, once per connection, so that the
+    /// server parses and plans each once. Default: `true`. Turn it off behind a pooler in transaction mode (such
+    /// as pgbouncer before 1.21), which may run the next statement on another server connection, where the
+    /// statement was never prepared. In a URL: `prepared_statements=off`.
+    public var preparedStatements = true
 
     /// Creates a configuration.
     ///
@@ -129,7 +134,7 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
     /// the database to none. `sslmode` is `disable`; `allow` or `prefer` (TLS when offered, unverified); or
     /// `require`, `verify-ca` or `verify-full`, which all verify the certificate and the host name (stricter
     /// than libpq's `require`). Without `sslmode`, TLS is ``TLS/prefer``. `sslrootcert` names a PEM file of
-    /// trusted roots.
+    /// trusted roots. `prepared_statements=off` sets ``preparedStatements`` to `false`.
     ///
     /// - Parameter url: the URL text.
     /// - Throws: `DBBError` of kind `DBBError.Kind.misuse` naming what is wrong; its message
@@ -150,6 +155,7 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         if path.hasPrefix("/") { path.removeFirst() }
         let database = path.isEmpty ? nil : (path.removingPercentEncoding ?? path)
         var tls = TLS.prefer
+        var preparedStatements = true
         for item in components.queryItems ?? [] {
             switch item.name {
             case "sslmode":
@@ -161,6 +167,12 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
                 }
             case "sslrootcert":
                 tls.trustRootFile = item.value
+            case "prepared_statements":
+                switch item.value ?? "" {
+                case "on", "true": preparedStatements = true
+                case "off", "false": preparedStatements = false
+                default: throw invalid("prepared_statements is on or off, not '\(item.value ?? "")'")
+                }
             default:
                 continue
             }
@@ -173,6 +185,7 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         self.init(
             host: hostName, port: components.port ?? 5432, username: username, password: components.password,
             database: database, tls: tls)
+        self.preparedStatements = preparedStatements
     }
 
     /// The configuration as a connection URL with the password shown as `***`:
@@ -184,6 +197,7 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         if let database { text += "/" + Self.encode(database) }
         text += "?sslmode=\(tls)"
         if let trustRootFile = tls.trustRootFile { text += "&sslrootcert=\(trustRootFile)" }
+        if !preparedStatements { text += "&prepared_statements=off" }
         return text
     }
 
@@ -200,6 +214,7 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
             children: [
                 "host": host, "port": port, "username": username, "password": password.map { _ in "***" } as Any,
                 "database": database as Any, "tls": tls, "connectTimeout": connectTimeout,
+                "preparedStatements": preparedStatements,
             ])
     }
 

@@ -54,6 +54,9 @@ public final class DBBPostgresConnection: Sendable {
     let logger: Logger
 
     private static let nextID = Atomic<Int>(1)
+    /// The round trips to the server this connection made for statements: each one sent, prepared or run
+    /// prepared waits for the server's answer once.
+    let roundTrips = Atomic<Int>(0)
 
     private init(configuration: DBBPostgresConfiguration, connection: PostgresConnection, logger: Logger) {
         self.configuration = configuration
@@ -280,17 +283,9 @@ public final class DBBPostgresConnection: Sendable {
         try DBBPostgresCoding.result(try query(sql, arguments, context: context), sql: sql, context: context)
     }
 
-    /// Runs a query synchronously and hands each row to `body` as values, in one buffer reused from row to row:
-    /// the object loader reads a row once, so the rows are not kept.
-    func forEachRow(_ sql: String, _ arguments: [DBBValue], _ body: ([DBBValue]) throws -> Void) throws {
-        let context = "fetching rows"
-        let result = try query(sql, arguments.map(Argument.value), context: context)
-        var values: [DBBValue] = []
-        for row in result.rows {
-            values.removeAll(keepingCapacity: true)
-            for cell in row { values.append(try DBBPostgresCoding.value(of: cell, sql: sql, context: context)) }
-            try body(values)
-        }
+    /// Runs an unnamed statement synchronously and returns its rows, in PostgreSQL's binary format.
+    func rows(_ sql: String, _ arguments: [DBBValue], context: String) throws -> [PostgresRow] {
+        try query(sql, arguments.map(Argument.value), context: context).rows
     }
 
     /// Sends a statement and waits for its whole result, where waiting is allowed.
@@ -298,6 +293,7 @@ public final class DBBPostgresConnection: Sendable {
         try Self.requireBlockingAllowed(context: context, sql: sql)
         try requireOpen(sql: sql, context: context)
         let query = try DBBPostgresCoding.query(sql, arguments, context: context)
+        roundTrips.add(1, ordering: .relaxed)
         do {
             return try connection.query(query, logger: logger).wait()
         } catch {
@@ -310,6 +306,7 @@ public final class DBBPostgresConnection: Sendable {
     func run(_ sql: String, _ arguments: [Argument], context: String) async throws -> DBBPostgresResult {
         try requireOpen(sql: sql, context: context)
         let query = try DBBPostgresCoding.query(sql, arguments, context: context)
+        roundTrips.add(1, ordering: .relaxed)
         let result: PostgresQueryResult
         do {
             result = try await connection.query(query, logger: logger).get()
@@ -321,7 +318,7 @@ public final class DBBPostgresConnection: Sendable {
 
     /// A statement sent on a closed channel would wait forever: refuse it. The refusal's SQLSTATE is `08003`
     /// (connection does not exist): nothing of the statement reached the server.
-    private func requireOpen(sql: String, context: String) throws {
+    func requireOpen(sql: String, context: String) throws {
         if connection.isClosed {
             throw DBBError.server(
                 sqlState: DBBPostgresErrors.notSent, extendedCode: DBBError.ResultCode.misuse.rawValue,

@@ -44,7 +44,13 @@ extension DBBSQLDialect {
 
     /// `sql` with its `?` placeholders numbered `$1`, `$2`, … in order, outside literals, quoted names,
     /// dollar-quoted strings and comments.
-    private static func numbered(_ sql: String) -> String {
+    private static func numbered(_ sql: String) -> String { numbered(sql, casts: []) }
+
+    /// `sql` with its `?` placeholders numbered `$1`, `$2`, … in order, outside literals, quoted names,
+    /// dollar-quoted strings and comments, each followed by its cast in `casts` when there is one (`$1::bigint`):
+    /// a statement prepared once then takes its parameters' types from its text, as an unnamed statement takes
+    /// them from its values.
+    static func numbered(_ sql: String, casts: [String?]) -> String {
         guard sql.utf8.contains(UInt8(ascii: "?")) else { return sql }
         let bytes = Array(sql.utf8)
         var output: [UInt8] = []
@@ -83,6 +89,7 @@ extension DBBSQLDialect {
             case UInt8(ascii: "?"):
                 number += 1
                 output.append(contentsOf: "$\(number)".utf8)
+                if number <= casts.count, let cast = casts[number - 1] { output.append(contentsOf: "::\(cast)".utf8) }
                 index += 1
             default:
                 output.append(byte)

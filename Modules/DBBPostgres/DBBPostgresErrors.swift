@@ -8,6 +8,10 @@ enum DBBPostgresErrors {
     /// not exist): it was never sent, so the server did none of it.
     static let notSent = "08003"
 
+    /// The SQLSTATE of a prepared statement whose table changed so that its result would change type (`0A000`,
+    /// "cached plan must not change result type"): the server ran none of it.
+    static let cachedPlanChanged = "0A000"
+
     /// The `DBBError` for an error thrown while `context` ran `sql` on a connection made with `configuration`.
     static func map(
         _ error: any Error, sql: String?, context: String, configuration: DBBPostgresConfiguration
@@ -17,6 +21,13 @@ enum DBBPostgresErrors {
             mapped = error
         } else if let error = error as? PSQLError {
             mapped = psqlError(error, sql: sql, context: context, configuration: configuration)
+        } else if case .server(let error) = error as? PostgresError {
+            // A prepared statement's error, in postgres-nio's older form.
+            let fields = error.fields
+            mapped = serverError(
+                sqlState: fields[.sqlState], message: fields[.message], constraint: fields[.constraintName],
+                table: fields[.tableName], column: fields[.columnName], hint: fields[.hint], sql: sql,
+                context: context, configuration: configuration)
         } else {
             mapped = .server(
                 sqlState: nil, extendedCode: DBBError.ResultCode.ioError.rawValue,
@@ -27,6 +38,30 @@ enum DBBPostgresErrors {
         if let password = configuration.password, !password.isEmpty {
             mapped.message = mapped.message.replacing(password, with: "***")
             mapped.context = mapped.context?.replacing(password, with: "***")
+        }
+        return mapped
+    }
+
+    /// The error the server reported: its SQLSTATE, its message with the constraint, table and column where it
+    /// failed, and its hint. The server's detail is left out: it often quotes the values involved ("Key
+    /// (email)=(…) already exists"), which may be private.
+    private static func serverError(
+        sqlState: String?, message: String?, constraint: String?, table: String?, column: String?, hint: String?,
+        sql: String?, context: String, configuration: DBBPostgresConfiguration
+    ) -> DBBError {
+        var message = message ?? "the server reported an error"
+        let names = [("constraint", constraint), ("table", table), ("column", column)]
+            .compactMap { name, value in value.map { "\(name) \($0)" } }
+        if !names.isEmpty { message += " (\(names.joined(separator: ", ")))" }
+        if let hint { message += ". Hint: \(hint)" }
+        var mapped = DBBError.server(
+            sqlState: sqlState, extendedCode: extendedCode(forSQLState: sqlState), message: message, sql: sql,
+            context: context)
+        if sqlState == "28P01" || sqlState == "28000" {
+            mapped.recoverySuggestion =
+                "check the user name and password of \(configuration.redactedURL) and the server's pg_hba.conf"
+        } else if sqlState == "3D000" {
+            mapped.recoverySuggestion = "create the database, or connect to one that exists"
         }
         return mapped
     }
@@ -42,26 +77,10 @@ enum DBBPostgresErrors {
         switch error.code {
         case .server:
             let info = error.serverInfo
-            let sqlState = info?[.sqlState]
-            // The server's detail is left out: it often quotes the values involved ("Key (email)=(…) already
-            // exists"), which may be private. The constraint, table and column name where it failed.
-            var message = info?[.message] ?? "the server reported an error"
-            let names = [
-                ("constraint", info?[.constraintName]), ("table", info?[.tableName]), ("column", info?[.columnName]),
-            ]
-            .compactMap { name, value in value.map { "\(name) \($0)" } }
-            if !names.isEmpty { message += " (\(names.joined(separator: ", ")))" }
-            if let hint = info?[.hint] { message += ". Hint: \(hint)" }
-            var mapped = DBBError.server(
-                sqlState: sqlState, extendedCode: extendedCode(forSQLState: sqlState), message: message, sql: sql,
-                context: context)
-            if sqlState == "28P01" || sqlState == "28000" {
-                mapped.recoverySuggestion =
-                    "check the user name and password of \(configuration.redactedURL) and the server's pg_hba.conf"
-            } else if sqlState == "3D000" {
-                mapped.recoverySuggestion = "create the database, or connect to one that exists"
-            }
-            return mapped
+            return serverError(
+                sqlState: info?[.sqlState], message: info?[.message], constraint: info?[.constraintName],
+                table: info?[.tableName], column: info?[.columnName], hint: info?[.hint], sql: sql, context: context,
+                configuration: configuration)
         case .connectionError:
             return failure(.cannotOpen, "could not connect to the PostgreSQL server at \(server)\(underlying)")
         case .sslUnsupported:

@@ -72,16 +72,16 @@ extension DBBManager {
         return DBBObservationHandle(task: task)
     }
 
-    /// The lowercased names of the tables a fetch of a class reads: its table, its join tables, and those of
-    /// every class its objects reference, transitively.
+    /// The names of the tables a fetch of a class reads: its table, its join tables, and those of every class its
+    /// objects reference, transitively.
     func tablesRead(by map: DBBRegisteredClass) -> Set<String> {
         var tables: Set<String> = []
         var visited: Set<ObjectIdentifier> = []
         var stack = [map]
         while let map = stack.popLast() {
             guard visited.insert(ObjectIdentifier(map.type)).inserted else { continue }
-            tables.insert(map.tableName.lowercased())
-            for table in map.joins.compactMap(\.joinTable) { tables.insert(table.description.tableName.lowercased()) }
+            tables.insert(map.tableName)
+            for table in map.joins.compactMap(\.joinTable) { tables.insert(table.description.tableName) }
             stack += (map.foreignKeys + map.joins).compactMap(\.target).compactMap(mapIfRegistered)
         }
         return tables
@@ -98,7 +98,7 @@ extension DBBManager {
             let registry = observers
             let objects = try await store.performObserved(
                 DBBFetchWork(request: request, distinct: distinct, map: map, manager: self),
-                onChange: { tables in registry.changed(tables) }, snapshotBegins: { state.snapshotBegins() })
+                tables: tablesRead(by: map), onChange: { tables in registry.changed(tables) }, snapshotBegins: { state.snapshotBegins() })
             return map.typed(objects, as: Object.self)
         } catch {
             throw record(error)

@@ -13,7 +13,7 @@ package import DBBSQL
 /// | a save, fetch, count or delete (``DBBObjectWork``) | ``perform(_:isWrite:report:)`` or its `async` form |
 /// | `manager.write { }`, `manager.read { }` | ``withConnection(isWrite:_:)``, then the connection's ``DBBStoreConnection/inTransaction(isWrite:_:)`` |
 /// | an object call inside such a closure | ``DBBStoreConnection/perform(joining:isWrite:)`` |
-/// | `manager.observe` | ``performObserved(_:onChange:snapshotBegins:)`` |
+/// | `manager.observe` | ``performObserved(_:tables:onChange:snapshotBegins:)`` |
 /// | `DBBMigrator.migrate(_:)` | ``runMigration(_:manager:)`` |
 package protocol DBBObjectStore: AnyObject, Sendable {
     /// The SQL the engine takes; every class registered with the manager writes its statements in it.
@@ -76,12 +76,13 @@ package protocol DBBObjectStore: AnyObject, Sendable {
     ///
     /// - Parameters:
     ///   - work: the read.
+    ///   - tables: the tables the read depends on, whose commits are to be reported.
     ///   - onChange: called with the lowercased names of the tables a commit changed, or with `nil` when reports
     ///     may have been lost, meaning any table may have changed.
     ///   - snapshotBegins: called right before the snapshot begins.
     /// - Throws: `DBBError` when the read fails or commits cannot be observed.
     func performObserved<Work: DBBObjectWork>(
-        _ work: Work, onChange: @escaping @Sendable (Set<String>?) -> Void,
+        _ work: Work, tables: Set<String>, onChange: @escaping @Sendable (Set<String>?) -> Void,
         snapshotBegins: @escaping @Sendable () -> Void
     ) async throws -> sending Work.Result
 

@@ -77,7 +77,7 @@ public struct DBBObservation<Object: DBBTableObject & DBBTableRepresentable>: As
                     finish()
                     throw error
                 }
-                state = DBBObservationState(tables: manager.tablesRead(by: map))
+                state = DBBObservationState(tables: Set(manager.tablesRead(by: map).map { $0.lowercased() }))
                 manager.observers.add(state)
                 subscription = Subscription(manager: manager, state: state)
             }

@@ -244,7 +244,7 @@ package final class DBBSQLiteObjectStore: DBBObjectStore {
     /// observer: whatever the writer committed before is in the snapshot, whatever it commits afterwards is
     /// reported.
     package func performObserved<Work: DBBObjectWork>(
-        _ work: Work, onChange: @escaping @Sendable (Set<String>?) -> Void,
+        _ work: Work, tables: Set<String>, onChange: @escaping @Sendable (Set<String>?) -> Void,
         snapshotBegins: @escaping @Sendable () -> Void
     ) async throws -> sending Work.Result {
         let observing = observing

@@ -103,11 +103,12 @@ package protocol DBBObjectConnection: AnyObject {
     /// - Throws: `DBBError` when a statement fails; the caller's transaction then rolls back.
     func insertBatch(_ values: [DBBValue], rows: Int, of table: DBBInsertTarget) throws -> [Int64]
 
-    /// Makes commits that change these tables (a class's table and its join tables) reported to observers of
-    /// every client, where the engine can: a server puts a trigger on each. SQLite's observation sees the
-    /// manager's own commits through its connection and needs nothing.
+    /// Makes commits that change these tables reported to observers of every client, where the engine can: a
+    /// server puts a trigger on each that has none, when a manager first observes it, so that writes to tables
+    /// nobody observes cost nothing. SQLite's observation sees the manager's own commits through its connection
+    /// and needs nothing.
     ///
-    /// - Parameter tables: the tables, created or updated in this registration's transaction.
+    /// - Parameter tables: the tables an observation reads.
     /// - Throws: `DBBError` when a trigger cannot be created.
     func reportChanges(of tables: [String]) throws
 

@@ -247,7 +247,6 @@ final class DBBRegisteredClass: Sendable {
             try db.executeUpdate(DBBTableDescription.createJoinIndexSQL(join), arguments: [])
         }
         for indexSQL in description.createIndexStatements { try db.executeUpdate(indexSQL, arguments: []) }
-        try db.reportChanges(of: [tableName] + description.joinTables.map(\.tableName))
         // The checks read SQLite's schema; on a server, registration stays as it was.
         guard !added.isEmpty, let sqlite = db as? DBBDatabase else { return [] }
         return try renameWarnings(for: added, in: sqlite)

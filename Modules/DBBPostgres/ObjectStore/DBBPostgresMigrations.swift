@@ -9,8 +9,11 @@ extension DBBPostgresObjectStore {
     /// The server checks foreign keys itself.
     func runMigration(_ migration: DBBMigrator.Migration, manager: DBBManager) throws {
         let context = "running migration \(migration.name)"
+        // Each step may change what a prepared statement returns: connections prepare theirs again after it.
+        defer { schema.advance() }
         try manager.write {
             for step in migration.steps {
+                schema.advance()
                 if case .objects(_, let body) = step.kind {
                     try body(manager)
                 } else {

@@ -2,23 +2,38 @@ internal import DBBObjects
 internal import DBBSQL
 internal import DBBSchema
 internal import Foundation
+internal import PostgresNIO
 
 /// PostgreSQL's connection as the object layer uses it: `?` placeholders numbered once per statement text,
 /// rows read into ``DBBValue``s, tables described in SQLite's type names so that registration compares them
 /// with a class's mapping as it does on SQLite.
 final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendable {
-    // @unchecked: used only on its lane's serial queue; the connection and the statement-text cache are touched
-    // there alone.
+    // @unchecked: used only on its connection's serial queue; the connection and the caches are touched there
+    // alone.
     private(set) var connection: DBBPostgresConnection
     private var numbered: [String: String] = [:]
+    /// The statements prepared on ``connection``, and how often others were sent.
+    private var statements: DBBPostgresStatementCache
+    /// Each table's identity sequence, looked up once.
+    private var sequences: [String: String] = [:]
+    /// The store's schema version these caches were filled under.
+    private let schema: DBBPostgresSchemaVersion
+    private var schemaSeen: Int
 
-    init(_ connection: DBBPostgresConnection) { self.connection = connection }
+    init(_ connection: DBBPostgresConnection, schema: DBBPostgresSchemaVersion) {
+        self.connection = connection
+        self.schema = schema
+        schemaSeen = schema.current
+        statements = DBBPostgresStatementCache(isOn: connection.configuration.preparedStatements)
+    }
 
     /// Replaces a connection the server or the network ended with a new one, made with the same configuration.
+    /// The statements prepared on the old one ended with it.
     ///
     /// - Throws: `DBBError` when the server cannot be reached again.
     func reconnect() throws {
         try? connection.close()
+        statements.forgetAll(deallocatingOn: nil)
         connection = try DBBPostgresConnection.connect(connection.configuration)
     }
 
@@ -32,26 +47,84 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
         return text
     }
 
+    /// Runs a statement written with `?` placeholders and returns its rows: prepared when this connection sent
+    /// the same text with values of the same types before, unnamed the first time (a statement sent once costs
+    /// one round trip, not two).
+    func rows(_ sql: String, _ arguments: [DBBValue], context: String) throws -> [PostgresRow] {
+        if schema.current != schemaSeen {
+            // A migration may have changed what a prepared statement returns: prepare again.
+            schemaSeen = schema.current
+            statements.forgetAll(deallocatingOn: connection)
+            sequences.removeAll()
+        }
+        guard let key = statements.key(sql, arguments) else {
+            return try connection.rows(numbering(sql), arguments, context: context)
+        }
+        if let prepared = statements.prepared(key) {
+            do {
+                return try connection.rows(of: prepared, arguments, context: context)
+            } catch let error as DBBError where error.sqlState == DBBPostgresErrors.cachedPlanChanged {
+                // Another program changed the table: the statement is prepared again when next sent.
+                statements.forget(key, deallocatingOn: connection)
+                throw error
+            }
+        }
+        guard statements.sentBefore(key) else {
+            return try connection.rows(numbering(sql), arguments, context: context)
+        }
+        let text = DBBSQLDialect.numbered(sql, casts: arguments.map(DBBPostgresCoding.cast))
+        let prepared = try connection.prepare(text, context: context)
+        statements.keep(prepared, for: key, deallocatingOn: connection)
+        return try connection.rows(of: prepared, arguments, context: context)
+    }
+
+    /// The values of `rows`' cells, row by row.
+    private func values(_ rows: [PostgresRow], sql: String, context: String, _ body: ([DBBValue]) throws -> Void)
+        throws
+    {
+        var values: [DBBValue] = []
+        for row in rows {
+            values.removeAll(keepingCapacity: true)
+            for cell in row { values.append(try DBBPostgresCoding.value(of: cell, sql: sql, context: context)) }
+            try body(values)
+        }
+    }
+
+    /// The first column of each row as an integer.
+    private func integers(_ sql: String, _ arguments: [DBBValue], context: String) throws -> [Int64] {
+        var integers: [Int64] = []
+        try values(try rows(sql, arguments, context: context), sql: sql, context: context) { row in
+            if let value = row.first?.int64Value { integers.append(value) }
+        }
+        return integers
+    }
+
     struct Statement: DBBObjectStatement {
         let owner: DBBPostgresObjectConnection
+        /// The text with `?` placeholders: an object's `INSERT` or `UPDATE` of one row, with its `RETURNING`.
         let sql: String
 
+        /// Runs the statement and returns the number of rows it changed (0 or 1), which its `RETURNING 1` rows
+        /// count: a prepared statement's result carries no changed-row count.
         func run(_ values: ArraySlice<DBBValue>) throws -> Int {
-            try owner.connection.execute(sql, Array(values))
+            try owner.rows(sql, Array(values), context: "saving objects").count
         }
 
         func insert(_ values: ArraySlice<DBBValue>) throws -> Int64 {
-            guard let id = try owner.connection.fetchAll(sql, Array(values)).first?.first?.int64Value else {
+            let ids = try owner.integers(sql, Array(values), context: "saving objects")
+            guard let id = ids.first else {
                 throw DBBError(.internal, message: "an INSERT returned no id", sql: sql, context: "saving objects")
             }
             return id
         }
     }
 
-    func objectStatement(_ sql: String) throws -> Statement { Statement(owner: self, sql: numbering(sql)) }
+    func objectStatement(_ sql: String) throws -> Statement {
+        Statement(owner: self, sql: sql + " RETURNING 1")
+    }
 
     func insertStatement(_ sql: String, idColumn: String) throws -> Statement {
-        Statement(owner: self, sql: numbering(sql + " RETURNING " + dialect.identifier(idColumn)))
+        Statement(owner: self, sql: sql + " RETURNING " + dialect.identifier(idColumn))
     }
 
     /// New rows are inserted many at a time: each statement is a round trip to the server.
@@ -63,10 +136,13 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
     /// does not promise.
     func insertBatch(_ values: [DBBValue], rows: Int, of table: DBBInsertTarget) throws -> [Int64] {
         guard rows > 0 else { return [] }
-        let newIDs = try connection.fetchAll(
-            "SELECT nextval(pg_get_serial_sequence($1, $2)) FROM generate_series(1, $3)",
-            [.text(dialect.identifier(table.table)), .text(table.idColumn), .integer(Int64(rows))]
-        ).compactMap { $0.first?.int64Value }.sorted()
+        // One row: one `INSERT … RETURNING`, one round trip.
+        if rows == 1 { return [try insertStatement(table.insertSQL, idColumn: table.idColumn).insert(values[...])] }
+        let sequence = try sequenceName(of: table.table, idColumn: table.idColumn)
+        let newIDs = try integers(
+            "SELECT nextval(?::regclass) FROM generate_series(1, ?)", [.text(sequence), .integer(Int64(rows))],
+            context: "saving objects"
+        ).sorted()
         guard newIDs.count == rows else {
             throw DBBError(
                 .internal, message: "the sequence of \(table.table) gave \(newIDs.count) ids for \(rows) rows",
@@ -104,16 +180,33 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
         return text
     }
 
+    /// The identity sequence of a table's id column, looked up once per table (and again after a migration).
+    private func sequenceName(of table: String, idColumn: String) throws -> String {
+        if let name = sequences[table] { return name }
+        guard
+            let name = try connection.fetchAll(
+                "SELECT pg_get_serial_sequence($1, $2)", [.text(dialect.identifier(table)), .text(idColumn)]
+            ).first?.first?.stringValue
+        else {
+            throw DBBError(
+                .internal, message: "the id column \(idColumn) of \(table) has no identity sequence",
+                context: "saving objects")
+        }
+        sequences[table] = name
+        return name
+    }
+
     func executeUpdate(_ sql: String, arguments: [DBBValue]) throws -> Int {
         try connection.execute(numbering(sql), arguments)
     }
 
     func selectIDs(_ sql: String, arguments: [DBBValue]) throws -> [Int64] {
-        try connection.fetchAll(numbering(sql), arguments).compactMap { $0.first?.int64Value }
+        try integers(sql, arguments, context: "fetching rows")
     }
 
     func forEachObjectRow(_ sql: String, arguments: [DBBValue], _ body: ([DBBValue]) throws -> Void) throws {
-        try connection.forEachRow(numbering(sql), arguments, body)
+        let context = "fetching rows"
+        try values(try rows(sql, arguments, context: context), sql: sql, context: context, body)
     }
 
     static func integer(in row: [DBBValue], at column: Int) throws -> Int64? { row[column].int64Value }
@@ -144,11 +237,10 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
 
     func didInsert(presetID id: Int64, table: String, idColumn: String) throws {
         // An identity column's sequence does not see ids given to it: move it past this one, never back.
+        let sequence = try sequenceName(of: table, idColumn: idColumn)
         _ = try connection.fetchAll(
-            """
-            SELECT setval(pg_get_serial_sequence($1, $2), $3) WHERE $3 > COALESCE(
-                pg_sequence_last_value(pg_get_serial_sequence($1, $2)::regclass), 0)
-            """, [.text(dialect.identifier(table)), .text(idColumn), .integer(id)])
+            "SELECT setval($1::regclass, $2) WHERE $2 > COALESCE(pg_sequence_last_value($1::regclass), 0)",
+            [.text(sequence), .integer(id)])
     }
 
     func lockSchemaForRegistration() throws {

@@ -37,11 +37,14 @@ extension DBBPostgresObjectStore {
         /// - Parameters:
         ///   - configuration: the server, role and database.
         ///   - name: the connection's name, for its queue's label.
+        ///   - schema: the store's schema version, which tells the connection when to prepare statements again.
         /// - Throws: `DBBError` when the connection cannot be made.
-        static func open(_ configuration: DBBPostgresConfiguration, name: String) throws -> Connection {
+        static func open(_ configuration: DBBPostgresConfiguration, name: String, schema: DBBPostgresSchemaVersion)
+            throws -> Connection
+        {
             let queue = DispatchQueue(label: "DBBPostgres.\(name)")
             let objects = try waiting(on: queue) {
-                DBBPostgresObjectConnection(try DBBPostgresConnection.connect(configuration))
+                DBBPostgresObjectConnection(try DBBPostgresConnection.connect(configuration), schema: schema)
             }
             return Connection(queue: queue, objects: objects)
         }

@@ -9,8 +9,10 @@ extension DBBPostgresObjectStore {
     ///
     /// The work runs again, on a new connection if need be, when its transaction failed in a way that changed
     /// nothing and may not fail again: a serialization failure or a deadlock (SQLSTATE `40001`, `40P01`: the
-    /// server rolled it back), or a connection that ended — for a read always, for a write when it ended before
-    /// its `COMMIT` was sent (the server then rolled it back). The work is plain data (a save plan, ids), so it
+    /// server rolled it back), a prepared statement whose table another program changed (`0A000`, "cached plan
+    /// must not change result type": the statement did nothing, and is prepared anew), or a connection that
+    /// ended — for a read always, for a write when it ended before its `COMMIT` was sent (the server then rolled
+    /// it back). The work is plain data (a save plan, ids), so it
     /// runs again unchanged. A write whose `COMMIT` was sent on a connection that then ended may or may not have
     /// committed: it is reported, never run twice. A statement refused because its connection was already closed
     /// (SQLSTATE `08003`) was never sent, so its work runs again even after its `COMMIT` or its one statement.
@@ -60,6 +62,10 @@ extension DBBPostgresObjectStore {
         // Refused before it was sent: the server did none of the statement, and rolls back what came before it.
         if ended { return !unsafe || state == DBBPostgresErrors.notSent }
         guard let state else { return false }
+        // A prepared statement whose table another program changed: the connection prepares it again.
+        if state == DBBPostgresErrors.cachedPlanChanged {
+            return (error as? DBBError)?.message.contains("cached plan") == true
+        }
         return state == "40001" || state == "40P01"
     }
 

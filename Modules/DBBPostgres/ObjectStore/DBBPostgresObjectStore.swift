@@ -16,6 +16,10 @@ final class DBBPostgresObjectStore: DBBObjectStore {
     private let isClosed = Atomic<Bool>(false)
     /// Reports the commits of every client to observations, once one started.
     private let listener: Listener
+    /// The tables whose commits this store made sure are reported (they have their trigger).
+    private let reported = Mutex<Set<String>>([])
+    /// Advanced by each migration step, after which the connections prepare their statements again.
+    let schema = DBBPostgresSchemaVersion()
 
     var dialect: DBBSQLDialect { .postgres }
     var location: String { configuration.description }
@@ -29,10 +33,10 @@ final class DBBPostgresObjectStore: DBBObjectStore {
     init(configuration: DBBPostgresConfiguration, readers: Int) throws {
         self.configuration = configuration
         listener = Listener(configuration: configuration)
-        writer = try Connection.open(configuration, name: "writer")
+        writer = try Connection.open(configuration, name: "writer", schema: schema)
         var opened: [Connection] = []
         do {
-            for index in 0..<readers { opened.append(try Connection.open(configuration, name: "reader\(index)")) }
+            for index in 0..<readers { opened.append(try Connection.open(configuration, name: "reader\(index)", schema: schema)) }
         } catch {
             for connection in opened + [writer] { connection.closeWaiting() }
             throw error
@@ -128,10 +132,16 @@ final class DBBPostgresObjectStore: DBBObjectStore {
     /// Listens for the tables' notifications first: a report that arrives before the snapshot begins is of a
     /// commit the snapshot holds.
     func performObserved<Work: DBBObjectWork>(
-        _ work: Work, onChange: @escaping @Sendable (Set<String>?) -> Void,
+        _ work: Work, tables: Set<String>, onChange: @escaping @Sendable (Set<String>?) -> Void,
         snapshotBegins: @escaping @Sendable () -> Void
     ) async throws -> sending Work.Result {
         try requireUsable(blocking: false)
+        // The tables' triggers commit before the snapshot begins: no later commit goes unreported.
+        let unreported = reported.withLock { tables.subtracting($0) }
+        if !unreported.isEmpty {
+            try await perform(DBBReportChangesWork(tables: unreported.sorted()), isWrite: true, report: nil)
+            reported.withLock { $0.formUnion(unreported) }
+        }
         try await listener.start(onChange)
         snapshotBegins()
         return try await perform(work, isWrite: false, report: nil)
@@ -156,5 +166,17 @@ final class DBBPostgresObjectStore: DBBObjectStore {
             }
         }
         if let firstError { throw firstError }
+    }
+}
+
+/// Puts the change trigger on the tables an observation reads that have none, in one transaction that holds the
+/// registration lock, so that two clients starting observations at once do not both create one.
+struct DBBReportChangesWork: DBBObjectWork {
+    static var operationName: String { "schema" }
+    let tables: [String]
+
+    func run<Connection: DBBObjectConnection>(on db: Connection) throws {
+        try db.lockSchemaForRegistration()
+        try db.reportChanges(of: tables)
     }
 }

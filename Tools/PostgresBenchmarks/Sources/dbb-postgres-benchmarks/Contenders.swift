@@ -42,12 +42,20 @@ extension Contender {
 
 // MARK: The baseline
 
-/// postgres-nio written by hand: one `PostgresConnection`, queries with bound values by string interpolation,
-/// rows decoded by position into plain final classes, and an INSERT … RETURNING per row. The batched variant
-/// (W1 only) sends multi-row INSERTs of ``batchSize`` rows instead.
+/// postgres-nio written by an expert: one `PostgresConnection`, `PostgresPreparedStatement`s for every statement
+/// that runs more than once (parsed and planned once per connection), rows decoded by position from the binary
+/// format into plain final classes.
+///
+/// - W1 (`batch`): in one transaction, `INSERT … RETURNING id` of ``batchSize`` rows at a time, prepared; or, for
+///   the `copy` variant, the ids taken from the table's sequence in one query and the rows sent with `COPY`.
+/// - W5: one autocommit `INSERT … RETURNING id` per object, prepared: one round trip per save.
+/// - W4: the query prepared once, run with each pair of values.
+/// - W2, W3: each statement runs once per run: sent unnamed.
 final class HandWrittenContender: Contender {
+    enum Variant { case prepared, copy }
+
     let name: String
-    private let batched: Bool
+    private let variant: Variant
     private let logger = Logger(label: "dbb-postgres-benchmarks.hand-written")
     private var connection: PostgresConnection?
     private var prepared: [PlainPerson] = []
@@ -55,15 +63,15 @@ final class HandWrittenContender: Contender {
     private var projects: [PlainProject] = []
     private var results: [[PlainPerson]] = []
 
-    /// Rows per INSERT of the batched variant: 7,000 parameters a statement, well below PostgreSQL's 65,535.
+    /// Rows per INSERT of W1: 7,000 parameters a statement, well below PostgreSQL's 65,535.
     static let batchSize = 1_000
 
-    init(batched: Bool) {
-        self.batched = batched
-        name = batched ? "hand-written 1000-row INSERTs" : "hand-written"
+    init(_ variant: Variant) {
+        self.variant = variant
+        name = variant == .copy ? "hand-written COPY" : "hand-written"
     }
 
-    func takesPart(in id: String) -> Bool { !batched || id == "W1" }
+    func takesPart(in id: String) -> Bool { variant == .prepared || id == "W1" }
 
     private func db() throws -> PostgresConnection {
         guard let connection else { throw BenchmarkError("not open") }
@@ -89,51 +97,172 @@ final class HandWrittenContender: Contender {
         }
     }
 
-    private func insert(_ person: PlainPerson, now: Date, on connection: PostgresConnection) async throws {
-        let stamp = now.timeIntervalSinceReferenceDate
-        let active: Int64 = person.active ? 1 : 0
-        let rows = try await connection.query(
-            """
-            INSERT INTO "Person" ("createdTime", "modifiedTime", active, budget, code, name, "startDate")
-            VALUES (\(stamp), \(stamp), \(active), \(person.budget), \(person.code), \(person.name), \
-            \(person.startDate?.timeIntervalSinceReferenceDate)) RETURNING id
-            """, logger: logger)
-        for try await id in rows.decode(Int64.self) { person.id = id }
-        person.createdTime = now
-        person.modifiedTime = now
+    /// The values of a new person's row, which a statement sent to the connection's event loop carries.
+    struct PersonValues: Sendable {
+        let active: Int64
+        let budget: Double
+        let code: String
+        let name: String
+        let startDate: Double?
+
+        init(_ person: PlainPerson) {
+            active = person.active ? 1 : 0
+            budget = person.budget
+            code = person.code
+            name = person.name
+            startDate = person.startDate?.timeIntervalSinceReferenceDate
+        }
+
+        /// The seven columns of the row, in the order of ``InsertPerson/columns``.
+        func bind(stamp: Double, into binds: inout PostgresBindings) {
+            binds.append(stamp)
+            binds.append(stamp)
+            binds.append(active)
+            binds.append(budget)
+            binds.append(code)
+            binds.append(name)
+            binds.append(startDate)
+        }
     }
 
-    /// One INSERT of many rows, `$1`…`$n` numbered by hand; the ids come back in the order of the rows.
-    private func insert(_ people: ArraySlice<PlainPerson>, now: Date, on connection: PostgresConnection)
-        async throws
-    {
-        let stamp = now.timeIntervalSinceReferenceDate
-        var sql =
-            #"INSERT INTO "Person" ("createdTime", "modifiedTime", active, budget, code, name, "startDate") VALUES "#
-        var binds = PostgresBindings(capacity: people.count * 7)
-        for (offset, person) in people.enumerated() {
-            let first = offset * 7
-            sql += offset == 0 ? "(" : ", ("
+    /// `INSERT … RETURNING id` of one person, prepared.
+    struct InsertPerson: PostgresPreparedStatement {
+        static let columns = #""createdTime", "modifiedTime", active, budget, code, name, "startDate""#
+        static let sql = #"INSERT INTO "Person" ("# + columns + ") VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id"
+        typealias Row = Int64
+        let person: PersonValues
+        let stamp: Double
+
+        func makeBindings() throws -> PostgresBindings {
+            var binds = PostgresBindings(capacity: 7)
+            person.bind(stamp: stamp, into: &binds)
+            return binds
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
+    }
+
+    /// `INSERT … RETURNING id` of ``HandWrittenContender/batchSize`` people, prepared.
+    struct InsertPeople: PostgresPreparedStatement {
+        static let sql = HandWrittenContender.multiRowInsert(rows: HandWrittenContender.batchSize)
+        typealias Row = Int64
+        let people: [PersonValues]
+        let stamp: Double
+
+        func makeBindings() throws -> PostgresBindings {
+            var binds = PostgresBindings(capacity: people.count * 7)
+            for person in people { person.bind(stamp: stamp, into: &binds) }
+            return binds
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
+    }
+
+    /// W4's query, prepared.
+    struct PeopleByCode: PostgresPreparedStatement {
+        static let sql = """
+            SELECT \(HandWrittenContender.personColumns) FROM "Person" WHERE code = $1 AND budget > $2
+            ORDER BY name LIMIT 1000
+            """
+        typealias Row = PersonRow
+        let code: String
+        let budget: Double
+
+        func makeBindings() throws -> PostgresBindings {
+            var binds = PostgresBindings(capacity: 2)
+            binds.append(code)
+            binds.append(budget)
+            return binds
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> PersonRow { try row.decode(PersonRow.self) }
+    }
+
+    /// An INSERT of `rows` people, `$1`…`$n` numbered, returning their ids.
+    static func multiRowInsert(rows: Int) -> String {
+        var sql = #"INSERT INTO "Person" ("# + InsertPerson.columns + ") VALUES "
+        for row in 0..<rows {
+            let first = row * 7
+            sql += row == 0 ? "(" : ", ("
             sql += (1...7).map { "$\(first + $0)" }.joined(separator: ", ") + ")"
-            binds.append(stamp)
-            binds.append(stamp)
-            binds.append(Int64(person.active ? 1 : 0))
-            binds.append(person.budget)
-            binds.append(person.code)
-            binds.append(person.name)
-            binds.append(person.startDate?.timeIntervalSinceReferenceDate)
         }
+        return sql + " RETURNING id"
+    }
+
+    /// Inserts people in statements of ``batchSize`` rows (the prepared one; a shorter last one unnamed). A
+    /// multi-row `INSERT` returns its ids in the order of its rows in practice, which PostgreSQL does not
+    /// promise: the check after the run would see a difference.
+    private func insertBatches(now: Date, on connection: PostgresConnection) async throws {
+        let stamp = now.timeIntervalSinceReferenceDate
+        for start in stride(from: 0, to: prepared.count, by: Self.batchSize) {
+            let people = prepared[start..<min(start + Self.batchSize, prepared.count)]
+            var ids: [Int64] = []
+            ids.reserveCapacity(people.count)
+            if people.count == Self.batchSize {
+                for try await id in try await connection.execute(
+                    InsertPeople(people: people.map(PersonValues.init), stamp: stamp), logger: logger)
+                {
+                    ids.append(id)
+                }
+            } else {
+                var binds = PostgresBindings(capacity: people.count * 7)
+                for person in people { PersonValues(person).bind(stamp: stamp, into: &binds) }
+                let rows = try await connection.query(
+                    PostgresQuery(unsafeSQL: Self.multiRowInsert(rows: people.count), binds: binds), logger: logger)
+                for try await id in rows.decode(Int64.self) { ids.append(id) }
+            }
+            guard ids.count == people.count else { throw BenchmarkError("an INSERT returned \(ids.count) ids") }
+            for (person, id) in zip(people, ids) {
+                person.id = id
+                person.createdTime = now
+                person.modifiedTime = now
+            }
+        }
+    }
+
+    /// Takes the people's ids from the table's sequence in one query, then sends every row with `COPY` (text
+    /// format: Swift's shortest round-trip `description` of a double reads back bit-exact).
+    private func copy(now: Date, on connection: PostgresConnection) async throws {
+        let stamp = now.timeIntervalSinceReferenceDate
+        var ids: [Int64] = []
+        ids.reserveCapacity(prepared.count)
         let rows = try await connection.query(
-            PostgresQuery(unsafeSQL: sql + " RETURNING id", binds: binds),
-            logger: logger)
-        var index = people.startIndex
-        for try await id in rows.decode(Int64.self) {
-            guard index < people.endIndex else { throw BenchmarkError("an INSERT returned more ids than rows") }
-            people[index].id = id
-            people[index].createdTime = now
-            people[index].modifiedTime = now
-            index += 1
+            """
+            SELECT nextval(pg_get_serial_sequence('"Person"', 'id')) FROM generate_series(1, \(prepared.count))
+            """, logger: logger)
+        for try await id in rows.decode(Int64.self) { ids.append(id) }
+        guard ids.count == prepared.count else { throw BenchmarkError("the sequence gave \(ids.count) ids") }
+        let people = prepared
+        try await connection.copyFrom(
+            table: #""Person""#,
+            columns: ["id", #""createdTime""#, #""modifiedTime""#, "active", "budget", "code", "name", #""startDate""#],
+            logger: logger
+        ) { writer in
+            var buffer = ByteBuffer()
+            for (person, id) in zip(people, ids) {
+                let start = person.startDate.map { "\($0.timeIntervalSinceReferenceDate)" } ?? "\\N"
+                buffer.writeString(
+                    "\(id)\t\(stamp)\t\(stamp)\t\(person.active ? 1 : 0)\t\(person.budget)\t"
+                        + "\(Self.copyText(person.code))\t\(Self.copyText(person.name))\t\(start)\n")
+                if buffer.readableBytes >= 1 << 16 {
+                    try await writer.write(buffer)
+                    buffer.clear()
+                }
+            }
+            if buffer.readableBytes > 0 { try await writer.write(buffer) }
         }
+        for (person, id) in zip(people, ids) {
+            person.id = id
+            person.createdTime = now
+            person.modifiedTime = now
+        }
+    }
+
+    /// Text as `COPY`'s text format writes it: backslash, tab, newline and carriage return escaped.
+    private static func copyText(_ text: String) -> String {
+        guard text.contains(where: { "\\\t\n\r".contains($0) }) else { return text }
+        return text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\t", with: "\\t")
+            .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
     }
 
     /// Runs `body` between `BEGIN` and `COMMIT`, or `ROLLBACK` when it throws. (postgres-nio's own
@@ -153,29 +282,32 @@ final class HandWrittenContender: Contender {
     func insertAll() async throws {
         let connection = try db()
         try await inTransaction(connection) {
-            let now = Date()
-            if batched {
-                for start in stride(from: 0, to: prepared.count, by: Self.batchSize) {
-                    let end = min(start + Self.batchSize, prepared.count)
-                    try await insert(prepared[start..<end], now: now, on: connection)
-                }
-            } else {
-                for person in prepared { try await insert(person, now: now, on: connection) }
+            switch variant {
+            case .prepared: try await insertBatches(now: Date(), on: connection)
+            case .copy: try await copy(now: Date(), on: connection)
             }
         }
     }
 
+    /// Each save is one autocommit statement: its own transaction, one round trip.
     func saveEach() async throws {
         let connection = try db()
         for person in prepared {
-            try await inTransaction(connection) { try await insert(person, now: Date(), on: connection) }
+            let now = Date()
+            for try await id in try await connection.execute(
+                InsertPerson(person: PersonValues(person), stamp: now.timeIntervalSinceReferenceDate), logger: logger)
+            {
+                person.id = id
+            }
+            person.createdTime = now
+            person.modifiedTime = now
         }
     }
 
     var savedIDs: [Int64] { prepared.map(\.id) }
 
-    private static let personColumns = #"id, "createdTime", "modifiedTime", active, budget, code, name, "startDate""#
-    private typealias PersonRow = (Int64, Double?, Double?, Int64, Double, String, String, Double?)
+    static let personColumns = #"id, "createdTime", "modifiedTime", active, budget, code, name, "startDate""#
+    typealias PersonRow = (Int64, Double?, Double?, Int64, Double, String, String, Double?)
 
     /// A person from the columns of ``personColumns``.
     private static func person(_ row: PersonRow) -> PlainPerson {
@@ -265,13 +397,10 @@ final class HandWrittenContender: Contender {
         let db = try db()
         var results: [[PlainPerson]] = []
         for (code, budget) in parameters {
-            let rows = try await db.query(
-                """
-                SELECT \(unescaped: Self.personColumns) FROM "Person" WHERE code = \(code) AND budget > \(budget)
-                ORDER BY name LIMIT 1000
-                """, logger: logger)
             var people: [PlainPerson] = []
-            for try await row in rows.decode(PersonRow.self) { people.append(Self.person(row)) }
+            for try await row in try await db.execute(PeopleByCode(code: code, budget: budget), logger: logger) {
+                people.append(Self.person(row))
+            }
             results.append(people)
         }
         self.results = results
