@@ -98,7 +98,8 @@ extension DBBManager {
             let registry = observers
             let objects = try await store.performObserved(
                 DBBFetchWork(request: request, distinct: distinct, map: map, manager: self),
-                tables: tablesRead(by: map), onChange: { tables in registry.changed(tables) }, snapshotBegins: { state.snapshotBegins() })
+                tables: tablesRead(by: map), onChange: { tables in registry.changed(tables) },
+                snapshotBegins: { state.snapshotBegins() })
             return map.typed(objects, as: Object.self)
         } catch {
             throw record(error)

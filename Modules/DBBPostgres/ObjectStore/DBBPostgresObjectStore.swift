@@ -36,7 +36,9 @@ final class DBBPostgresObjectStore: DBBObjectStore {
         writer = try Connection.open(configuration, name: "writer", schema: schema)
         var opened: [Connection] = []
         do {
-            for index in 0..<readers { opened.append(try Connection.open(configuration, name: "reader\(index)", schema: schema)) }
+            for index in 0..<readers {
+                opened.append(try Connection.open(configuration, name: "reader\(index)", schema: schema))
+            }
         } catch {
             for connection in opened + [writer] { connection.closeWaiting() }
             throw error

@@ -235,7 +235,9 @@ final class HandWrittenContender: Contender {
         let people = prepared
         try await connection.copyFrom(
             table: #""Person""#,
-            columns: ["id", #""createdTime""#, #""modifiedTime""#, "active", "budget", "code", "name", #""startDate""#],
+            columns: [
+                "id", #""createdTime""#, #""modifiedTime""#, "active", "budget", "code", "name", #""startDate""#,
+            ],
             logger: logger
         ) { writer in
             var buffer = ByteBuffer()
