@@ -304,7 +304,9 @@ enum Comparison {
                 guard let values = samples[name] else { continue }
                 let wall = median(values.map(\.wall))
                 entries[name] = [
-                    "median_seconds": wall, "ratio": wall / base, "median_cpu_seconds": median(values.map(\.cpu)),
+                    // Without the baseline in the run there is no ratio (JSON has no NaN).
+                    "median_seconds": wall, "ratio": (wall / base).isFinite ? (wall / base) as Any : NSNull(),
+                    "median_cpu_seconds": median(values.map(\.cpu)),
                     "samples": values.map(\.wall), "cpu_samples": values.map(\.cpu),
                 ]
             }
