@@ -234,10 +234,9 @@ final class HandWrittenContender: Contender {
         guard ids.count == prepared.count else { throw BenchmarkError("the sequence gave \(ids.count) ids") }
         let people = prepared
         try await connection.copyFrom(
-            table: #""Person""#,
-            columns: [
-                "id", #""createdTime""#, #""modifiedTime""#, "active", "budget", "code", "name", #""startDate""#,
-            ],
+            // postgres-nio quotes the names itself.
+            table: "Person",
+            columns: ["id", "createdTime", "modifiedTime", "active", "budget", "code", "name", "startDate"],
             logger: logger
         ) { writer in
             var buffer = ByteBuffer()
