@@ -11,7 +11,8 @@ public import Foundation
 /// ```
 ///
 /// The password is never printed: ``description``, ``redactedURL``, `debugDescription` and `dump` show it as
-/// `***`, and the errors of DBBPostgres never include it.
+/// `***`, and the errors of DBBPostgres never include it, even for a URL that does not parse. Without a password,
+/// connecting takes one from `PGPASSWORD` or `~/.pgpass` as libpq does (``resolvingPassword(environment:)``).
 public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
@@ -137,7 +138,7 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
     public init(url: String) throws {
         func invalid(_ problem: String) -> DBBError {
             .misuse(
-                "invalid PostgreSQL URL \(Self.redact(url)): \(problem)",
+                "invalid PostgreSQL URL \(DBBRedaction.redactingPasswords(in: url)): \(problem)",
                 recovery: "write it as postgres://user:password@host:port/database?sslmode=disable|prefer|require")
         }
         guard let components = URLComponents(string: url) else { throw invalid("it is not a URL") }
@@ -201,18 +202,6 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
                 "host": host, "port": port, "username": username, "password": password.map { _ in "***" } as Any,
                 "database": database as Any, "tls": tls, "connectTimeout": connectTimeout,
             ])
-    }
-
-    /// The text of a URL with the password between `user:` and `@` replaced by `***`, for messages about a URL
-    /// that did not parse.
-    static func redact(_ url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
-        let rest = url[schemeEnd.upperBound...]
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
-        let userInfo = rest[..<at]
-        guard let colon = userInfo.firstIndex(of: ":") else { return url }
-        return String(url[..<colon]) + ":***" + String(url[at...])
     }
 
     private static func encode(_ component: String) -> String {

@@ -73,6 +73,9 @@ public final class DBBPostgresConnection: Sendable {
 
     /// Connects and logs in, waiting on the calling thread.
     ///
+    /// A configuration without a password takes one from `PGPASSWORD` or the password file, as libpq does
+    /// (``DBBPostgresConfiguration/resolvingPassword(environment:)``).
+    ///
     /// - Parameters:
     ///   - configuration: the server, the role, the database and TLS.
     ///   - logger: where postgres-nio logs (at `.debug` and `.trace`); `nil` logs nothing.
@@ -84,6 +87,7 @@ public final class DBBPostgresConnection: Sendable {
     public static func connect(_ configuration: DBBPostgresConfiguration, logger: Logger? = nil) throws
         -> DBBPostgresConnection
     {
+        let configuration = configuration.resolvingPassword()
         let context = "connecting to \(configuration)"
         try requireBlockingAllowed(context: context, sql: nil)
         let (postgresConfiguration, logger) = try prepare(configuration, logger: logger, context: context)
@@ -100,6 +104,9 @@ public final class DBBPostgresConnection: Sendable {
 
     /// Connects and logs in, suspending the calling task.
     ///
+    /// A configuration without a password takes one from `PGPASSWORD` or the password file, as libpq does
+    /// (``DBBPostgresConfiguration/resolvingPassword(environment:)``).
+    ///
     /// - Parameters:
     ///   - configuration: the server, the role, the database and TLS.
     ///   - logger: where postgres-nio logs (at `.debug` and `.trace`); `nil` logs nothing.
@@ -110,6 +117,7 @@ public final class DBBPostgresConnection: Sendable {
     public static func connect(_ configuration: DBBPostgresConfiguration, logger: Logger? = nil) async throws
         -> DBBPostgresConnection
     {
+        let configuration = configuration.resolvingPassword()
         let context = "connecting to \(configuration)"
         let (postgresConfiguration, logger) = try prepare(configuration, logger: logger, context: context)
         do {

@@ -42,7 +42,19 @@ struct DBBBackup: ParsableCommand {
             printToStandardError(usageString())
             Self.exit(withError: ExitCode(64))
         }
-        main(nil)
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            // The parser's messages quote the arguments, which may hold a password: they are printed through
+            // the tool's own printing, which hides it. Help and the version go to standard output.
+            let message = Self.fullMessage(for: error)
+            let status = Self.exitCode(for: error)
+            if !message.isEmpty {
+                if status == .success { printLine(message) } else { printToStandardError(message) }
+            }
+            Self.exit(withError: ExitCode(status.rawValue))
+        }
     }
 
     /// The subcommand a word is one or two edits away from, when it is not one itself.
@@ -211,7 +223,7 @@ extension DBBBackup {
                     + "\(toStandardOutput ? "standard output" : target) "
                     + "(\(formatBytes(report.jsonBytes)) of JSON, \(formatBytes(report.compressedBytes)) compressed)"
                 // Standard output carries the dump itself.
-                if toStandardOutput { printToStandardError(summary) } else { print(summary) }
+                if toStandardOutput { printToStandardError(summary) } else { printLine(summary) }
             }
         }
     }
@@ -287,7 +299,7 @@ extension DBBBackup {
             }
             bar.finish()
             if !outputOptions.quiet {
-                print("restored \(report.totalRows) rows of \(report.tables.count) tables into \(database)")
+                printLine("restored \(report.totalRows) rows of \(report.tables.count) tables into \(database)")
             }
         }
     }
@@ -319,21 +331,22 @@ extension DBBBackup {
                 return
             }
             let header = report.header
-            print(
+            printLine(
                 "\(DBBExport.formatName) version \(header.formatVersion), written \(header.created) by SQLite \(header.sqliteVersion)"
             )
-            print(
+            printLine(
                 "user_version \(header.userVersion), application_id \(header.applicationID), page size "
                     + "\(header.pageSize), \(header.encoding)\(header.isPartial ? ", partial (selected tables)" : "")")
             let kinds = ["table", "index", "view", "trigger"].map { kind in
                 "\(report.schema.filter { $0.type == kind }.count) \(kind == "index" ? "indexes" : kind + "s")"
             }
-            print("schema: \(kinds.joined(separator: ", "))")
+            printLine("schema: \(kinds.joined(separator: ", "))")
             let width = report.tables.map(\.name.count).max() ?? 0
             for table in report.tables {
-                print("  \(table.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rowCount) rows")
+                printLine(
+                    "  \(table.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rowCount) rows")
             }
-            print("total: \(report.totalRows) rows in \(report.tables.count) tables")
+            printLine("total: \(report.totalRows) rows in \(report.tables.count) tables")
             printDamage(report.header.damage, verb: "written")
         }
     }
@@ -403,14 +416,14 @@ extension DBBBackup {
             if json {
                 printJSON(VerifyOutput(report: report, compared: against, difference: difference))
             } else if !outputOptions.quiet {
-                print(
+                printLine(
                     "ok: \(report.tables.count) tables, \(report.totalRows) rows, \(formatBytes(report.jsonBytes)) of JSON "
                         + "in \(formatBytes(report.compressedBytes)) (gzip CRC and length checked)")
                 if let against {
                     if let difference {
-                        print("different from \(against): \(difference)")
+                        printLine("different from \(against): \(difference)")
                     } else {
-                        print("identical to \(against)")
+                        printLine("identical to \(against)")
                     }
                 }
             }

@@ -87,9 +87,9 @@ func restoreIntoPostgres(
     }
     bar.finish()
     guard !quiet else { return }
-    for note in report.plan.notes { print("note: \(note)") }
-    for orphans in report.orphans { print("orphans: \(orphans)") }
-    print(
+    for note in report.plan.notes { printLine("note: \(note)") }
+    for orphans in report.orphans { printLine("orphans: \(orphans)") }
+    printLine(
         "restored \(report.dump.totalRows) rows of \(report.plan.tables.count) tables into schema "
             + "\(options.schema)\(report.verified ? ", verified row for row" : " (not verified)")")
 }
@@ -120,9 +120,9 @@ func verifyAgainstPostgres(dump: String, url: String, options: DBBPostgresRestor
                 }))
     } else if !quiet {
         if let difference {
-            print("different from schema \(options.schema): \(difference)")
+            printLine("different from schema \(options.schema): \(difference)")
         } else {
-            print("identical to schema \(options.schema)")
+            printLine("identical to schema \(options.schema)")
         }
     }
     if difference != nil { throw ExitCode(ExitStatus.difference) }

@@ -8,7 +8,8 @@ internal import CSQLite
 /// exists (``Kind-swift.struct/rowDeleted``), or a database server such as PostgreSQL refused something or could not
 /// be reached (``Kind-swift.struct/server``, with its SQLSTATE in ``sqlState`` and the nearest SQLite codes). It also
 /// carries the message, the SQL text involved, and what the library was doing. Argument values are never included,
-/// since they may hold private data.
+/// since they may hold private data, and passwords never: the message, the context and ``description`` show the
+/// password of anything that looks like `user:password@` as `***` (``DBBRedaction``).
 ///
 /// Static constants name the result codes callers usually handle, so a `catch` can match one:
 ///
@@ -123,7 +124,7 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
     public var resultCode: ResultCode
     /// SQLite's extended result code, for example `SQLITE_CONSTRAINT_UNIQUE` (2067).
     public var extendedCode: Int32
-    /// SQLite's message, or the library's when it detected the problem itself.
+    /// SQLite's message, or the library's when it detected the problem itself. Passwords in it are shown as `***`.
     public var message: String
     /// The SQL statement involved, if any.
     public var sql: String?
@@ -146,9 +147,9 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
         self.kind = .sqlite
         self.resultCode = ResultCode(rawValue: extendedCode)
         self.extendedCode = extendedCode
-        self.message = message
+        self.message = DBBRedaction.redactingPasswords(in: message)
         self.sql = sql
-        self.context = context
+        self.context = context.map { DBBRedaction.redactingPasswords(in: $0) }
     }
 
     /// Creates an error with a primary result code.
@@ -221,7 +222,7 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
         if let recoverySuggestion { text += " — \(recoverySuggestion)" }
         if let context { text += " — while \(context)" }
         if let sql { text += " — SQL: \(sql)" }
-        return text
+        return DBBRedaction.redactingPasswords(in: text)
     }
 
     /// Builds an error from the state of a connection after a failed call.
