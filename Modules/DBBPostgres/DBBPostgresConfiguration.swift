@@ -39,6 +39,30 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         public var mode: Mode
         /// A PEM file of root certificates to trust instead of the system's, for ``Mode/require``.
         public var trustRootFile: String?
+        /// The `sslmode` of the URL this setting was read from (`require`, `verify-ca`, …), which ``description``
+        /// echoes while it still names ``mode``. Not compared.
+        var sslModeAsWritten: String?
+
+        /// Whether two settings have the same mode and trust roots.
+        public static func == (lhs: TLS, rhs: TLS) -> Bool {
+            lhs.mode == rhs.mode && lhs.trustRootFile == rhs.trustRootFile
+        }
+
+        /// Hashes the mode and the trust roots.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(mode)
+            hasher.combine(trustRootFile)
+        }
+
+        /// The mode an `sslmode` of a connection URL stands for, or `nil` for one libpq does not have.
+        static func mode(sslmode: String) -> Mode? {
+            switch sslmode {
+            case "disable": .disable
+            case "allow", "prefer": .prefer
+            case "require", "verify-ca", "verify-full": .require
+            default: nil
+            }
+        }
 
         /// Creates a TLS setting.
         ///
@@ -65,9 +89,11 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
             TLS(mode: .require, trustRootFile: trustRootFile)
         }
 
-        /// The `sslmode` of a connection URL: `disable`, `prefer` or `verify-full`.
+        /// The `sslmode` of a connection URL: the one the URL it was read from gave (`sslmode=require` stays
+        /// `require`), else `disable`, `prefer` or `verify-full`.
         public var description: String {
-            switch mode {
+            if let sslModeAsWritten, Self.mode(sslmode: sslModeAsWritten) == mode { return sslModeAsWritten }
+            return switch mode {
             case .disable: "disable"
             case .prefer: "prefer"
             case .require: "verify-full"
@@ -138,10 +164,10 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
     public init(url: String) throws {
         func invalid(_ problem: String) -> DBBError {
             .misuse(
-                "invalid PostgreSQL URL \(DBBRedaction.redactingPasswords(in: url)): \(problem)",
+                "invalid PostgreSQL URL \(Self.redactingUserInformation(url)): \(problem)",
                 recovery: "write it as postgres://user:password@host:port/database?sslmode=disable|prefer|require")
         }
-        guard let components = URLComponents(string: url) else { throw invalid("it is not a URL") }
+        guard let components = URLComponents(string: url) else { throw invalid(Self.whyNotAURL(url)) }
         guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
             throw invalid("the scheme must be postgres:// or postgresql://")
         }
@@ -154,12 +180,13 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         for item in components.queryItems ?? [] {
             switch item.name {
             case "sslmode":
-                switch item.value ?? "" {
-                case "disable": tls.mode = .disable
-                case "allow", "prefer": tls.mode = .prefer
-                case "require", "verify-ca", "verify-full": tls.mode = .require
-                default: throw invalid("unknown sslmode '\(item.value ?? "")'")
+                guard let mode = TLS.mode(sslmode: item.value ?? "") else {
+                    throw invalid(
+                        "unknown sslmode '\(item.value ?? "")' (disable, allow, prefer, require, verify-ca or "
+                            + "verify-full)")
                 }
+                tls.mode = mode
+                tls.sslModeAsWritten = item.value
             case "sslrootcert":
                 tls.trustRootFile = item.value
             default:
@@ -171,6 +198,9 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         }
         var hostName = host
         if hostName.hasPrefix("["), hostName.hasSuffix("]") { hostName = String(hostName.dropFirst().dropLast()) }
+        if let port = components.port, !(1...65_535).contains(port) {
+            throw invalid("the port \(port) is not between 1 and 65535")
+        }
         self.init(
             host: hostName, port: components.port ?? 5432, username: username, password: components.password,
             database: database, tls: tls)
@@ -202,6 +232,38 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
                 "host": host, "port": port, "username": username, "password": password.map { _ in "***" } as Any,
                 "database": database as Any, "tls": tls, "connectTimeout": connectTimeout,
             ])
+    }
+
+    /// Why the text of a URL did not parse, as precisely as can be said: a port that is not a number, or else
+    /// that it is not a URL.
+    private static func whyNotAURL(_ url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return "it is not a URL" }
+        let authority = url[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+        // An IPv6 address is written in brackets, its port after them.
+        let afterHost = hostAndPort.hasPrefix("[") ? hostAndPort.drop { $0 != "]" }.dropFirst() : hostAndPort
+        if let colon = afterHost.firstIndex(of: ":") {
+            let port = afterHost[afterHost.index(after: colon)...]
+            if !port.allSatisfy({ $0.isASCII && $0.isNumber }) || port.isEmpty {
+                return "the port '\(port)' is not a number"
+            }
+        }
+        return "it is not a URL"
+    }
+
+    /// The text of a URL with its password shown as `***`, for the message about a URL that did not parse: what
+    /// lies between the first `:` of the user information and the last `@` before the query, even when it holds
+    /// characters no URL may (a space), and every other `user:password@` (``DBBRedaction``).
+    private static func redactingUserInformation(_ url: String) -> String {
+        let beforeQuery = url[..<(url.firstIndex(of: "?") ?? url.endIndex)]
+        var text = url
+        if let at = beforeQuery.lastIndex(of: "@") {
+            let userStart = url.range(of: "//").map { $0.upperBound < at ? $0.upperBound : url.startIndex }
+            if let colon = url[(userStart ?? url.startIndex)..<at].firstIndex(of: ":") {
+                text = String(url[...colon]) + "***" + String(url[at...])
+            }
+        }
+        return DBBRedaction.redactingPasswords(in: text)
     }
 
     private static func encode(_ component: String) -> String {

@@ -124,8 +124,10 @@ struct ErrorOutput: Encodable {
     var column: String?
     var byteOffset: Int64?
     var compressedOffset: Int64?
-    /// SQLite's extended result code, for an SQLite error.
+    /// SQLite's extended result code, for an error SQLite reported.
     var sqliteCode: Int32?
+    /// The server's SQLSTATE, for an error the PostgreSQL server reported.
+    var sqlState: String?
 
     init(_ error: DBBExportError) {
         kind = error.kind.rawValue
@@ -139,9 +141,18 @@ struct ErrorOutput: Encodable {
     }
 
     init(_ error: DBBError) {
-        kind = "sqlite"
+        switch error.kind {
+        case .sqlite:
+            kind = "sqlite"
+            sqliteCode = error.extendedCode
+        case .server:
+            kind = "server"
+            sqlState = error.sqlState
+        case .misuse: kind = "misuse"
+        case .rowDeleted: kind = "rowDeleted"
+        default: kind = "library"
+        }
         message = toolWording(error)
-        sqliteCode = error.extendedCode
     }
 }
 

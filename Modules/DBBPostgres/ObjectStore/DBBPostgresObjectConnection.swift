@@ -42,7 +42,8 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
 
         func insert(_ values: ArraySlice<DBBValue>) throws -> Int64 {
             guard let id = try owner.connection.fetchAll(sql, Array(values)).first?.first?.int64Value else {
-                throw DBBError(.internal, message: "an INSERT returned no id", sql: sql, context: "saving objects")
+                throw DBBError.library(
+                    .internal, message: "an INSERT returned no id", sql: sql, context: "saving objects")
             }
             return id
         }
@@ -68,7 +69,7 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
             [.text(dialect.identifier(table.table)), .text(table.idColumn), .integer(Int64(rows))]
         ).compactMap { $0.first?.int64Value }.sorted()
         guard newIDs.count == rows else {
-            throw DBBError(
+            throw DBBError.library(
                 .internal, message: "the sequence of \(table.table) gave \(newIDs.count) ids for \(rows) rows",
                 context: "saving objects")
         }
