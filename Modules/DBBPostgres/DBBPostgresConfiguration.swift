@@ -115,6 +115,15 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
     public var tls: TLS
     /// How long establishing the connection (TCP, TLS, login) may take, in seconds. Default: 10.
     public var connectTimeout: Double
+    /// The schema every connection works in: a manager creates, finds and migrates its tables there, and SQL of
+    /// your own names its tables without a schema. Set at login as the `search_path`, as libpq's
+    /// `options=-csearch_path=NAME` sets it. `nil`: the server's `search_path` (by default `"$user", public`:
+    /// the schema named like the role when there is one, else `public`).
+    ///
+    /// A schema a `dbb-backup restore --schema NAME` put the tables in is opened with `schema: "NAME"`, or the URL
+    /// `postgres://app@db/app?options=-csearch_path%3DNAME`. The schema must exist: a manager's first table in a
+    /// missing schema fails with SQLSTATE `3F000`.
+    public var schema: String?
 
     /// Creates a configuration.
     ///
@@ -126,9 +135,10 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
     ///   - database: the database to open, or `nil` for the one named like the role.
     ///   - tls: whether and how the connection is encrypted.
     ///   - connectTimeout: how long establishing the connection may take, in seconds. Default: 10.
+    ///   - schema: the schema every connection works in, or `nil` for the server's `search_path`.
     public init(
         host: String, port: Int = 5432, username: String, password: String?, database: String?, tls: TLS,
-        connectTimeout: Double = 10
+        connectTimeout: Double = 10, schema: String? = nil
     ) {
         self.host = host
         self.port = port
@@ -137,6 +147,7 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         self.database = database
         self.tls = tls
         self.connectTimeout = connectTimeout
+        self.schema = schema
     }
 
     /// Creates a configuration from a connection URL, or returns `nil` when the URL is not one.
@@ -156,7 +167,8 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
     /// the database to none. `sslmode` is `disable`; `allow` or `prefer` (TLS when offered, unverified); or
     /// `require`, `verify-ca` or `verify-full`, which all verify the certificate and the host name (stricter
     /// than libpq's `require`). Without `sslmode`, TLS is ``TLS/prefer``. `sslrootcert` names a PEM file of
-    /// trusted roots.
+    /// trusted roots. The ``schema`` is given as libpq gives it, `options=-csearch_path%3DNAME` (or `-c
+    /// search_path=NAME`), or as `schema=NAME`; `options` may set nothing else.
     ///
     /// - Parameter url: the URL text.
     /// - Throws: `DBBError` of kind `DBBError.Kind.misuse` naming what is wrong; its message
@@ -177,6 +189,7 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         if path.hasPrefix("/") { path.removeFirst() }
         let database = path.isEmpty ? nil : (path.removingPercentEncoding ?? path)
         var tls = TLS.prefer
+        var schema: String?
         for item in components.queryItems ?? [] {
             switch item.name {
             case "sslmode":
@@ -189,6 +202,21 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
                 tls.sslModeAsWritten = item.value
             case "sslrootcert":
                 tls.trustRootFile = item.value
+            case "options", "schema":
+                guard
+                    let named = item.name == "schema" ? item.value ?? "" : Self.searchPath(inOptions: item.value ?? "")
+                else {
+                    throw invalid(
+                        "options '\(item.value ?? "")' set something other than the search path, which DBBPostgres "
+                            + "does not send: write options=-csearch_path%3DNAME")
+                }
+                guard !named.isEmpty, !named.contains(","), !named.contains("\0"), named.utf8.count <= 63 else {
+                    throw invalid(
+                        "the schema '\(named)' is not one schema name (1 to 63 bytes, no comma): "
+                            + "write options=-csearch_path%3DNAME or schema=NAME")
+                }
+                if let schema, schema != named { throw invalid("it names two schemas, \(schema) and \(named)") }
+                schema = named
             default:
                 continue
             }
@@ -203,11 +231,12 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         }
         self.init(
             host: hostName, port: components.port ?? 5432, username: username, password: components.password,
-            database: database, tls: tls)
+            database: database, tls: tls, schema: schema)
     }
 
     /// The configuration as a connection URL with the password shown as `***`:
-    /// `postgres://app:***@127.0.0.1:5432/app?sslmode=disable`.
+    /// `postgres://app:***@127.0.0.1:5432/app?sslmode=disable`, with `&options=-csearch_path%3DNAME` for a
+    /// ``schema``, which `psql` reads too.
     public var redactedURL: String {
         var text = "postgres://" + Self.encode(username)
         if password != nil { text += ":***" }
@@ -215,6 +244,12 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         if let database { text += "/" + Self.encode(database) }
         text += "?sslmode=\(tls)"
         if let trustRootFile = tls.trustRootFile { text += "&sslrootcert=\(trustRootFile)" }
+        if let schema {
+            var allowed = CharacterSet.urlQueryAllowed
+            allowed.remove(charactersIn: "&=+#")
+            text +=
+                "&options=-csearch_path%3D" + (schema.addingPercentEncoding(withAllowedCharacters: allowed) ?? schema)
+        }
         return text
     }
 
@@ -230,8 +265,23 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
             self,
             children: [
                 "host": host, "port": port, "username": username, "password": password.map { _ in "***" } as Any,
-                "database": database as Any, "tls": tls, "connectTimeout": connectTimeout,
+                "database": database as Any, "tls": tls, "connectTimeout": connectTimeout, "schema": schema as Any,
             ])
+    }
+
+    /// The schema of libpq's `options` parameter: `-csearch_path=NAME`, `-c search_path=NAME` or
+    /// `--search_path=NAME`; `nil` for other options, which DBBPostgres does not send.
+    private static func searchPath(inOptions options: String) -> String? {
+        let trimmed = options.trimmingCharacters(in: .whitespaces)
+        for prefix in ["-csearch_path=", "-c search_path=", "--search_path=", "--search-path="]
+        where trimmed.hasPrefix(prefix) {
+            var name = String(trimmed.dropFirst(prefix.count))
+            if name.count >= 2, name.hasPrefix("\""), name.hasSuffix("\"") {
+                name = String(name.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
+            }
+            return name
+        }
+        return nil
     }
 
     /// Why the text of a URL did not parse, as precisely as can be said: a port that is not a number, or else

@@ -392,6 +392,13 @@ public final class DBBPostgresConnection: Sendable {
         // postgres-nio sends the host as the TLS server name (SNI) unless it is an IP address; certificate
         // verification checks the host name, or the address.
         postgres.options.connectTimeout = .milliseconds(Int64(max(0, configuration.connectTimeout) * 1000))
+        // The schema is the search path of the session from its login on: every statement of every connection,
+        // the manager's catalog look-ups (current_schema()) included, works in it.
+        if let schema = configuration.schema {
+            postgres.options.additionalStartupParameters = [
+                ("search_path", "\"" + schema.replacing("\"", with: "\"\"") + "\"")
+            ]
+        }
         return (postgres, logger ?? Logger(label: "DBBPostgres", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 }

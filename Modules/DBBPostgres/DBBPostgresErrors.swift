@@ -72,6 +72,10 @@ enum DBBPostgresErrors {
                     "check the user name and password of \(configuration.redactedURL) and the server's pg_hba.conf"
             } else if sqlState == "3D000" {
                 mapped.recoverySuggestion = "create the database, or connect to one that exists"
+            } else if sqlState == "3F000" {
+                mapped.recoverySuggestion =
+                    "create the schema (CREATE SCHEMA name), or name one that exists in the configuration's schema "
+                    + "(\(configuration.redactedURL))"
             }
             return mapped
         case .connectionError:

@@ -236,6 +236,7 @@ extension DBBBackup {
                 the whole dump has been read and checked; on failure the target is left as it was.
 
                 With a postgres://user@host:port/database target, the dump is loaded with COPY into --schema \
+                (by default the schema DBBManager(postgres:) opened with the URL works in, usually public) \
                 in one transaction, each column's type planned from its values (a table whose first rows do \
                 not show its types is loaded again), and compared row for row with what was loaded before \
                 the commit (the dump is read again only to name a difference); any failure rolls it all back. \
@@ -275,10 +276,8 @@ extension DBBBackup {
         func run() throws {
             if isPostgresURL(database) {
                 try restoreIntoPostgres(
-                    dump: dump, url: database,
-                    options: postgres.options(
-                        dump: dump, replace: force, verify: !noVerify, maximumValueLength: valueSize.bytes),
-                    planOnly: plan, quiet: outputOptions.quiet)
+                    dump: dump, url: database, flags: postgres, replace: force, verify: !noVerify,
+                    maximumValueLength: valueSize.bytes, planOnly: plan, quiet: outputOptions.quiet)
                 return
             }
             if plan || noVerify || postgres.schema != nil || postgres.strict {
@@ -383,10 +382,8 @@ extension DBBBackup {
         func run() throws {
             if let against, isPostgresURL(against) {
                 try verifyAgainstPostgres(
-                    dump: dump, url: against,
-                    options: postgres.options(
-                        dump: dump, replace: false, verify: true, maximumValueLength: valueSize.bytes),
-                    json: json, quiet: outputOptions.quiet)
+                    dump: dump, url: against, flags: postgres, maximumValueLength: valueSize.bytes, json: json,
+                    quiet: outputOptions.quiet)
                 return
             }
             let url = URL(fileURLWithPath: dump)

@@ -160,7 +160,11 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
     func reportChanges(of tables: [String]) throws {
         let function = "dbb_report_change"
         let hasFunction = try !connection.fetchAll(
-            "SELECT 1 FROM pg_proc WHERE proname = $1 AND pronamespace = current_schema()::regnamespace",
+            // The schema by name: `current_schema()::regnamespace` would parse it as SQL, and fail on "Board Room".
+            """
+            SELECT 1 FROM pg_proc WHERE proname = $1
+            AND pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+            """,
             [.text(function)]
         ).isEmpty
         if !hasFunction {
