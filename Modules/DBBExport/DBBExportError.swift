@@ -1,3 +1,4 @@
+internal import DBBSQL
 internal import Foundation
 
 #if canImport(Glibc)
@@ -49,9 +50,9 @@ public struct DBBExportError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// What kind of problem was found.
     public var kind: Kind
-    /// A human-readable explanation.
+    /// A human-readable explanation. Passwords in it (`user:password@`) are shown as `***`.
     public var message: String
-    /// The file involved, if any.
+    /// The file involved, if any, as it was given (``description`` shows a password in it as `***`).
     public var path: String?
     /// The offset in the uncompressed JSON text where the problem was found (0-based), if known.
     public var byteOffset: Int64?
@@ -80,7 +81,7 @@ public struct DBBExportError: Error, Sendable, Equatable, CustomStringConvertibl
         compressedOffset: Int64? = nil, table: String? = nil, row: Int? = nil, column: String? = nil
     ) {
         self.kind = kind
-        self.message = message
+        self.message = DBBRedaction.redactingPasswords(in: message)
         self.path = path
         self.byteOffset = byteOffset
         self.compressedOffset = compressedOffset
@@ -89,7 +90,7 @@ public struct DBBExportError: Error, Sendable, Equatable, CustomStringConvertibl
         self.column = column
     }
 
-    /// A one-line description: the message, then where it was found.
+    /// A one-line description: the message, then where it was found, with any password shown as `***`.
     public var description: String {
         var places: [String] = []
         if let table { places.append("table \(table)") }
@@ -98,7 +99,8 @@ public struct DBBExportError: Error, Sendable, Equatable, CustomStringConvertibl
         if let byteOffset { places.append("JSON byte offset \(byteOffset)") }
         if let compressedOffset { places.append("compressed byte offset \(compressedOffset)") }
         if let path { places.append("file \(path)") }
-        return places.isEmpty ? message : "\(message) (\(places.joined(separator: ", ")))"
+        return DBBRedaction.redactingPasswords(
+            in: places.isEmpty ? message : "\(message) (\(places.joined(separator: ", ")))")
     }
 
     /// Throws ``Kind/missingInput`` when an input file does not exist, or cannot be reached: a folder on

@@ -105,8 +105,8 @@ enum DBBPostgresCoding {
     static func value(of cell: PostgresCell, sql: String, context: String) throws -> DBBValue {
         guard var bytes = cell.bytes, cell.dataType != .void else { return .null }
         func malformed() -> DBBError {
-            DBBError.server(
-                sqlState: nil, extendedCode: DBBError.ResultCode.mismatch.rawValue,
+            DBBError.library(
+                .mismatch,
                 message: "column \(cell.columnIndex + 1) ('\(cell.columnName)') of type \(cell.dataType) has a "
                     + "value of \(bytes.readableBytes) bytes that is not in PostgreSQL's binary format",
                 sql: sql, context: context)
@@ -165,8 +165,8 @@ enum DBBPostgresCoding {
             if days == .min { return .real(-.infinity) }
             return .real(Double(days) * 86_400 + postgresEpoch)
         default:
-            throw DBBError.server(
-                sqlState: nil, extendedCode: DBBError.ResultCode.mismatch.rawValue,
+            throw DBBError.library(
+                .mismatch,
                 message: "column \(cell.columnIndex + 1) ('\(cell.columnName)') has type "
                     + "\(cell.dataType.knownSQLName ?? "with OID \(cell.dataType.rawValue)"), which DBBPostgres does "
                     + "not read; cast it in the query, for example \(cell.columnName)::text",

@@ -11,7 +11,8 @@ public import Foundation
 /// ```
 ///
 /// The password is never printed: ``description``, ``redactedURL``, `debugDescription` and `dump` show it as
-/// `***`, and the errors of DBBPostgres never include it.
+/// `***`, and the errors of DBBPostgres never include it, even for a URL that does not parse. Without a password,
+/// connecting takes one from `PGPASSWORD` or `~/.pgpass` as libpq does (``resolvingPassword(environment:)``).
 public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
@@ -38,6 +39,30 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         public var mode: Mode
         /// A PEM file of root certificates to trust instead of the system's, for ``Mode/require``.
         public var trustRootFile: String?
+        /// The `sslmode` of the URL this setting was read from (`require`, `verify-ca`, …), which ``description``
+        /// echoes while it still names ``mode``. Not compared.
+        var sslModeAsWritten: String?
+
+        /// Whether two settings have the same mode and trust roots.
+        public static func == (lhs: TLS, rhs: TLS) -> Bool {
+            lhs.mode == rhs.mode && lhs.trustRootFile == rhs.trustRootFile
+        }
+
+        /// Hashes the mode and the trust roots.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(mode)
+            hasher.combine(trustRootFile)
+        }
+
+        /// The mode an `sslmode` of a connection URL stands for, or `nil` for one libpq does not have.
+        static func mode(sslmode: String) -> Mode? {
+            switch sslmode {
+            case "disable": .disable
+            case "allow", "prefer": .prefer
+            case "require", "verify-ca", "verify-full": .require
+            default: nil
+            }
+        }
 
         /// Creates a TLS setting.
         ///
@@ -64,9 +89,11 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
             TLS(mode: .require, trustRootFile: trustRootFile)
         }
 
-        /// The `sslmode` of a connection URL: `disable`, `prefer` or `verify-full`.
+        /// The `sslmode` of a connection URL: the one the URL it was read from gave (`sslmode=require` stays
+        /// `require`), else `disable`, `prefer` or `verify-full`.
         public var description: String {
-            switch mode {
+            if let sslModeAsWritten, Self.mode(sslmode: sslModeAsWritten) == mode { return sslModeAsWritten }
+            return switch mode {
             case .disable: "disable"
             case .prefer: "prefer"
             case .require: "verify-full"
@@ -93,6 +120,15 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
     /// as pgbouncer before 1.21), which may run the next statement on another server connection, where the
     /// statement was never prepared. In a URL: `prepared_statements=off`.
     public var preparedStatements = true
+    /// The schema every connection works in: a manager creates, finds and migrates its tables there, and SQL of
+    /// your own names its tables without a schema. Set at login as the `search_path`, as libpq's
+    /// `options=-csearch_path=NAME` sets it. `nil`: the server's `search_path` (by default `"$user", public`:
+    /// the schema named like the role when there is one, else `public`).
+    ///
+    /// A schema a `dbb-backup restore --schema NAME` put the tables in is opened with `schema: "NAME"`, or the URL
+    /// `postgres://app@db/app?options=-csearch_path%3DNAME`. The schema must exist: a manager's first table in a
+    /// missing schema fails with SQLSTATE `3F000`.
+    public var schema: String?
 
     /// Creates a configuration.
     ///
@@ -104,9 +140,10 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
     ///   - database: the database to open, or `nil` for the one named like the role.
     ///   - tls: whether and how the connection is encrypted.
     ///   - connectTimeout: how long establishing the connection may take, in seconds. Default: 10.
+    ///   - schema: the schema every connection works in, or `nil` for the server's `search_path`.
     public init(
         host: String, port: Int = 5432, username: String, password: String?, database: String?, tls: TLS,
-        connectTimeout: Double = 10
+        connectTimeout: Double = 10, schema: String? = nil
     ) {
         self.host = host
         self.port = port
@@ -115,6 +152,7 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         self.database = database
         self.tls = tls
         self.connectTimeout = connectTimeout
+        self.schema = schema
     }
 
     /// Creates a configuration from a connection URL, or returns `nil` when the URL is not one.
@@ -134,7 +172,9 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
     /// the database to none. `sslmode` is `disable`; `allow` or `prefer` (TLS when offered, unverified); or
     /// `require`, `verify-ca` or `verify-full`, which all verify the certificate and the host name (stricter
     /// than libpq's `require`). Without `sslmode`, TLS is ``TLS/prefer``. `sslrootcert` names a PEM file of
-    /// trusted roots. `prepared_statements=off` sets ``preparedStatements`` to `false`.
+    /// trusted roots. `prepared_statements=off` sets ``preparedStatements`` to `false`. The ``schema`` is given
+    /// as libpq gives it, `options=-csearch_path%3DNAME` (or `-c search_path=NAME`), or as `schema=NAME`;
+    /// `options` may set nothing else.
     ///
     /// - Parameter url: the URL text.
     /// - Throws: `DBBError` of kind `DBBError.Kind.misuse` naming what is wrong; its message
@@ -142,10 +182,10 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
     public init(url: String) throws {
         func invalid(_ problem: String) -> DBBError {
             .misuse(
-                "invalid PostgreSQL URL \(Self.redact(url)): \(problem)",
+                "invalid PostgreSQL URL \(Self.redactingUserInformation(url)): \(problem)",
                 recovery: "write it as postgres://user:password@host:port/database?sslmode=disable|prefer|require")
         }
-        guard let components = URLComponents(string: url) else { throw invalid("it is not a URL") }
+        guard let components = URLComponents(string: url) else { throw invalid(Self.whyNotAURL(url)) }
         guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
             throw invalid("the scheme must be postgres:// or postgresql://")
         }
@@ -156,15 +196,17 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         let database = path.isEmpty ? nil : (path.removingPercentEncoding ?? path)
         var tls = TLS.prefer
         var preparedStatements = true
+        var schema: String?
         for item in components.queryItems ?? [] {
             switch item.name {
             case "sslmode":
-                switch item.value ?? "" {
-                case "disable": tls.mode = .disable
-                case "allow", "prefer": tls.mode = .prefer
-                case "require", "verify-ca", "verify-full": tls.mode = .require
-                default: throw invalid("unknown sslmode '\(item.value ?? "")'")
+                guard let mode = TLS.mode(sslmode: item.value ?? "") else {
+                    throw invalid(
+                        "unknown sslmode '\(item.value ?? "")' (disable, allow, prefer, require, verify-ca or "
+                            + "verify-full)")
                 }
+                tls.mode = mode
+                tls.sslModeAsWritten = item.value
             case "sslrootcert":
                 tls.trustRootFile = item.value
             case "prepared_statements":
@@ -173,6 +215,21 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
                 case "off", "false": preparedStatements = false
                 default: throw invalid("prepared_statements is on or off, not '\(item.value ?? "")'")
                 }
+            case "options", "schema":
+                guard
+                    let named = item.name == "schema" ? item.value ?? "" : Self.searchPath(inOptions: item.value ?? "")
+                else {
+                    throw invalid(
+                        "options '\(item.value ?? "")' set something other than the search path, which DBBPostgres "
+                            + "does not send: write options=-csearch_path%3DNAME")
+                }
+                guard !named.isEmpty, !named.contains(","), !named.contains("\0"), named.utf8.count <= 63 else {
+                    throw invalid(
+                        "the schema '\(named)' is not one schema name (1 to 63 bytes, no comma): "
+                            + "write options=-csearch_path%3DNAME or schema=NAME")
+                }
+                if let schema, schema != named { throw invalid("it names two schemas, \(schema) and \(named)") }
+                schema = named
             default:
                 continue
             }
@@ -182,14 +239,18 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         }
         var hostName = host
         if hostName.hasPrefix("["), hostName.hasSuffix("]") { hostName = String(hostName.dropFirst().dropLast()) }
+        if let port = components.port, !(1...65_535).contains(port) {
+            throw invalid("the port \(port) is not between 1 and 65535")
+        }
         self.init(
             host: hostName, port: components.port ?? 5432, username: username, password: components.password,
-            database: database, tls: tls)
+            database: database, tls: tls, schema: schema)
         self.preparedStatements = preparedStatements
     }
 
     /// The configuration as a connection URL with the password shown as `***`:
-    /// `postgres://app:***@127.0.0.1:5432/app?sslmode=disable`.
+    /// `postgres://app:***@127.0.0.1:5432/app?sslmode=disable`, with `&options=-csearch_path%3DNAME` for a
+    /// ``schema``, which `psql` reads too.
     public var redactedURL: String {
         var text = "postgres://" + Self.encode(username)
         if password != nil { text += ":***" }
@@ -197,6 +258,12 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         if let database { text += "/" + Self.encode(database) }
         text += "?sslmode=\(tls)"
         if let trustRootFile = tls.trustRootFile { text += "&sslrootcert=\(trustRootFile)" }
+        if let schema {
+            var allowed = CharacterSet.urlQueryAllowed
+            allowed.remove(charactersIn: "&=+#")
+            text +=
+                "&options=-csearch_path%3D" + (schema.addingPercentEncoding(withAllowedCharacters: allowed) ?? schema)
+        }
         if !preparedStatements { text += "&prepared_statements=off" }
         return text
     }
@@ -213,21 +280,56 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
             self,
             children: [
                 "host": host, "port": port, "username": username, "password": password.map { _ in "***" } as Any,
-                "database": database as Any, "tls": tls, "connectTimeout": connectTimeout,
+                "database": database as Any, "tls": tls, "connectTimeout": connectTimeout, "schema": schema as Any,
                 "preparedStatements": preparedStatements,
             ])
     }
 
-    /// The text of a URL with the password between `user:` and `@` replaced by `***`, for messages about a URL
-    /// that did not parse.
-    static func redact(_ url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
-        let rest = url[schemeEnd.upperBound...]
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
-        let userInfo = rest[..<at]
-        guard let colon = userInfo.firstIndex(of: ":") else { return url }
-        return String(url[..<colon]) + ":***" + String(url[at...])
+    /// The schema of libpq's `options` parameter: `-csearch_path=NAME`, `-c search_path=NAME` or
+    /// `--search_path=NAME`; `nil` for other options, which DBBPostgres does not send.
+    private static func searchPath(inOptions options: String) -> String? {
+        let trimmed = options.trimmingCharacters(in: .whitespaces)
+        for prefix in ["-csearch_path=", "-c search_path=", "--search_path=", "--search-path="]
+        where trimmed.hasPrefix(prefix) {
+            var name = String(trimmed.dropFirst(prefix.count))
+            if name.count >= 2, name.hasPrefix("\""), name.hasSuffix("\"") {
+                name = String(name.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
+            }
+            return name
+        }
+        return nil
+    }
+
+    /// Why the text of a URL did not parse, as precisely as can be said: a port that is not a number, or else
+    /// that it is not a URL.
+    private static func whyNotAURL(_ url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return "it is not a URL" }
+        let authority = url[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+        // An IPv6 address is written in brackets, its port after them.
+        let afterHost = hostAndPort.hasPrefix("[") ? hostAndPort.drop { $0 != "]" }.dropFirst() : hostAndPort
+        if let colon = afterHost.firstIndex(of: ":") {
+            let port = afterHost[afterHost.index(after: colon)...]
+            if !port.allSatisfy({ $0.isASCII && $0.isNumber }) || port.isEmpty {
+                return "the port '\(port)' is not a number"
+            }
+        }
+        return "it is not a URL"
+    }
+
+    /// The text of a URL with its password shown as `***`, for the message about a URL that did not parse: what
+    /// lies between the first `:` of the user information and the last `@` before the query, even when it holds
+    /// characters no URL may (a space), and every other `user:password@` (``DBBRedaction``).
+    private static func redactingUserInformation(_ url: String) -> String {
+        let beforeQuery = url[..<(url.firstIndex(of: "?") ?? url.endIndex)]
+        var text = url
+        if let at = beforeQuery.lastIndex(of: "@") {
+            let userStart = url.range(of: "//").map { $0.upperBound < at ? $0.upperBound : url.startIndex }
+            if let colon = url[(userStart ?? url.startIndex)..<at].firstIndex(of: ":") {
+                text = String(url[...colon]) + "***" + String(url[at...])
+            }
+        }
+        return DBBRedaction.redactingPasswords(in: text)
     }
 
     private static func encode(_ component: String) -> String {

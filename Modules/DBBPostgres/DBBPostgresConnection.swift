@@ -76,6 +76,9 @@ public final class DBBPostgresConnection: Sendable {
 
     /// Connects and logs in, waiting on the calling thread.
     ///
+    /// A configuration without a password takes one from `PGPASSWORD` or the password file, as libpq does
+    /// (``DBBPostgresConfiguration/resolvingPassword(environment:)``).
+    ///
     /// - Parameters:
     ///   - configuration: the server, the role, the database and TLS.
     ///   - logger: where postgres-nio logs (at `.debug` and `.trace`); `nil` logs nothing.
@@ -87,6 +90,7 @@ public final class DBBPostgresConnection: Sendable {
     public static func connect(_ configuration: DBBPostgresConfiguration, logger: Logger? = nil) throws
         -> DBBPostgresConnection
     {
+        let configuration = configuration.resolvingPassword()
         let context = "connecting to \(configuration)"
         try requireBlockingAllowed(context: context, sql: nil)
         let (postgresConfiguration, logger) = try prepare(configuration, logger: logger, context: context)
@@ -103,6 +107,9 @@ public final class DBBPostgresConnection: Sendable {
 
     /// Connects and logs in, suspending the calling task.
     ///
+    /// A configuration without a password takes one from `PGPASSWORD` or the password file, as libpq does
+    /// (``DBBPostgresConfiguration/resolvingPassword(environment:)``).
+    ///
     /// - Parameters:
     ///   - configuration: the server, the role, the database and TLS.
     ///   - logger: where postgres-nio logs (at `.debug` and `.trace`); `nil` logs nothing.
@@ -113,6 +120,7 @@ public final class DBBPostgresConnection: Sendable {
     public static func connect(_ configuration: DBBPostgresConfiguration, logger: Logger? = nil) async throws
         -> DBBPostgresConnection
     {
+        let configuration = configuration.resolvingPassword()
         let context = "connecting to \(configuration)"
         let (postgresConfiguration, logger) = try prepare(configuration, logger: logger, context: context)
         do {
@@ -381,6 +389,13 @@ public final class DBBPostgresConnection: Sendable {
         // postgres-nio sends the host as the TLS server name (SNI) unless it is an IP address; certificate
         // verification checks the host name, or the address.
         postgres.options.connectTimeout = .milliseconds(Int64(max(0, configuration.connectTimeout) * 1000))
+        // The schema is the search path of the session from its login on: every statement of every connection,
+        // the manager's catalog look-ups (current_schema()) included, works in it.
+        if let schema = configuration.schema {
+            postgres.options.additionalStartupParameters = [
+                ("search_path", "\"" + schema.replacing("\"", with: "\"\"") + "\"")
+            ]
+        }
         return (postgres, logger ?? Logger(label: "DBBPostgres", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 }

@@ -1,6 +1,13 @@
 internal import DBBSQL
 internal import NIOCore
+internal import NIOPosix
 internal import PostgresNIO
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
 
 /// Turns postgres-nio's and SwiftNIO's errors into `DBBError`s, without the password.
 enum DBBPostgresErrors {
@@ -11,6 +18,9 @@ enum DBBPostgresErrors {
     /// The SQLSTATE of a prepared statement whose table changed so that its result would change type (`0A000`,
     /// "cached plan must not change result type"): the server ran none of it.
     static let cachedPlanChanged = "0A000"
+
+    /// The engine's name, as error descriptions start: `PostgreSQL error (SQLSTATE 23505): …`.
+    static let engine = "PostgreSQL"
 
     /// The `DBBError` for an error thrown while `context` ran `sql` on a connection made with `configuration`.
     static func map(
@@ -32,7 +42,7 @@ enum DBBPostgresErrors {
             mapped = .server(
                 sqlState: nil, extendedCode: DBBError.ResultCode.ioError.rawValue,
                 message: "\(configuration.host):\(configuration.port): \(String(describing: error))", sql: sql,
-                context: context)
+                context: context, engine: engine)
         }
         // The server and SwiftNIO never echo the password; this makes sure of it.
         if let password = configuration.password, !password.isEmpty {
@@ -56,12 +66,16 @@ enum DBBPostgresErrors {
         if let hint { message += ". Hint: \(hint)" }
         var mapped = DBBError.server(
             sqlState: sqlState, extendedCode: extendedCode(forSQLState: sqlState), message: message, sql: sql,
-            context: context)
+            context: context, engine: engine)
         if sqlState == "28P01" || sqlState == "28000" {
             mapped.recoverySuggestion =
                 "check the user name and password of \(configuration.redactedURL) and the server's pg_hba.conf"
         } else if sqlState == "3D000" {
             mapped.recoverySuggestion = "create the database, or connect to one that exists"
+        } else if sqlState == "3F000" {
+            mapped.recoverySuggestion =
+                "create the schema (CREATE SCHEMA name), or name one that exists in the configuration's schema "
+                + "(\(configuration.redactedURL))"
         }
         return mapped
     }
@@ -71,7 +85,9 @@ enum DBBPostgresErrors {
     ) -> DBBError {
         let server = "\(configuration.host):\(configuration.port)"
         func failure(_ code: DBBError.ResultCode, _ message: String, sqlState: String? = nil) -> DBBError {
-            .server(sqlState: sqlState, extendedCode: code.rawValue, message: message, sql: sql, context: context)
+            .server(
+                sqlState: sqlState, extendedCode: code.rawValue, message: message, sql: sql, context: context,
+                engine: engine)
         }
         let underlying = error.underlying.map { ": \(String(describing: $0))" } ?? ""
         switch error.code {
@@ -82,7 +98,8 @@ enum DBBPostgresErrors {
                 table: info?[.tableName], column: info?[.columnName], hint: info?[.hint], sql: sql, context: context,
                 configuration: configuration)
         case .connectionError:
-            return failure(.cannotOpen, "could not connect to the PostgreSQL server at \(server)\(underlying)")
+            return failure(
+                .cannotOpen, "could not connect to PostgreSQL: " + connectionFailure(error.underlying, configuration))
         case .sslUnsupported:
             return failure(
                 .cannotOpen, "the PostgreSQL server at \(server) does not offer TLS, which the configuration requires")
@@ -117,6 +134,39 @@ enum DBBPostgresErrors {
         default:
             return failure(.error, "PostgreSQL client error (\(error.code))\(underlying)")
         }
+    }
+
+    /// Why a connection could not be made, in plain words and without the networking library's types: "connection
+    /// refused by 127.0.0.1:1: is the server running and listening there?".
+    static func connectionFailure(_ underlying: (any Error)?, _ configuration: DBBPostgresConfiguration) -> String {
+        let server = "\(configuration.host):\(configuration.port)"
+        var failure = underlying
+        if let connection = failure as? NIOConnectionError {
+            if connection.connectionErrors.isEmpty, connection.dnsAError != nil || connection.dnsAAAAError != nil {
+                return "the host name \(configuration.host) could not be resolved: check its spelling and the DNS"
+            }
+            // A host of several addresses fails once per address: the first says why.
+            failure = connection.connectionErrors.first?.error
+        }
+        if let channel = failure as? ChannelError, case .connectTimeout(let timeout) = channel {
+            let seconds = Double(timeout.nanoseconds) / 1_000_000_000
+            let shown = seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)"
+            return "\(server) did not answer within \(shown) seconds: is the host right, and does a "
+                + "firewall let the connection through?"
+        }
+        if let io = failure as? IOError {
+            switch io.errnoCode {
+            case ECONNREFUSED:
+                return "connection refused by \(server): is the server running and listening there?"
+            case ETIMEDOUT:
+                return "\(server) did not answer: is the host right, and does a firewall let the connection through?"
+            case EHOSTUNREACH, ENETUNREACH:
+                return "\(server) cannot be reached: there is no route to it"
+            default:
+                return "\(server): \(String(cString: strerror(io.errnoCode)))"
+            }
+        }
+        return failure.map { "\(server): \(String(describing: $0))" } ?? server
     }
 
     /// The SQLite extended result code nearest a SQLSTATE, so the same `catch` patterns work on both backends.

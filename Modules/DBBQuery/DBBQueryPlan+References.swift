@@ -140,7 +140,8 @@ extension DBBQueryNames {
             return "\(q(column.name)) IN (\(ids))"
         }
         guard let join = joins[property] else {
-            throw DBBError(.internal, message: "reference \(property) has no column", context: "building a condition")
+            throw DBBError.library(
+                .internal, message: "reference \(property) has no column", context: "building a condition")
         }
         return "\(q(table.idColumn)) IN (SELECT \(q(join.ownerColumn)) FROM \(q(join.tableName)) WHERE "
             + "\(q(join.columnName)) IN (\(ids)))"
@@ -187,7 +188,7 @@ extension DBBQueryNames {
                 "(SELECT \(j).\(q(join.columnName)) FROM \(q(join.tableName)) AS \(j) WHERE \(j).\(q(join.ownerColumn)) "
                 + "= \(outer).\(q(table.idColumn)) ORDER BY \(j).\(q("id")) LIMIT 1)"
         } else {
-            throw DBBError(.internal, message: "reference \(path[0]) has no column", context: "reading sorting")
+            throw DBBError.library(.internal, message: "reference \(path[0]) has no column", context: "reading sorting")
         }
         return "(SELECT \(value) FROM \(q(reference.table.tableName)) AS \(alias) WHERE "
             + "\(alias).\(q(reference.table.idColumn)) = \(referencedID))"

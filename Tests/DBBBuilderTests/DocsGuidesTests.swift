@@ -56,6 +56,15 @@ import Testing
         #expect(notes.first?.idNum == 1)
     }
 
+    @Test func gettingStartedAsync() async throws {
+        let folder = try TemporaryFolder()
+        let notes = try await GettingStartedSample().firstStepsAsync(databaseURL: folder.file("notes.sqlite"))
+        #expect(notes.map(\.title) == ["Buy milk"])
+        #expect(notes.first?.body == "two litres")
+        #expect(notes.first?.tags == ["errand", "today"])
+        #expect(notes.first?.idNum == 1)
+    }
+
     @Test func comingFromDBBBuilder() throws {
         typealias Sample = ComingFromDBBBuilderSample
         let manager = try DBBManager.inMemory()
@@ -95,6 +104,27 @@ struct GettingStartedSample {
 
         let options = DBBQueryOptions.options(withConditions: ["tags = 'errand'"], sortColumns: ["title"])
         return try Note.fetch(options: options, manager: manager)
+    }
+
+    func firstStepsAsync(databaseURL: URL) async throws -> [Note] {
+        let manager = try DBBManager(databaseURL: databaseURL)
+        try manager.addTableClasses([Note.self])
+
+        let note = Note(dbManager: manager)
+        note.title = "Buy milk"
+        note.tags = ["errand", "today"]
+        try await note.save()  // in async code, the async form
+        let id = note.idNum
+
+        // One transaction; the closure is @Sendable: it captures the id, and fetches the object inside.
+        try await manager.write {
+            guard let milk = try Note.fetchOne(id: id, manager: manager) else { return }
+            milk.body = "two litres"
+            try milk.save()
+        }
+
+        let options = DBBQueryOptions.options(withConditions: ["tags = 'errand'"], sortColumns: ["title"])
+        return try await Note.fetch(options: options, manager: manager)
     }
 }
 

@@ -1,5 +1,7 @@
+import DBBExport
 import DBBPostgres
 import DBBSQL
+import DBBTestSupport
 import Foundation
 import Testing
 
@@ -90,6 +92,46 @@ struct DBBPostgresLoginTests {
     }
 }
 
+extension DBBPostgresLoginTests {
+    @Test("dbb-backup logs in with the password of PGPASSWORD or ~/.pgpass, a URL without one")
+    func backupToolReadsThePasswordLikeLibpq() async throws {
+        let folder = try TemporaryFolder()
+        let database = try copyOfFixture("chinook.sqlite", into: folder)
+        let dump = folder.file("chinook.json.gz")
+        try DBBExport.dump(databaseAt: database, to: dump)
+        let configuration = try await TestPostgres.freshDatabase()
+        let password = try #require(configuration.password)
+        let url =
+            "postgres://\(configuration.username)@\(configuration.host):\(configuration.port)/"
+            + (configuration.database ?? "")
+        let home = folder.file("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let noPasswordFile = ["HOME": home.path, "PGPASSFILE": "", "PGPASSWORD": ""]
+
+        let refused = try ToolProcess.run("dbb-backup", ["restore", dump.path, url], environment: noPasswordFile)
+        #expect(refused.exitCode != 0)
+        #expect(refused.standardError.contains("password"), "\(refused.standardError)")
+
+        var environment = noPasswordFile
+        environment["PGPASSWORD"] = password
+        let restored = try ToolProcess.run(
+            "dbb-backup", ["restore", dump.path, url, "--schema", "chinook"], environment: environment)
+        #expect(restored.exitCode == 0, "\(restored.standardError)")
+        #expect(!restored.standardOutput.contains(password) && !restored.standardError.contains(password))
+
+        let line =
+            "\(configuration.host):\(configuration.port):\(configuration.database ?? ""):"
+            + "\(configuration.username):\(password)\n"
+        let passwordFile = home.appendingPathComponent(".pgpass")
+        try Data(line.utf8).write(to: passwordFile)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passwordFile.path)
+        let verified = try ToolProcess.run(
+            "dbb-backup", ["verify", dump.path, "--against", url, "--schema", "chinook"], environment: noPasswordFile)
+        #expect(verified.exitCode == 0, "\(verified.standardError)")
+        #expect(verified.standardOutput.contains("identical to schema chinook"), "\(verified.standardOutput)")
+    }
+}
+
 /// Configurations and URLs, without a server.
 struct DBBPostgresConfigurationTests {
     @Test func urlsParseWithEveryPart() throws {
@@ -128,11 +170,52 @@ struct DBBPostgresConfigurationTests {
         for url in [
             "mysql://app:hunter2-secret@host/db", "postgres://app:hunter2-secret@/db",
             "postgres://app:hunter2-secret@host/db?sslmode=sometimes", "postgres://:hunter2-secret@host/db",
+            "postgres//app:hunter2-secret@127.0.0.1:54101/app", "postgres:app:hunter2-secret@host/db",
+            "postgres://app:hunter2-secret@host:port/db",
         ] {
             let error = try #require(#expect(throws: DBBError.self) { try DBBPostgresConfiguration(url: url) })
             #expect(error.kind == .misuse)
             #expect(!error.description.contains("hunter2"), "\(error)")
             #expect(error.description.contains(":***@"), "\(error)")
         }
+    }
+
+    @Test("without a password, PGPASSWORD and then the password file give it, as libpq reads them")
+    func passwordFromTheEnvironmentAndThePasswordFile() throws {
+        let folder = try TemporaryFolder()
+        let bare = try DBBPostgresConfiguration(url: "postgres://app@db.example.com:6543/board")
+        #expect(bare.password == nil)
+        // A password given is kept.
+        var given = bare
+        given.password = "given"
+        #expect(given.resolvingPassword(environment: ["PGPASSWORD": "other"]).password == "given")
+        #expect(bare.resolvingPassword(environment: ["PGPASSWORD": "from-env"]).password == "from-env")
+
+        let lines = """
+            # comment:*:*:*:no
+            other.example.com:6543:board:app:wrong-host
+            db.example.com:5432:board:app:wrong-port
+            db.example.com:6543:*:someone:wrong-user
+            db.example.com:*:board:app:pass\\:with\\\\colon:and-more
+            *:*:*:*:fallback
+            """
+        let file = try folder.write(lines + "\n", to: "pgpass")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        #expect(bare.resolvingPassword(environment: ["PGPASSFILE": file.path]).password == "pass:with\\colon:and-more")
+        var elsewhere = bare
+        elsewhere.database = "another"
+        #expect(elsewhere.resolvingPassword(environment: ["PGPASSFILE": file.path]).password == "fallback")
+        // PGPASSWORD comes first; ~/.pgpass is the file when PGPASSFILE is not set.
+        #expect(
+            bare.resolvingPassword(environment: ["PGPASSWORD": "env", "PGPASSFILE": file.path]).password == "env")
+        let home = folder.file("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: file, to: home.appendingPathComponent(".pgpass"))
+        #expect(bare.resolvingPassword(environment: ["HOME": home.path]).password == "pass:with\\colon:and-more")
+        // A file others may read is ignored, as libpq ignores it; so is a missing one.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+        #expect(bare.resolvingPassword(environment: ["PGPASSFILE": file.path]).password == nil)
+        #expect(bare.resolvingPassword(environment: ["PGPASSFILE": folder.path("none")]).password == nil)
+        #expect(bare.resolvingPassword(environment: [:]).password == nil)
     }
 }

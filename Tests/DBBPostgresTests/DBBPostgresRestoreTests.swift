@@ -421,17 +421,30 @@ struct DBBPostgresRestoreTests {
         let plan = try ToolProcess.run("dbb-backup", ["restore", dump.path, url, "--plan"])
         #expect(plan.exitCode == 0, "\(plan.standardError)")
         let decoded = try JSONDecoder().decode(DBBPostgresRestorePlan.self, from: plan.output)
-        #expect(decoded.schema == "chinook")
+        #expect(decoded.schema == "public")
         #expect(decoded.tables.count == 11)
         let restore = try ToolProcess.run("dbb-backup", ["restore", dump.path, url])
         #expect(restore.exitCode == 0, "\(restore.standardError)")
         #expect(restore.standardOutput.contains("verified row for row"))
+        #expect(restore.standardOutput.contains("into schema public of postgres://"), "\(restore.standardOutput)")
+        #expect(restore.standardOutput.contains("works in schema public and finds them there"))
         let again = try ToolProcess.run("dbb-backup", ["restore", dump.path, url])
         #expect(again.exitCode == 73)
         #expect(again.standardError.contains("--force"))
         let verify = try ToolProcess.run("dbb-backup", ["verify", dump.path, "--against", url])
         #expect(verify.exitCode == 0, "\(verify.standardError)")
-        #expect(verify.standardOutput.contains("identical to schema chinook"))
+        #expect(verify.standardOutput.contains("identical to schema public"))
+        // Into a schema of its own, the summary says how to open it.
+        let own = try ToolProcess.run("dbb-backup", ["restore", dump.path, url, "--schema", "chinook"])
+        #expect(own.exitCode == 0, "\(own.standardError)")
+        #expect(
+            own.standardOutput.contains(
+                "works in schema public and does not see them; open them with schema: \"chinook\""),
+            "\(own.standardOutput)")
+        #expect(own.standardOutput.contains("&options=-csearch_path%3Dchinook"), "\(own.standardOutput)")
+        let inURL = try ToolProcess.run(
+            "dbb-backup", ["verify", dump.path, "--against", url + "?options=-csearch_path%3Dchinook"])
+        #expect(inURL.standardOutput.contains("identical to schema chinook"), "\(inURL.standardOutput)")
         let other = try ToolProcess.run("dbb-backup", ["verify", dump.path, "--against", url, "--schema", "none"])
         #expect(other.exitCode != 0)
 
@@ -443,7 +456,8 @@ struct DBBPostgresRestoreTests {
                 INSERT INTO big SELECT i, printf('row %d of the big table', i), i / 7.0 FROM n;
                 """, in: folder, name: "big")
         let executable = try #require(ToolProcess.executable("dbb-backup"))
-        let child = try ChildProcess(executable, ["restore", big.path, url, "--no-verify"], outputIn: folder.url)
+        let child = try ChildProcess(
+            executable, ["restore", big.path, url, "--no-verify", "--schema", "big"], outputIn: folder.url)
         let db = try await TestPostgres.onQueue { try DBBPostgresConnection.connect(configuration) }
         var sawCopy = false
         // The dump is checked end to end before the COPY starts: on a loaded machine that takes a while.

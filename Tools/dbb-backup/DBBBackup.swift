@@ -42,7 +42,19 @@ struct DBBBackup: ParsableCommand {
             printToStandardError(usageString())
             Self.exit(withError: ExitCode(64))
         }
-        main(nil)
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            // The parser's messages quote the arguments, which may hold a password: they are printed through
+            // the tool's own printing, which hides it. Help and the version go to standard output.
+            let message = Self.fullMessage(for: error)
+            let status = Self.exitCode(for: error)
+            if !message.isEmpty {
+                if status == .success { printLine(message) } else { printToStandardError(message) }
+            }
+            Self.exit(withError: ExitCode(status.rawValue))
+        }
     }
 
     /// The subcommand a word is one or two edits away from, when it is not one itself.
@@ -211,7 +223,7 @@ extension DBBBackup {
                     + "\(toStandardOutput ? "standard output" : target) "
                     + "(\(formatBytes(report.jsonBytes)) of JSON, \(formatBytes(report.compressedBytes)) compressed)"
                 // Standard output carries the dump itself.
-                if toStandardOutput { printToStandardError(summary) } else { print(summary) }
+                if toStandardOutput { printToStandardError(summary) } else { printLine(summary) }
             }
         }
     }
@@ -224,6 +236,7 @@ extension DBBBackup {
                 the whole dump has been read and checked; on failure the target is left as it was.
 
                 With a postgres://user@host:port/database target, the dump is loaded with COPY into --schema \
+                (by default the schema DBBManager(postgres:) opened with the URL works in, usually public) \
                 in one transaction, each column's type planned from its values (a table whose first rows do \
                 not show its types is loaded again), and compared row for row with what was loaded before \
                 the commit (the dump is read again only to name a difference); any failure rolls it all back. \
@@ -263,10 +276,8 @@ extension DBBBackup {
         func run() throws {
             if isPostgresURL(database) {
                 try restoreIntoPostgres(
-                    dump: dump, url: database,
-                    options: postgres.options(
-                        dump: dump, replace: force, verify: !noVerify, maximumValueLength: valueSize.bytes),
-                    planOnly: plan, quiet: outputOptions.quiet)
+                    dump: dump, url: database, flags: postgres, replace: force, verify: !noVerify,
+                    maximumValueLength: valueSize.bytes, planOnly: plan, quiet: outputOptions.quiet)
                 return
             }
             if plan || noVerify || postgres.schema != nil || postgres.strict {
@@ -287,7 +298,7 @@ extension DBBBackup {
             }
             bar.finish()
             if !outputOptions.quiet {
-                print("restored \(report.totalRows) rows of \(report.tables.count) tables into \(database)")
+                printLine("restored \(report.totalRows) rows of \(report.tables.count) tables into \(database)")
             }
         }
     }
@@ -319,21 +330,22 @@ extension DBBBackup {
                 return
             }
             let header = report.header
-            print(
+            printLine(
                 "\(DBBExport.formatName) version \(header.formatVersion), written \(header.created) by SQLite \(header.sqliteVersion)"
             )
-            print(
+            printLine(
                 "user_version \(header.userVersion), application_id \(header.applicationID), page size "
                     + "\(header.pageSize), \(header.encoding)\(header.isPartial ? ", partial (selected tables)" : "")")
             let kinds = ["table", "index", "view", "trigger"].map { kind in
                 "\(report.schema.filter { $0.type == kind }.count) \(kind == "index" ? "indexes" : kind + "s")"
             }
-            print("schema: \(kinds.joined(separator: ", "))")
+            printLine("schema: \(kinds.joined(separator: ", "))")
             let width = report.tables.map(\.name.count).max() ?? 0
             for table in report.tables {
-                print("  \(table.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rowCount) rows")
+                printLine(
+                    "  \(table.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rowCount) rows")
             }
-            print("total: \(report.totalRows) rows in \(report.tables.count) tables")
+            printLine("total: \(report.totalRows) rows in \(report.tables.count) tables")
             printDamage(report.header.damage, verb: "written")
         }
     }
@@ -370,10 +382,8 @@ extension DBBBackup {
         func run() throws {
             if let against, isPostgresURL(against) {
                 try verifyAgainstPostgres(
-                    dump: dump, url: against,
-                    options: postgres.options(
-                        dump: dump, replace: false, verify: true, maximumValueLength: valueSize.bytes),
-                    json: json, quiet: outputOptions.quiet)
+                    dump: dump, url: against, flags: postgres, maximumValueLength: valueSize.bytes, json: json,
+                    quiet: outputOptions.quiet)
                 return
             }
             let url = URL(fileURLWithPath: dump)
@@ -403,14 +413,14 @@ extension DBBBackup {
             if json {
                 printJSON(VerifyOutput(report: report, compared: against, difference: difference))
             } else if !outputOptions.quiet {
-                print(
+                printLine(
                     "ok: \(report.tables.count) tables, \(report.totalRows) rows, \(formatBytes(report.jsonBytes)) of JSON "
                         + "in \(formatBytes(report.compressedBytes)) (gzip CRC and length checked)")
                 if let against {
                     if let difference {
-                        print("different from \(against): \(difference)")
+                        printLine("different from \(against): \(difference)")
                     } else {
-                        print("identical to \(against)")
+                        printLine("identical to \(against)")
                     }
                 }
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBBExport
+import DBBSQL
 import Foundation
 
 #if canImport(Glibc)
@@ -30,6 +31,8 @@ func runReportingErrors<T>(json: Bool = false, _ body: () throws -> T) throws ->
         throw ExitCode(exitCode(for: error))
     } catch let error as DBBError {
         report(toolWording(error), details: ErrorOutput(error), json: json)
+        // A misuse is what the tool was given: a URL that is not one, a flag that does not apply.
+        if error.kind == .misuse { throw ExitCode(ExitStatus.usage) }
         switch error.resultCode {
         // A row of the dump that breaks its table's constraints is bad data, as a damaged source is.
         case .notADatabase, .corrupt, .constraint: throw ExitCode(ExitStatus.dataError)
@@ -86,16 +89,22 @@ private func report(_ message: String, details: ErrorOutput, json: Bool) {
     }
 }
 
-/// Prints a line on standard error.
+/// Prints a line on standard error, with any password (`user:password@`) shown as `***`.
 func printToStandardError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    FileHandle.standardError.write(Data((DBBRedaction.redactingPasswords(in: line) + "\n").utf8))
+}
+
+/// Prints a line on standard output, with any password (`user:password@`) shown as `***`: every line the tool
+/// prints goes through here or ``printToStandardError(_:)``, since paths and URLs given to it may hold one.
+func printLine(_ line: String) {
+    print(DBBRedaction.redactingPasswords(in: line))
 }
 
 func printJSON(_ value: some Encodable) {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     guard let data = try? encoder.encode(value) else { return }
-    print(String(decoding: data, as: UTF8.self))
+    printLine(String(decoding: data, as: UTF8.self))
 }
 
 func formatBytes(_ bytes: Int64) -> String {
@@ -115,8 +124,10 @@ struct ErrorOutput: Encodable {
     var column: String?
     var byteOffset: Int64?
     var compressedOffset: Int64?
-    /// SQLite's extended result code, for an SQLite error.
+    /// SQLite's extended result code, for an error SQLite reported.
     var sqliteCode: Int32?
+    /// The server's SQLSTATE, for an error the PostgreSQL server reported.
+    var sqlState: String?
 
     init(_ error: DBBExportError) {
         kind = error.kind.rawValue
@@ -130,9 +141,18 @@ struct ErrorOutput: Encodable {
     }
 
     init(_ error: DBBError) {
-        kind = "sqlite"
+        switch error.kind {
+        case .sqlite:
+            kind = "sqlite"
+            sqliteCode = error.extendedCode
+        case .server:
+            kind = "server"
+            sqlState = error.sqlState
+        case .misuse: kind = "misuse"
+        case .rowDeleted: kind = "rowDeleted"
+        default: kind = "library"
+        }
         message = toolWording(error)
-        sqliteCode = error.extendedCode
     }
 }
 

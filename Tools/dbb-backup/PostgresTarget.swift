@@ -13,7 +13,10 @@ func isPostgresURL(_ target: String) -> Bool {
 struct PostgresOptions: ParsableArguments {
     @Option(
         name: .long,
-        help: "PostgreSQL: the schema to restore into (default: the dump's file name up to its first dot).")
+        help: """
+            PostgreSQL: the schema to restore into or compare with (default: the one a manager opened with the \
+            URL works in: the URL's options=-csearch_path%3DNAME, else the server's current schema, usually public).
+            """)
     var schema: String?
 
     @Flag(
@@ -21,11 +24,31 @@ struct PostgresOptions: ParsableArguments {
         help: "PostgreSQL: refuse a column whose values cannot keep their storage class in one type.")
     var strict = false
 
-    func options(dump: String, replace: Bool, verify: Bool, maximumValueLength: Int) -> DBBPostgresRestoreOptions {
+    func options(schema: String, replace: Bool, verify: Bool, maximumValueLength: Int) -> DBBPostgresRestoreOptions {
         DBBPostgresRestoreOptions(
-            schema: schema ?? DBBPostgresRestore.defaultSchemaName(forDumpAt: URL(fileURLWithPath: dump)),
-            replaceExisting: replace, strict: strict, verifies: verify, maximumValueLength: maximumValueLength)
+            schema: schema, replaceExisting: replace, strict: strict, verifies: verify,
+            maximumValueLength: maximumValueLength)
     }
+
+    /// The schema a restore or comparison works in: `--schema`, else the one `DBBManager(postgres:)` opened with
+    /// the URL works in, the URL's own (`options=-csearch_path%3DNAME`) or else the server's current schema for
+    /// the URL's role and database; a plan, made without connecting, names `public` then.
+    func targetSchema(url: String, connection: DBBPostgresConnection?) throws -> String {
+        if let schema { return schema }
+        if let configured = try DBBPostgresConfiguration(url: url).schema { return configured }
+        guard let connection else { return "public" }
+        return try defaultSchema(of: connection)
+    }
+}
+
+/// The schema a connection made without a schema works in: the first schema of its search path that exists.
+func defaultSchema(of connection: DBBPostgresConnection) throws -> String {
+    guard case .text(let name)? = try connection.fetchAll("SELECT current_schema()").first?.first else {
+        throw DBBError.misuse(
+            "the server's search_path for this role names no schema that exists",
+            recovery: "pass --schema NAME, or add options=-csearch_path%3DNAME to the URL")
+    }
+    return name
 }
 
 /// Runs a PostgreSQL operation, printing its errors as the tool prints the others: a mismatch exits with
@@ -64,8 +87,12 @@ func connectPostgres(_ url: String) throws -> DBBPostgresConnection {
 
 /// `restore DUMP postgres://…`.
 func restoreIntoPostgres(
-    dump: String, url: String, options: DBBPostgresRestoreOptions, planOnly: Bool, quiet: Bool
+    dump: String, url: String, flags: PostgresOptions, replace: Bool, verify: Bool, maximumValueLength: Int,
+    planOnly: Bool, quiet: Bool
 ) throws {
+    func options(_ schema: String) -> DBBPostgresRestoreOptions {
+        flags.options(schema: schema, replace: replace, verify: verify, maximumValueLength: maximumValueLength)
+    }
     guard dump != standardStreamName else {
         printToStandardError(
             DBBBackup._errorPrefix
@@ -74,41 +101,62 @@ func restoreIntoPostgres(
     }
     let dumpURL = URL(fileURLWithPath: dump)
     if planOnly {
-        let plan = try runReportingPostgresErrors { try DBBPostgresRestore.plan(dumpAt: dumpURL, options: options) }
+        let plan = try runReportingPostgresErrors {
+            try DBBPostgresRestore.plan(
+                dumpAt: dumpURL, options: options(try flags.targetSchema(url: url, connection: nil)))
+        }
         printJSON(plan)
         return
     }
     let bar = PhasedProgress(quiet: quiet)
-    let report = try runReportingPostgresErrors {
+    let (report, schema, managersSchema) = try runReportingPostgresErrors {
         let connection = try connectPostgres(url)
         defer { try? connection.close() }
-        return try DBBPostgresRestore.restore(
-            dumpAt: dumpURL, into: connection, options: options, progress: bar.update)
+        let schema = try flags.targetSchema(url: url, connection: connection)
+        let managersSchema = try DBBPostgresConfiguration(url: url).schema ?? defaultSchema(of: connection)
+        let report = try DBBPostgresRestore.restore(
+            dumpAt: dumpURL, into: connection, options: options(schema), progress: bar.update)
+        return (report, schema, managersSchema)
     }
     bar.finish()
     guard !quiet else { return }
-    for note in report.plan.notes { print("note: \(note)") }
-    for orphans in report.orphans { print("orphans: \(orphans)") }
-    print(
-        "restored \(report.dump.totalRows) rows of \(report.plan.tables.count) tables into schema "
-            + "\(options.schema)\(report.verified ? ", verified row for row" : " (not verified)")")
+    for note in report.plan.notes { printLine("note: \(note)") }
+    for orphans in report.orphans { printLine("orphans: \(orphans)") }
+    var configuration = try DBBPostgresConfiguration(url: url)
+    configuration.schema = nil
+    printLine(
+        "restored \(report.dump.totalRows) rows of \(report.plan.tables.count) tables into schema \(schema) of "
+            + "\(configuration.redactedURL)\(report.verified ? ", verified row for row" : " (not verified)")")
+    if schema == managersSchema {
+        printLine("DBBManager(postgres:) opened with this URL works in schema \(schema) and finds them there.")
+    } else {
+        configuration.schema = schema
+        printLine(
+            "note: DBBManager(postgres:) opened with this URL works in schema \(managersSchema) and does not see them; "
+                + "open them with schema: \"\(schema)\" in DBBPostgresConfiguration, or the URL "
+                + configuration.redactedURL)
+    }
 }
 
 /// `verify DUMP --against postgres://…`.
-func verifyAgainstPostgres(dump: String, url: String, options: DBBPostgresRestoreOptions, json: Bool, quiet: Bool)
-    throws
-{
+func verifyAgainstPostgres(
+    dump: String, url: String, flags: PostgresOptions, maximumValueLength: Int, json: Bool, quiet: Bool
+) throws {
     guard dump != standardStreamName else {
         printToStandardError(
             DBBBackup._errorPrefix + "a comparison with PostgreSQL reads the dump twice: give a file, not -")
         throw ExitCode(ExitStatus.usage)
     }
     let bar = PhasedProgress(quiet: quiet || json)
-    let difference = try runReportingPostgresErrors(json: json) {
+    let (difference, options) = try runReportingPostgresErrors(json: json) {
         let connection = try connectPostgres(url)
         defer { try? connection.close() }
-        return try DBBPostgresRestore.compare(
+        let options = flags.options(
+            schema: try flags.targetSchema(url: url, connection: connection), replace: false, verify: true,
+            maximumValueLength: maximumValueLength)
+        let difference = try DBBPostgresRestore.compare(
             dumpAt: URL(fileURLWithPath: dump), with: connection, options: options, progress: bar.update)
+        return (difference, options)
     }
     bar.finish()
     if json {
@@ -120,9 +168,9 @@ func verifyAgainstPostgres(dump: String, url: String, options: DBBPostgresRestor
                 }))
     } else if !quiet {
         if let difference {
-            print("different from schema \(options.schema): \(difference)")
+            printLine("different from schema \(options.schema): \(difference)")
         } else {
-            print("identical to schema \(options.schema)")
+            printLine("identical to schema \(options.schema)")
         }
     }
     if difference != nil { throw ExitCode(ExitStatus.difference) }

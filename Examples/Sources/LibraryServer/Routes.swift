@@ -14,22 +14,22 @@ struct LibraryRoutes: Sendable {
         router.get("health") { _, _ in HTTPResponse.Status.ok }
         router.get("books") { request, _ in try await listBooks(request) }
         router.post("books") { request, context in
-            try await createBook(try await request.decode(as: BookInput.self, context: context))
+            try await createBook(try await Self.decode(BookInput.self, request, context))
         }
         router.patch("books/:id") { request, context in
             try await updateBook(
                 try context.parameters.require("id", as: Int64.self),
-                try await request.decode(as: BookInput.self, context: context))
+                try await Self.decode(BookInput.self, request, context))
         }
         router.delete("books/:id") { _, context in
             try await deleteBook(try context.parameters.require("id", as: Int64.self))
         }
         router.post("members") { request, context in
-            try await createMember(try await request.decode(as: MemberInput.self, context: context))
+            try await createMember(try await Self.decode(MemberInput.self, request, context))
         }
         router.get("loans") { request, _ in try await searchLoans(request) }
         router.post("loans") { request, context in
-            try await lend(try await request.decode(as: LoanInput.self, context: context))
+            try await lend(try await Self.decode(LoanInput.self, request, context))
         }
         router.post("loans/:id/return") { _, context in
             try await giveBack(try context.parameters.require("id", as: Int64.self))
@@ -57,16 +57,17 @@ struct LibraryRoutes: Sendable {
         }
     }
 
-    /// `POST /books`: a new book; title and author are required.
+    /// `POST /books`: a new book; title, author and year are required.
     func createBook(_ input: BookInput) async throws -> EditedResponse<BookDTO> {
-        guard let title = input.title, !title.isEmpty, let author = input.author else {
-            throw HTTPError(.badRequest, message: "a book needs a title and an author")
+        guard let title = input.title, !title.isEmpty, let author = input.author, let year = input.year else {
+            throw HTTPError(.badRequest, message: "a book needs a title, an author and a year")
         }
+        try Self.refuseNUL(title, author)
         let book = try await manager.write {
             let book = Book(dbManager: manager)
             book.title = title
             book.author = author
-            book.year = input.year ?? 0
+            book.year = year
             try book.save()
             return BookDTO(book)
         }
@@ -76,6 +77,7 @@ struct LibraryRoutes: Sendable {
     /// `PATCH /books/:id`: changes the fields given.
     func updateBook(_ id: Int64, _ input: BookInput) async throws -> BookDTO {
         if input.title?.isEmpty == true { throw HTTPError(.badRequest, message: "a book's title cannot be empty") }
+        try Self.refuseNUL(input.title, input.author)
         return try await manager.write {
             let book = try Self.require(Book.fetchOne(id: id, manager: manager), "book \(id)")
             if let title = input.title { book.title = title }
@@ -107,6 +109,7 @@ struct LibraryRoutes: Sendable {
     /// `POST /members`: a new member.
     func createMember(_ input: MemberInput) async throws -> EditedResponse<MemberDTO> {
         guard !input.name.isEmpty else { throw HTTPError(.badRequest, message: "a member needs a name") }
+        try Self.refuseNUL(input.name, input.email)
         let member = try await manager.write {
             let member = Member(dbManager: manager)
             member.name = input.name
@@ -199,15 +202,66 @@ struct LibraryRoutes: Sendable {
 
     // MARK: Helpers
 
-    /// The page a request asks for: `offset` (default 0) and `limit` (default 20, at most 100).
+    /// The page a request asks for: `offset` (default 0) and `limit` (default 20, at most 100); a value that is not
+    /// a whole number is refused as one out of bounds is.
     static func paging(_ request: Request) throws -> (offset: Int, limit: Int) {
         let parameters = request.uri.queryParameters
-        let offset = parameters.get("offset", as: Int.self) ?? 0
-        let limit = parameters.get("limit", as: Int.self) ?? 20
+        func integer(_ name: String, default value: Int) throws -> Int {
+            guard let text = parameters[Substring(name)] else { return value }
+            guard let number = Int(String(text)) else {
+                throw HTTPError(.badRequest, message: "\(name) must be a whole number, not '\(text)'")
+            }
+            return number
+        }
+        let offset = try integer("offset", default: 0)
+        let limit = try integer("limit", default: 20)
         guard offset >= 0, (1...maximumPageSize).contains(limit) else {
             throw HTTPError(.badRequest, message: "offset must be 0 or more, limit 1 to \(maximumPageSize)")
         }
         return (offset, limit)
+    }
+
+    /// Refuses text holding the NUL character, which PostgreSQL cannot store, on either engine: the same 400 for
+    /// the same request wherever the server keeps its data.
+    static func refuseNUL(_ texts: String?...) throws {
+        if texts.contains(where: { $0?.contains("\u{0}") == true }) {
+            throw HTTPError(.badRequest, message: "text cannot hold the NUL character (\\u0000)")
+        }
+    }
+
+    /// The body decoded as JSON, or a 400 that says what is wrong: not JSON, a missing field, a value of the wrong
+    /// type, or a number that does not fit its field.
+    static func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: BasicRequestContext)
+        async throws -> T
+    {
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        let data = Data(buffer: body)
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch DecodingError.keyNotFound(let key, _) {
+            throw HTTPError(.badRequest, message: "the field \(key.stringValue) is missing")
+        } catch DecodingError.valueNotFound(_, let context), DecodingError.typeMismatch(_, let context) {
+            throw HTTPError(.badRequest, message: "the field \(path(context)) has a value of the wrong type")
+        } catch DecodingError.dataCorrupted(let context) {
+            // Foundation reports a number too large for its field as data that is not JSON: tell them apart.
+            if let object = try? JSONSerialization.jsonObject(with: data) {
+                // Foundation does not say which field: the first whose number lies outside Int64.
+                let tooLarge = (object as? [String: Any])?.sorted { $0.key < $1.key }.first { _, value in
+                    guard let number = value as? NSNumber else { return false }
+                    return !(-9.223_372_036_854_775_808e18..<9.223_372_036_854_775_808e18).contains(number.doubleValue)
+                }?.key
+                let field =
+                    !context.codingPath.isEmpty
+                    ? "the field \(path(context))" : tooLarge.map { "the field \($0)" } ?? "a number"
+                throw HTTPError(
+                    .badRequest, message: "\(field) does not fit: whole numbers go from -2^63 to 2^63 - 1")
+            }
+            throw HTTPError(.badRequest, message: "the body is not valid JSON")
+        }
+    }
+
+    private static func path(_ context: DecodingError.Context) -> String {
+        context.codingPath.map(\.stringValue).joined(separator: ".")
     }
 
     static func require<T>(_ value: T?, _ what: String) throws -> T {

@@ -295,7 +295,8 @@ public final class DBBManager: @unchecked Sendable {
     @discardableResult
     func record(_ error: any Error) -> DBBError {
         let dbbError =
-            error as? DBBError ?? DBBError(.error, message: String(describing: error), context: "running an operation")
+            error as? DBBError
+            ?? DBBError.library(.error, message: String(describing: error), context: "running an operation")
         lock.withLock { lastError = dbbError }
         return dbbError
     }

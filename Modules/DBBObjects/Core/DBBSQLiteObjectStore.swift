@@ -134,7 +134,7 @@ package final class DBBSQLiteObjectStore: DBBObjectStore {
         /// The connection of the running closure.
         func open() throws -> DBBDatabase {
             guard let database else {
-                throw DBBError(
+                throw DBBError.library(
                     .internal, message: "a connection was used outside the closure it was lent to",
                     context: "running a manager.write or manager.read closure")
             }
@@ -154,7 +154,7 @@ package final class DBBSQLiteObjectStore: DBBObjectStore {
     /// - Throws: `DBBError` (internal) for a connection of another store.
     package func database(of connection: any DBBStoreConnection) throws -> DBBDatabase {
         guard let connection = connection as? Connection else {
-            throw DBBError(
+            throw DBBError.library(
                 .internal, message: "a connection of another engine reached SQLite's store",
                 context: "running a manager.write or manager.read closure")
         }

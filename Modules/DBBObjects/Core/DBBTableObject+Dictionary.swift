@@ -42,7 +42,8 @@ extension DBBRegisteredClass {
     }
 
     private func wrongType(_ value: Any, _ expected: Any.Type) -> DBBError {
-        DBBError(.mismatch, message: "a \(Swift.type(of: value)) is not a \(expected)", context: "assigning a property")
+        DBBError.library(
+            .mismatch, message: "a \(Swift.type(of: value)) is not a \(expected)", context: "assigning a property")
     }
 }
 

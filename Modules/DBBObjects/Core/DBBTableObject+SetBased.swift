@@ -138,7 +138,7 @@ extension DBBTableObject {
             }
             let sqlType = map.description.columns.first { $0.name == column }?.sqlType ?? "Integer"
             if DBBAffinity(declaredType: sqlType).conflicts(with: stored.affinity) {
-                throw DBBError(
+                throw DBBError.library(
                     .mismatch, message: "\(self).\(name) stores \(sqlType), not the \(stored.storageClass) \(stored)",
                     context: context)
             }

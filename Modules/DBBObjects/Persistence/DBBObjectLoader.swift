@@ -190,7 +190,8 @@ final class DBBObjectLoader<Connection: DBBObjectConnection> {
         @inline(__always)
         func id(of row: Connection.Row) throws -> Int64 {
             guard let id = try Connection.integer(in: row, at: 0) else {
-                throw DBBError(.mismatch, message: "a row of \(map.tableName) has no id", context: "loading objects")
+                throw DBBError.library(
+                    .mismatch, message: "a row of \(map.tableName) has no id", context: "loading objects")
             }
             return id
         }

@@ -243,7 +243,7 @@ struct DBBObjectWriter {
             offending = map.joins.first { $0.joinTable?.description.tableName == join.0.description.tableName }?.name
         }
         guard let offending else { return }
-        throw DBBError(
+        throw DBBError.library(
             .mismatch,
             message: "property \(offending) of \(map.type) holds text with a NUL character, which "
                 + "\(map.description.dialect) text cannot store",

@@ -136,7 +136,7 @@ final class DBBRegisteredClass: Sendable {
 
         func property(_ name: String, place: Property.Place) throws -> Property {
             guard let entry = properties[name] else {
-                throw DBBError(.internal, message: "lost property \(name)", context: "registering \(tableName)")
+                throw DBBError.library(.internal, message: "lost property \(name)", context: "registering \(tableName)")
             }
             // The accessors downcast objects to the entry's root class unchecked; this check proves it once.
             guard entry.accessor.accepts(prototype) else {

@@ -174,7 +174,8 @@ extension DBBMigrationStep {
             try db.makeIdentity(try db.primaryKeyColumn(of: table, context: context), of: table)
         case .objects:
             // The migrator runs data steps itself, through the manager, in the same transaction.
-            throw DBBError(.internal, message: "a data step reached PostgreSQL's schema steps", context: context)
+            throw DBBError.library(
+                .internal, message: "a data step reached PostgreSQL's schema steps", context: context)
         }
     }
 }

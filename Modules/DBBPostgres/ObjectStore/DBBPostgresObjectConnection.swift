@@ -113,7 +113,8 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
         func insert(_ values: ArraySlice<DBBValue>) throws -> Int64 {
             let ids = try owner.integers(sql, Array(values), context: "saving objects")
             guard let id = ids.first else {
-                throw DBBError(.internal, message: "an INSERT returned no id", sql: sql, context: "saving objects")
+                throw DBBError.library(
+                    .internal, message: "an INSERT returned no id", sql: sql, context: "saving objects")
             }
             return id
         }
@@ -144,7 +145,7 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
             context: "saving objects"
         ).sorted()
         guard newIDs.count == rows else {
-            throw DBBError(
+            throw DBBError.library(
                 .internal, message: "the sequence of \(table.table) gave \(newIDs.count) ids for \(rows) rows",
                 context: "saving objects")
         }
@@ -188,7 +189,7 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
                 "SELECT pg_get_serial_sequence($1, $2)", [.text(dialect.identifier(table)), .text(idColumn)]
             ).first?.first?.stringValue
         else {
-            throw DBBError(
+            throw DBBError.library(
                 .internal, message: "the id column \(idColumn) of \(table) has no identity sequence",
                 context: "saving objects")
         }
@@ -251,7 +252,11 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
     func reportChanges(of tables: [String]) throws {
         let function = "dbb_report_change"
         let hasFunction = try !connection.fetchAll(
-            "SELECT 1 FROM pg_proc WHERE proname = $1 AND pronamespace = current_schema()::regnamespace",
+            // The schema by name: `current_schema()::regnamespace` would parse it as SQL, and fail on "Board Room".
+            """
+            SELECT 1 FROM pg_proc WHERE proname = $1
+            AND pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
+            """,
             [.text(function)]
         ).isEmpty
         if !hasFunction {

@@ -105,7 +105,7 @@ extension DBBPostgresObjectStore {
             }
             done.wait()
             guard let result = outcome.withLock({ $0 }) else {
-                throw DBBError(
+                throw DBBError.library(
                     .internal, message: "a queued call ended without a result", context: "waiting for PostgreSQL")
             }
             return try result.get()

@@ -77,7 +77,7 @@ enum DBBJSON {
         guard JSONSerialization.isValidJSONObject(object) else {
             let elements: [Any] = (object as? [Any]) ?? (object as? [String: Any]).map { Array($0.values) } ?? []
             let offending = elements.first { !JSONSerialization.isValidJSONObject([$0]) }
-            throw DBBError(
+            throw DBBError.library(
                 .mismatch,
                 message: "the value holds elements that are not JSON values"
                     + (offending.map { " (one is a \(type(of: $0)))" } ?? ""),
@@ -87,20 +87,21 @@ enum DBBJSON {
             let data = try JSONSerialization.data(withJSONObject: object, options: options.jsonWritingOptions)
             return .text(String(decoding: data, as: UTF8.self))
         } catch {
-            throw DBBError(.mismatch, message: "JSON serialization failed: \(error)", context: "binding JSON")
+            throw DBBError.library(.mismatch, message: "JSON serialization failed: \(error)", context: "binding JSON")
         }
     }
 
     static func object(from value: DBBValue, options: DBBCodingOptions) throws -> Any? {
         guard let data = value.dataValue else {
             if value.isNull { return nil }
-            throw DBBError(
+            throw DBBError.library(
                 .mismatch, message: "a \(value.storageClass) value is not JSON text", context: "reading JSON")
         }
         do {
             return try JSONSerialization.jsonObject(with: data, options: options.jsonReadingOptions)
         } catch {
-            throw DBBError(.mismatch, message: "the column does not hold valid JSON: \(error)", context: "reading JSON")
+            throw DBBError.library(
+                .mismatch, message: "the column does not hold valid JSON: \(error)", context: "reading JSON")
         }
     }
 }

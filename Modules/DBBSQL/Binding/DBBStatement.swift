@@ -295,7 +295,7 @@ public final class DBBStatement {
     func bindDouble(_ value: Double, at index: Int32) throws {
         if value.isNaN {
             // SQLite would silently store NULL instead.
-            throw DBBError(
+            throw DBBError.library(
                 .mismatch, message: "NaN cannot be stored in SQLite, which would turn it into NULL", sql: sql,
                 context: "binding parameter \(index)")
         }

@@ -5,10 +5,14 @@ internal import CSQLite
 /// It says what kind of failure happened (``kind-swift.property``): SQLite refused something (``Kind-swift.struct/sqlite``,
 /// with SQLite's primary and extended result codes), the library was used in a way it does not allow
 /// (``Kind-swift.struct/misuse``, with ``recoverySuggestion`` saying what to do instead), an object's row no longer
-/// exists (``Kind-swift.struct/rowDeleted``), or a database server such as PostgreSQL refused something or could not
-/// be reached (``Kind-swift.struct/server``, with its SQLSTATE in ``sqlState`` and the nearest SQLite codes). It also
+/// exists (``Kind-swift.struct/rowDeleted``), a database server such as PostgreSQL refused something or could not
+/// be reached (``Kind-swift.struct/server``, with its SQLSTATE in ``sqlState`` and the nearest SQLite codes), or the
+/// library found the problem itself, whichever the engine (``Kind-swift.struct/library``: a stored value it cannot
+/// decode, a value that cannot be stored). ``description`` names the engine that reported the failure
+/// (``engine``), and none for the library's own. It also
 /// carries the message, the SQL text involved, and what the library was doing. Argument values are never included,
-/// since they may hold private data.
+/// since they may hold private data, and passwords never: the message, the context and ``description`` show the
+/// password of anything that looks like `user:password@` as `***` (``DBBRedaction``).
 ///
 /// Static constants name the result codes callers usually handle, so a `catch` can match one:
 ///
@@ -83,17 +87,23 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
         public var description: String { String(cString: sqlite3_errstr(rawValue)) }
     }
 
-    /// What kind of failure an error reports: one SQLite reported, a misuse of the library, or a deleted row.
+    /// What kind of failure an error reports: one SQLite or a server reported, one the library found, a misuse of
+    /// the library, or a deleted row.
     ///
     /// A `catch` can match a kind directly: `catch DBBError.Kind.rowDeleted { … }`.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
 
-        /// SQLite reported the failure (or the library reports a value SQLite cannot store or read, with
-        /// SQLite's `SQLITE_MISMATCH` or `SQLITE_RANGE`); ``DBBError/resultCode`` and
-        /// ``DBBError/extendedCode`` are SQLite's.
+        /// SQLite reported the failure; ``DBBError/resultCode`` and ``DBBError/extendedCode`` are SQLite's.
         public static let sqlite = Kind("SQLite error")
+        /// The library found the problem itself, on any engine: a stored value it cannot decode (text that is no
+        /// case of an enum), a value that cannot be stored (NaN, an unsigned integer above `Int64.max`), a
+        /// column that does not fit its property, or a failure of the application's code that an operation ran (a
+        /// migration's transform). ``DBBError/resultCode`` is the nearest SQLite code (``ResultCode/mismatch``,
+        /// ``ResultCode/range``, ``ResultCode/error``), so the same ``Code`` patterns match it; no engine reported
+        /// it, and ``DBBError/engine`` is `nil`.
+        public static let library = Kind("DBBBuilder error")
         /// The library was called in a way it does not allow: a class that is not registered, a wrong number
         /// of arguments, a re-entrant queue call, a write through a read-only manager. Nothing was changed;
         /// ``DBBError/recoverySuggestion`` says what to do. ``DBBError/resultCode`` is
@@ -123,7 +133,7 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
     public var resultCode: ResultCode
     /// SQLite's extended result code, for example `SQLITE_CONSTRAINT_UNIQUE` (2067).
     public var extendedCode: Int32
-    /// SQLite's message, or the library's when it detected the problem itself.
+    /// SQLite's message, or the library's when it detected the problem itself. Passwords in it are shown as `***`.
     public var message: String
     /// The SQL statement involved, if any.
     public var sql: String?
@@ -134,6 +144,11 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The five-character SQLSTATE a database server reported, for example `"23505"`; `nil` for SQLite's errors
     /// and for failures the server did not report.
     public var sqlState: String?
+    /// The database engine the failure came from, as ``description`` names it: `"SQLite"` for an error of kind
+    /// ``Kind-swift.struct/sqlite``, the server's name (`"PostgreSQL"`) for one of kind
+    /// ``Kind-swift.struct/server`` when the engine gave it; `nil` for the library's own errors, misuses and
+    /// deleted rows, which no engine reported.
+    public var engine: String?
 
     /// Creates an error.
     ///
@@ -144,11 +159,12 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
     ///   - context: what the library was doing.
     public init(extendedCode: Int32, message: String, sql: String? = nil, context: String? = nil) {
         self.kind = .sqlite
+        self.engine = "SQLite"
         self.resultCode = ResultCode(rawValue: extendedCode)
         self.extendedCode = extendedCode
-        self.message = message
+        self.message = DBBRedaction.redactingPasswords(in: message)
         self.sql = sql
-        self.context = context
+        self.context = context.map { DBBRedaction.redactingPasswords(in: $0) }
     }
 
     /// Creates an error with a primary result code.
@@ -170,6 +186,7 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
     {
         var error = DBBError(.misuse, message: message, sql: sql, context: context)
         error.kind = .misuse
+        error.engine = nil
         error.recoverySuggestion = recovery
         return error
     }
@@ -183,6 +200,29 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func rowDeleted(_ message: String, context: String? = nil) -> DBBError {
         var error = DBBError(.error, message: message, context: context)
         error.kind = .rowDeleted
+        error.engine = nil
+        return error
+    }
+
+    /// Creates an error the library found itself, whichever the engine: a value it cannot decode or store, a
+    /// column that does not fit, a failure of the application's code that an operation ran.
+    ///
+    /// ```swift
+    /// throw DBBError.library(.mismatch, message: "the stored value \"bogus\" is not a case of Status")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - code: the nearest SQLite result code, so that ``Code`` patterns match the error.
+    ///   - message: what was wrong.
+    ///   - sql: the SQL text involved, if any.
+    ///   - context: what the library was doing.
+    /// - Returns: an error of kind ``Kind-swift.struct/library``, with no ``engine``.
+    public static func library(_ code: ResultCode, message: String, sql: String? = nil, context: String? = nil)
+        -> DBBError
+    {
+        var error = DBBError(code, message: message, sql: sql, context: context)
+        error.kind = .library
+        error.engine = nil
         return error
     }
 
@@ -195,25 +235,32 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
     ///   - message: the server's message, or what went wrong.
     ///   - sql: the SQL text involved, if any.
     ///   - context: what the library was doing.
+    ///   - engine: the server's name, such as `"PostgreSQL"`, which ``description`` starts with; `nil` says
+    ///     "database server".
     /// - Returns: an error of kind ``Kind-swift.struct/server``.
     public static func server(
-        sqlState: String?, extendedCode: Int32, message: String, sql: String? = nil, context: String? = nil
+        sqlState: String?, extendedCode: Int32, message: String, sql: String? = nil, context: String? = nil,
+        engine: String? = nil
     ) -> DBBError {
         var error = DBBError(extendedCode: extendedCode, message: message, sql: sql, context: context)
         error.kind = .server
         error.sqlState = sqlState
+        error.engine = engine
         return error
     }
 
-    /// A one-line summary: kind (with SQLite's codes, or the server's SQLSTATE), message, what to do, what the
-    /// library was doing, and the SQL.
+    /// A one-line summary: the engine and kind (with SQLite's codes, or the server's SQLSTATE), message, what to
+    /// do, what the library was doing, and the SQL. Only an error an engine reported names one: `SQLite error 19
+    /// (extended 2067): …`, `PostgreSQL error (SQLSTATE 23505): …`; the library's own read `DBBBuilder error: …`,
+    /// `misuse of DBBBuilder: …`.
     public var description: String {
         var text: String
         if kind == .sqlite {
             text = "SQLite error \(resultCode.rawValue)"
             if extendedCode != resultCode.rawValue { text += " (extended \(extendedCode))" }
-        } else if kind == .server, let sqlState {
-            text = "\(kind.description) (SQLSTATE \(sqlState))"
+        } else if kind == .server {
+            text = engine.map { "\($0) error" } ?? kind.description
+            if let sqlState { text += " (SQLSTATE \(sqlState))" }
         } else {
             text = kind.description
         }
@@ -221,7 +268,7 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
         if let recoverySuggestion { text += " — \(recoverySuggestion)" }
         if let context { text += " — while \(context)" }
         if let sql { text += " — SQL: \(sql)" }
-        return text
+        return DBBRedaction.redactingPasswords(in: text)
     }
 
     /// Builds an error from the state of a connection after a failed call.
@@ -257,14 +304,14 @@ extension DBBError {
         /// Creates a code from SQLite's number.
         public init(rawValue: Int32) { self.rawValue = rawValue }
 
-        /// Whether an error has this code and is one SQLite or a database server reported (kind
-        /// ``Kind-swift.struct/sqlite`` or ``Kind-swift.struct/server``).
+        /// Whether an error has this code and is one SQLite or a database server reported, or the library found
+        /// (kind ``Kind-swift.struct/sqlite``, ``Kind-swift.struct/server`` or ``Kind-swift.struct/library``).
         ///
         /// - Parameter error: the error to test.
         /// - Returns: `true` when the error's extended code is this code, or, for a primary code, when its
         ///   primary code is.
         public func matches(_ error: DBBError) -> Bool {
-            guard error.kind == .sqlite || error.kind == .server else { return false }
+            guard error.kind == .sqlite || error.kind == .server || error.kind == .library else { return false }
             return rawValue & ~0xFF == 0 ? error.resultCode.rawValue == rawValue : error.extendedCode == rawValue
         }
 

@@ -63,7 +63,7 @@ extension DBBDatabase {
     public func setBusyTimeout(_ seconds: TimeInterval) throws {
         let milliseconds = (seconds * 1000).rounded()
         guard milliseconds >= 0, milliseconds <= Double(Int32.max) else {
-            throw DBBError(
+            throw DBBError.library(
                 .range, message: "a busy timeout must be between 0 and 2147483.647 seconds, not \(seconds)",
                 context: "setting the busy timeout")
         }

@@ -179,21 +179,21 @@ public struct DBBRow {
 
     func requireIndex(_ name: String) throws -> Int {
         guard let index = statement.columnIndex(named: name) else {
-            throw DBBError(
+            throw DBBError.library(
                 .range, message: "the row has no column named \(name)", sql: statement.sql, context: "reading a row")
         }
         return index
     }
 
     @usableFromInline func outOfRange(_ index: Int) -> DBBError {
-        DBBError(
+        DBBError.library(
             .range, message: "column index \(index) is out of range (the row has \(count) columns)",
             sql: statement.sql, context: "reading a row")
     }
 
     @usableFromInline func mismatch(_ column: Int32, expected: String) -> DBBError {
         let name = column < statement.columnCount ? statement.columnNames[Int(column)] : "#\(column)"
-        return DBBError(
+        return DBBError.library(
             .mismatch, message: "column \(name) holds \(storageClass(at: Int(column)).rawValue), not \(expected)",
             sql: statement.sql, context: "reading a row")
     }

@@ -13,7 +13,7 @@ struct DBBRowDecoder: Decoder {
         } catch let error as DBBError {
             throw error
         } catch let error as DecodingError {
-            throw DBBError(
+            throw DBBError.library(
                 .mismatch, message: "cannot decode \(T.self): \(Self.describe(error))", sql: row.statement.sql,
                 context: "decoding a row")
         }

@@ -21,7 +21,7 @@ extension DBBBindable where Self: FixedWidthInteger {
     /// The value as SQLite's 64-bit integer.
     func storedInteger() throws -> Int64 {
         guard let value = Int64(exactly: self) else {
-            throw DBBError(
+            throw DBBError.library(
                 .mismatch,
                 message: "an unsigned integer above Int64.max (9223372036854775807) cannot be stored in SQLite",
                 context: "binding a \(Self.self)")

@@ -136,7 +136,7 @@ public struct DBBTableDescription: Sendable {
         if includesTimestamps { usedNames.formUnion(["createdtime", "modifiedtime"]) }
         for (name, property) in properties.sorted(by: { $0.key < $1.key }) {
             if let declared = property.declaredTypeMismatch {
-                throw DBBError(
+                throw DBBError.library(
                     .mismatch,
                     message: "property \(name) is declared as \(declared) but its type maps to \(property.storageType)",
                     context: "registering \(tableName)")
@@ -248,7 +248,7 @@ public struct DBBTableDescription: Sendable {
         // through its rowid, which is no column of its own.
         let isRowid = Self.rowidNames.contains(idColumn.lowercased())
         guard byName[key(idColumn)] != nil || isRowid else {
-            throw DBBError(
+            throw DBBError.library(
                 .mismatch, message: "table \(tableName) has no id column \(idColumn)",
                 context: "registering \(tableName)")
         }
@@ -264,7 +264,7 @@ public struct DBBTableDescription: Sendable {
         for column in wanted {
             if let current = byName[key(column.name)] {
                 if Self.conflicts(existing: current.declaredType, stores: column.sqlType) {
-                    var error = DBBError(
+                    var error = DBBError.library(
                         .mismatch,
                         message: "column \(tableName).\(current.name) is declared \(current.declaredType) but property "
                             + "\(column.propertyName) stores \(column.sqlType)",
@@ -317,7 +317,7 @@ public struct DBBTableDescription: Sendable {
         if let current = names[key(join.columnName)] {
             if DBBAffinity(declaredType: current.declaredType).conflicts(with: DBBAffinity(declaredType: join.sqlType))
             {
-                throw DBBError(
+                throw DBBError.library(
                     .mismatch,
                     message:
                         "column \(join.tableName).\(current.name) is declared \(current.declaredType) but property "

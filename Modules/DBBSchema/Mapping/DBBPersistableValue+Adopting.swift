@@ -39,7 +39,7 @@ extension DBBPersistableValue where Self: RawRepresentable, RawValue: DBBPersist
 
     static func dbbCase(_ raw: RawValue) throws -> Self {
         guard let value = Self(rawValue: raw) else {
-            throw DBBError(
+            throw DBBError.library(
                 .mismatch, message: "the stored value \(String(reflecting: raw)) is not a case of \(Self.self)",
                 context: "reading a stored value")
         }
@@ -94,7 +94,7 @@ extension DBBCodableValue {
         do {
             return try JSONDecoder().decode(Self.self, from: Data(text.utf8))
         } catch {
-            throw DBBError(
+            throw DBBError.library(
                 .mismatch, message: "the stored text is not the JSON of a \(Self.self): \(error)",
                 context: "reading a stored value")
         }
@@ -108,7 +108,7 @@ private func dbbJSONText(_ value: some Encodable) throws -> String {
     do {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     } catch {
-        throw DBBError(
+        throw DBBError.library(
             .mismatch, message: "a \(type(of: value)) cannot be stored as JSON: \(error)", context: "storing a value")
     }
 }

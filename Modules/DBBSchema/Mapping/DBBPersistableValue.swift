@@ -19,7 +19,7 @@ public protocol DBBPersistableValue: DBBBindable, DBBColumnReadable, SendableMet
 }
 
 private func mismatch(_ value: DBBValue, _ type: Any.Type) -> DBBError {
-    DBBError(
+    DBBError.library(
         .mismatch, message: "a \(value.storageClass.rawValue) value cannot be read as \(type)",
         context: "reading a stored value")
 }

@@ -67,7 +67,7 @@ package struct DBBKeyPathAccess<Root: AnyObject, Value> {
 
 @usableFromInline
 func wrongType(_ value: Any, _ expected: Any.Type) -> DBBError {
-    DBBError(
+    DBBError.library(
         .mismatch, message: "a value of type \(type(of: value)) cannot be assigned to a \(expected) property",
         context: "assigning a property")
 }
