@@ -30,8 +30,7 @@ extension DBBManager {
         DBBError.misuse(
             "\(operation) takes a SQLite connection, which a manager of \(store.location) does not have",
             recovery: "use manager.write { … } and manager.read { … } without a connection parameter (their "
-                + "object calls run in one transaction on the server); for SQL of your own, open a connection "
-                + "of the engine's module (DBBPostgresConnection.connect(configuration) on PostgreSQL)",
+                + "object calls run in one transaction on the server); for SQL of your own, \(store.ownSQLAdvice)",
             context: operation)
     }
 

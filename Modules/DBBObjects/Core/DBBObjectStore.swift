@@ -26,6 +26,9 @@ package protocol DBBObjectStore: AnyObject, Sendable {
     /// The engine's name in spans (`db.system.name`): `sqlite`, `postgresql`.
     var systemName: String { get }
 
+    /// How SQL of one's own runs on this engine, for the refusal of a call that takes another engine's connection.
+    var ownSQLAdvice: String { get }
+
     /// The database's name in spans (`db.namespace`): a file's name, or the server's address and database.
     var namespace: String { get }
 

@@ -24,6 +24,7 @@ package final class DBBSQLiteObjectStore: DBBObjectStore {
     package let namespace: String
     package var dialect: DBBSQLDialect { .sqlite }
     package var systemName: String { "sqlite" }
+    package var ownSQLAdvice: String { "use manager.write { db in … } or manager.queue" }
     package var hasReaders: Bool { pool != nil }
 
     /// How long an operation waits for a lock another connection (or process) holds, in seconds.

@@ -25,6 +25,7 @@ final class DBBPostgresObjectStore: DBBObjectStore {
     var location: String { configuration.description }
     var namespace: String { configuration.description }
     var systemName: String { "postgresql" }
+    var ownSQLAdvice: String { "open a connection of your own, DBBPostgresConnection.connect(configuration)" }
     var hasReaders: Bool { !readers.isEmpty }
 
     /// Connects the writer and `readers` reader connections.
