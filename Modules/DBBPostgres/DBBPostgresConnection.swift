@@ -545,7 +545,9 @@ public final class DBBPostgresConnection: Sendable {
         postgres.options.connectTimeout = .milliseconds(Int64(max(0, configuration.connectTimeout) * 1000))
         // The schema is the search path of the session from its login on: every statement of every connection,
         // the manager's catalog look-ups (current_schema()) included, works in it.
-        if let schema = configuration.schema {
+        // A pooler in transaction mode refuses a startup parameter it does not know, and would not keep it for the
+        // next transaction anyway: there, a manager sets the schema in each transaction (`SET LOCAL`).
+        if let schema = configuration.schema, configuration.pooler != .transaction {
             postgres.options.additionalStartupParameters = [
                 ("search_path", "\"" + schema.replacing("\"", with: "\"\"") + "\"")
             ]

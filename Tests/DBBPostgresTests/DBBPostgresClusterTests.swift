@@ -1,6 +1,7 @@
 import DBBBuilder
 import DBBPostgres
 import DBBTestSupport
+import Dispatch
 import Foundation
 import Synchronization
 import Testing
@@ -8,7 +9,7 @@ import Testing
 /// A manager on a real cluster (``TestCluster``): reads on the standbys, read-your-writes, failover after a kill,
 /// a planned switchover, and pgbouncer in transaction mode. The tests run one at a time: they kill and move the
 /// primary.
-@Suite(.postgresCluster, .serialized)
+@Suite(.postgresCluster, .serialized, .timeLimit(.minutes(10)))
 struct DBBPostgresClusterTests {
     typealias Member = ServerModels.Member
 
@@ -22,6 +23,17 @@ struct DBBPostgresClusterTests {
             let connection = try DBBPostgresConnection.connect(admin)
             defer { try? connection.close() }
             try connection.execute("CREATE DATABASE \(name)")
+        }
+        // Each standby applies the new database a moment after the primary acknowledges it.
+        try await TestPostgres.onQueue {
+            let deadline = Date().addingTimeInterval(20)
+            for node in cluster.nodes {
+                var superuser = cluster.superuser(node)
+                superuser.database = name
+                while (try? DBBPostgresConnection.connect(superuser).close()) == nil, Date() < deadline {
+                    usleep(50_000)
+                }
+            }
         }
         var fresh = cluster.configuration
         fresh.database = name
@@ -355,6 +367,30 @@ struct DBBPostgresClusterTests {
                 dumpAt: dump, into: db, options: DBBPostgresRestoreOptions(schema: "chinook"))
             #expect(report.verified)
             #expect(try db.fetchAll("SELECT count(*) FROM chinook.\"Track\"") == [[.integer(3503)]])
+            // A migration: its steps and its record in one transaction.
+            var migrator = DBBMigrator()
+            migrator.registerMigration(
+                "v2: nickname renamed alias", [.renameProperty("nickname", to: "alias", in: "Member")])
+            let migrating = try DBBManager(postgres: pooled)
+            defer { try? migrating.close() }
+            try migrator.migrate(migrating)
+            let columns = try db.fetchAll(
+                "SELECT column_name::text FROM information_schema.columns WHERE table_name = 'Member' "
+                    + "AND column_name IN ('nickname', 'alias')")
+            #expect(columns == [[.text("alias")]])
+
+            // A schema: set in each transaction (SET LOCAL), which the pooler cannot refuse or lose.
+            try db.execute("CREATE SCHEMA board")
+            var inSchema = pooled
+            inSchema.schema = "board"
+            let boardManager = try DBBManager(postgres: inSchema, readers: 1)
+            defer { try? boardManager.close() }
+            try boardManager.addTableClasses(ServerModels.all)
+            let member = Member(dbManager: boardManager)
+            member.name = "in board"
+            try member.save()
+            #expect(try Member.fetchAll(manager: boardManager).map(\.name) == ["in board"])
+            #expect(try db.fetchAll("SELECT name FROM board.\"Member\"") == [[.text("in board")]])
         }
     }
 
@@ -417,5 +453,145 @@ struct DBBPostgresClusterTests {
         #expect(try cluster.leader() != leader)
         try cluster.start(leader)
         try await TestPostgres.onQueue { try cluster.waitUntilHealthy() }
+    }
+
+    @Test func tlsAndSCRAMWorkToEveryHostAndNoPasswordIsShown() async throws {
+        let cluster = try await TestCluster.shared()
+        let trustRootFile = try #require(cluster.trustRootFile, "openssl is needed for the nodes' certificates")
+        var configured = try await Self.freshDatabase(cluster)
+        configured.tls = .require(trustRootFile: trustRootFile)
+        let configuration = configured
+        #expect(!"\(configuration)".contains(cluster.appPassword))
+        try await TestPostgres.onQueue {
+            // Each host on its own, then the list with each role: encrypted, verified, logged in with SCRAM.
+            for target in [DBBPostgresConfiguration.TargetSessionAttributes.primary, .standby] {
+                var wanted = configuration
+                wanted.targetSessionAttributes = target
+                let db = try DBBPostgresConnection.connect(wanted)
+                defer { try? db.close() }
+                let row = try db.fetchAll(
+                    "SELECT s.ssl, pg_is_in_recovery() FROM pg_stat_ssl s WHERE s.pid = pg_backend_pid()")
+                #expect(row == [[.integer(1), .integer(target == .standby ? 1 : 0)]])
+            }
+            for node in cluster.nodes {
+                var one = configuration
+                one.hosts = [node.host]
+                let db = try DBBPostgresConnection.connect(one)
+                defer { try? db.close() }
+                #expect(try db.fetchAll("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()") == [[.integer(1)]])
+            }
+            let manager = try DBBManager(postgres: configuration, readers: 2)
+            defer { try? manager.close() }
+            try manager.addTableClasses(ServerModels.all)
+            let member = Member(dbManager: manager)
+            member.name = "encrypted"
+            try member.save()
+            #expect(try Member.fetchAll(manager: manager).map(\.name) == ["encrypted"])
+            // A wrong password: refused by SCRAM, and named without it.
+            var wrong = configuration
+            wrong.password = "not-" + cluster.appPassword
+            do {
+                _ = try DBBManager(postgres: wrong, readers: 1)
+                Issue.record("a wrong password was accepted")
+            } catch let error as DBBError {
+                #expect(error.sqlState == "28P01")
+                #expect(!error.description.contains(cluster.appPassword))
+            }
+        }
+    }
+
+    /// The cost of reading on the standbys with read-your-writes, against reading on the primary: rounds of a save
+    /// followed by a fetch of what it saved, and of fetches alone, alternating a manager whose two readers are on
+    /// the standbys with one that reads on the primary. Prints medians and each host's share of the reads; asserts
+    /// nothing of the times. Runs when `DBB_CLUSTER_MEASURE` is set (Docs/Clusters.md, "Measured").
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["DBB_CLUSTER_MEASURE"] != nil))
+    func measureReadYourWrites() async throws {
+        let cluster = try await TestCluster.shared()
+        let configuration = try await Self.freshDatabase(cluster)
+        let leader = try cluster.leader()
+        try await TestPostgres.onQueue {
+            let standbys = try DBBManager(postgres: configuration, readers: 2)
+            let primary = try DBBManager(postgres: configuration, readers: 0)
+            try standbys.addTableClasses(ServerModels.all)
+            try primary.addTableClasses(ServerModels.all)
+            var times: [String: [Double]] = [:]
+            var number = 0
+            func round(_ name: String, _ manager: DBBManager, saving: Bool) throws {
+                let start = DispatchTime.now().uptimeNanoseconds
+                for _ in 0..<50 {
+                    number += 1
+                    if saving {
+                        let member = Member(dbManager: manager)
+                        member.name = "r\(number)"
+                        member.age = number
+                        try member.save()
+                    }
+                    let found = try Member.fetch(
+                        options: .options(withConditions: ["age = \(saving ? number : 1)"]), manager: manager)
+                    if saving && found.count != 1 { Issue.record("\(name): a read missed its own write") }
+                }
+                let perOperation = Double(DispatchTime.now().uptimeNanoseconds - start) / 50 / 1e6
+                times[name, default: []].append(perOperation)
+            }
+            let before = try Self.commits(cluster, database: configuration.database!)
+            for _ in 0..<9 {
+                try round("save+fetch, readers on standbys", standbys, saving: true)
+                try round("save+fetch, reads on the primary", primary, saving: true)
+                try round("fetch, readers on standbys", standbys, saving: false)
+                try round("fetch, reads on the primary", primary, saving: false)
+            }
+            try standbys.close()
+            try primary.close()
+            Thread.sleep(forTimeInterval: 1)
+            let after = try Self.commits(cluster, database: configuration.database!)
+            for (name, values) in times.sorted(by: { $0.key < $1.key }) {
+                let sorted = values.sorted()
+                print(
+                    "cluster measure: \(name): median \(sorted[sorted.count / 2]) ms per operation "
+                        + "(min \(sorted[0]), max \(sorted[sorted.count - 1]))")
+            }
+            print("cluster measure: commits by host \(before) → \(after), leader \(leader.name)")
+        }
+    }
+}
+
+/// The code of `Docs/Clusters.md`, compiled here.
+struct DocsClustersTests {
+    @DBBTable
+    final class Person: DBBTableObject {
+        var name = ""
+    }
+
+    @DBBTable
+    final class Project: DBBTableObject {
+        var title = ""
+    }
+
+    /// Compiled, not run: the hosts are the guide's.
+    func openTheCluster() throws -> DBBManager {
+        let cluster = try DBBPostgresConfiguration(
+            url: "postgres://app@10.0.0.1:5432,10.0.0.2:5432,10.0.0.3:5432/app?sslmode=require")
+        // The password comes from PGPASSWORD or ~/.pgpass, as with libpq.
+        let manager = try DBBManager(postgres: cluster, readers: 4)
+        try manager.addTableClasses([Person.self, Project.self])
+        return manager
+    }
+
+    func save(_ invoice: DBBTableObject) throws {
+        do {
+            try invoice.save()
+        } catch let error as DBBError where error.sqlState == "08007" {
+            // Committed or not: look for it by a key of its own before saving it again.
+        }
+    }
+
+    @Test func theGuideShowsOnlyCodeThatIsHere() throws {
+        #expect(try DocSnippets.missingBlocks(guide: "Docs/Clusters.md") == [])
+    }
+
+    @Test func theGuideReadsTheHostsAsTheURLGivesThem() throws {
+        let cluster = try DBBPostgresConfiguration(
+            url: "postgres://app@10.0.0.1:5432,10.0.0.2:5432,10.0.0.3:5432/app?sslmode=require")
+        #expect(cluster.hosts.map(\.description) == ["10.0.0.1:5432", "10.0.0.2:5432", "10.0.0.3:5432"])
     }
 }

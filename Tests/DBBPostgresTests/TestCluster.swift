@@ -73,6 +73,8 @@ enum TestCluster {
         var nodes: [Node]
         var superPassword: String
         var appPassword: String
+        /// The PEM file of the CA that signed every node's certificate, when `openssl` is installed.
+        var trustRootFile: String?
 
         /// The tests' role on every node, as a manager of the cluster is configured.
         var configuration: DBBPostgresConfiguration {
@@ -251,6 +253,8 @@ enum TestCluster {
             ], log: etcdFolder.appendingPathComponent("etcd.log"), asPostgres: false)
         running.withLock { $0.pids.append(etcd) }
 
+        // One certificate for 127.0.0.1, of a test CA, serves every node: TLS to every host.
+        let tls = TestPostgres.makeCertificates(in: base.appendingPathComponent("tls", isDirectory: true))
         var nodes: [Node] = []
         for index in 1...3 {
             let folder = base.appendingPathComponent("n\(index)", isDirectory: true)
@@ -259,7 +263,8 @@ enum TestCluster {
                 name: "n\(index)", port: try TestPostgres.freeLoopbackPort(),
                 restPort: try TestPostgres.freeLoopbackPort(), folder: folder)
             try patroniConfiguration(
-                node, etcdPort: etcdPort, bin: programs["bin"]!, superPassword: superPassword
+                node, etcdPort: etcdPort, bin: programs["bin"]!, superPassword: superPassword,
+                tls: tls.map { ($0.certificate, $0.key) }
             ).write(to: folder.appendingPathComponent("patroni.yml"), atomically: true, encoding: .utf8)
             nodes.append(node)
         }
@@ -267,7 +272,9 @@ enum TestCluster {
         try runChecked(URL(fileURLWithPath: "/bin/chown"), ["-R", "postgres:postgres", base.path])
         // The first node bootstraps the cluster; the others copy it once it leads.
         try startPatroni(nodes[0])
-        let cluster = Cluster(base: base, nodes: nodes, superPassword: superPassword, appPassword: appPassword)
+        let cluster = Cluster(
+            base: base, nodes: nodes, superPassword: superPassword, appPassword: appPassword,
+            trustRootFile: tls?.authority)
         var postgres = cluster.superuser(nodes[0])
         postgres.database = "postgres"
         let deadline = Date().addingTimeInterval(60)
@@ -289,8 +296,19 @@ enum TestCluster {
 
     /// Patroni's configuration of one node: loopback addresses, SCRAM passwords, a short `ttl` so that a dead
     /// primary is replaced within seconds, and synchronous replication so that no acknowledged commit is lost.
-    private static func patroniConfiguration(_ node: Node, etcdPort: Int, bin: URL, superPassword: String) -> String {
+    private static func patroniConfiguration(
+        _ node: Node, etcdPort: Int, bin: URL, superPassword: String, tls: (certificate: String, key: String)?
+    ) -> String {
         let folder = node.folder.path
+        let ssl =
+            tls.map {
+                """
+                    ssl: "on"
+                    ssl_cert_file: \($0.certificate)
+                    ssl_key_file: \($0.key)
+
+                """
+            } ?? ""
         return """
             scope: dbb-test
             name: \(node.name)
@@ -343,7 +361,7 @@ enum TestCluster {
                 rewind: {username: rewinder, password: rw-\(superPassword)}
               parameters:
                 unix_socket_directories: \(folder)
-
+            \(ssl)
             """
     }
 

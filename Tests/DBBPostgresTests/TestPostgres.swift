@@ -258,7 +258,7 @@ enum TestPostgres {
     }
 
     /// A CA and a server certificate for 127.0.0.1 and localhost, or `nil` without `openssl`.
-    private static func makeCertificates(in folder: URL) -> (authority: String, certificate: String, key: String)? {
+    static func makeCertificates(in folder: URL) -> (authority: String, certificate: String, key: String)? {
         let openssl = URL(fileURLWithPath: "/usr/bin/openssl")
         guard FileManager.default.isExecutableFile(atPath: openssl.path) else { return nil }
         func path(_ name: String) -> String { folder.appendingPathComponent(name).path }

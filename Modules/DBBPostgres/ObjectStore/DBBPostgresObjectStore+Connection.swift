@@ -78,10 +78,19 @@ extension DBBPostgresObjectStore {
             if objects.connection.isClosed { try reconnect() }
         }
 
+        /// The statement that sets the schema in each transaction, behind a pooler in transaction mode, where the
+        /// session cannot keep it; `nil` elsewhere (the schema is the session's, set at login).
+        var schemaStatement: String? {
+            let configuration = objects.connection.configuration
+            guard configuration.pooler == .transaction, let schema = configuration.schema else { return nil }
+            return "SET LOCAL search_path TO \"" + schema.replacing("\"", with: "\"\"") + "\""
+        }
+
         func inTransaction<T>(isWrite: Bool, _ body: () throws -> T) throws -> T {
             try reconnectIfClosed()
             try objects.connection.begin(isolation: isWrite ? nil : .repeatableRead, readOnly: !isWrite)
             do {
+                if let schemaStatement { try objects.connection.execute(schemaStatement) }
                 let result = try body()
                 try objects.connection.commit()
                 return result

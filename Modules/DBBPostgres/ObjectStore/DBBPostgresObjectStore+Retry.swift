@@ -23,7 +23,9 @@ extension DBBPostgresObjectStore {
         -> Work.Result
     {
         var attempt = 1
-        let isTransaction = !work.isSingleStatement
+        // Behind a pooler in transaction mode with a schema, even one statement needs its transaction, which sets
+        // the schema.
+        let isTransaction = !work.isSingleStatement || connection.schemaStatement != nil
         while true {
             var commitSent = false
             do {
