@@ -151,8 +151,10 @@ enum TestCluster {
         /// Kills a node with SIGKILL: its PostgreSQL (the postmaster, which takes its backends with it) and, for
         /// `wholeNode`, its Patroni first, as when the machine dies; Patroni alone restarts a killed PostgreSQL.
         func kill(_ node: Node, wholeNode: Bool) {
-            if wholeNode, let patroni = Self.pid(in: node.folder.appendingPathComponent("patroni.pid")) {
-                Glibc.kill(patroni, SIGKILL)
+            if wholeNode {
+                // Every process started with the node's configuration: its Patroni.
+                let configuration = node.folder.appendingPathComponent("patroni.yml").path
+                for pid in TestCluster.processes(withArgument: configuration) { Glibc.kill(pid, SIGKILL) }
             }
             if let postmaster = Self.pid(in: node.folder.appendingPathComponent("data/postmaster.pid")) {
                 Glibc.kill(postmaster, SIGKILL)
@@ -161,6 +163,10 @@ enum TestCluster {
 
         /// Starts a node's Patroni again (after ``kill(_:wholeNode:)``); it rejoins as a replica.
         func start(_ node: Node) throws {
+            let configuration = node.folder.appendingPathComponent("patroni.yml").path
+            guard TestCluster.processes(withArgument: configuration).isEmpty else {
+                throw TestPostgres.SetupError(description: "\(node.name)'s Patroni is still running")
+            }
             try TestCluster.startPatroni(node)
         }
 
@@ -363,6 +369,18 @@ enum TestCluster {
                 unix_socket_directories: \(folder)
             \(ssl)
             """
+    }
+
+    /// The processes one of whose arguments is `argument`, from `/proc`.
+    static func processes(withArgument argument: String) -> [pid_t] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return names.compactMap { name -> pid_t? in
+            guard let pid = pid_t(name),
+                let data = FileManager.default.contents(atPath: "/proc/\(name)/cmdline")
+            else { return nil }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return arguments.contains(argument) ? pid : nil
+        }
     }
 
     /// Starts a node's Patroni as the `postgres` user, and notes its process id.

@@ -61,11 +61,17 @@ extension DBBPostgresObjectStore {
             return connection
         }
 
+        /// Called after the connection connected anew to another server: the writer's tells the listener to listen
+        /// again, on the new primary. Set once, before the connection is used.
+        var onNewServer: (@Sendable () -> Void)?
+
         /// Connects anew, to a host of the role wanted, and notes that host's role.
         func reconnect() throws {
+            let previous = objects.connection.server
             try objects.reconnect()
             onStandby.store(objects.connection.wasStandby == true, ordering: .relaxed)
             checkedAt.store(0, ordering: .relaxed)
+            if objects.connection.server != previous { onNewServer?() }
         }
 
         /// Closes the connection, waiting for its queue, and ignores a failure (a connection being given up).

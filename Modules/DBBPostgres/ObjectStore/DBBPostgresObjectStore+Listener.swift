@@ -90,6 +90,13 @@ extension DBBPostgresObjectStore {
             for try await _ in ready {}
         }
 
+        /// Ends the current listening connection, if listening: the loop connects again (to the primary) and tells
+        /// every observer that anything may have changed.
+        func listenAgain() {
+            guard let connection = state.withLock({ $0.connection }) else { return }
+            Task { try? await connection.close() }
+        }
+
         /// Ends the loop and hands back its current connection, for the caller to close.
         func stop() -> DBBPostgresConnection? {
             let (loop, connection) = state.withLock { state in

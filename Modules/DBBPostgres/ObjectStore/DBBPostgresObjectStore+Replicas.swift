@@ -42,15 +42,22 @@ extension DBBPostgresObjectStore {
 
     /// The connection for a read: the next reader, unless it is on a standby that has not replayed this manager's
     /// last commit within the timeout, or lags too far behind; then the writer.
+    ///
+    /// When the reader's standby has not caught up in time, the other readers' standbys are asked once each before
+    /// the primary: while the primary is being replaced, the synchronous standby, which has every acknowledged
+    /// commit, keeps serving reads.
     func readConnection() throws -> Connection {
         let reader = nextReaderConnection()
         guard let needed = catchUpNeeded(reader) else { return reader }
         if needed == .max { return writer }
-        let fresh = try reader.waiting { [configuration] in
-            reader.catchUp(
-                to: needed, timeout: configuration.readYourWritesTimeout, maxLag: configuration.maxStandbyLag)
+        for (candidate, timeout) in candidates(after: reader) {
+            if catchUpNeeded(candidate) == nil { return candidate }
+            let fresh = try candidate.waiting { [configuration] in
+                candidate.catchUp(to: needed, timeout: timeout, maxLag: configuration.maxStandbyLag)
+            }
+            if fresh { return candidate }
         }
-        return fresh ? reader : writer
+        return writer
     }
 
     /// ``readConnection()`` without blocking the calling task.
@@ -58,11 +65,21 @@ extension DBBPostgresObjectStore {
         let reader = nextReaderConnection()
         guard let needed = catchUpNeeded(reader) else { return reader }
         if needed == .max { return writer }
-        let fresh = try await reader.suspending { [configuration] in
-            reader.catchUp(
-                to: needed, timeout: configuration.readYourWritesTimeout, maxLag: configuration.maxStandbyLag)
+        for (candidate, timeout) in candidates(after: reader) {
+            if catchUpNeeded(candidate) == nil { return candidate }
+            let fresh = try await candidate.suspending { [configuration] in
+                candidate.catchUp(to: needed, timeout: timeout, maxLag: configuration.maxStandbyLag)
+            }
+            if fresh { return candidate }
         }
-        return fresh ? reader : writer
+        return writer
+    }
+
+    /// The readers on standbys to try for a read: the chosen one first, with the whole timeout, then the others,
+    /// asked once.
+    private func candidates(after reader: Connection) -> [(Connection, Double)] {
+        [(reader, configuration.readYourWritesTimeout)]
+            + readers.filter { $0 !== reader && $0.onStandby.load(ordering: .relaxed) }.map { ($0, 0) }
     }
 
     /// The position a reader on a standby must have replayed before it reads, when it must be checked; `nil` when

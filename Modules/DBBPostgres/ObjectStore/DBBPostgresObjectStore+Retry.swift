@@ -95,12 +95,14 @@ extension DBBPostgresObjectStore {
         return unknown
     }
 
-    /// Whether a failure ended the connection: it is closed, or the server said it is ending it (SQLSTATE class
-    /// `08`, connection exceptions, and `57P01`–`57P03`, a shutdown or a terminated backend), which the
-    /// connection may not have noticed yet.
+    /// Whether a failure ended the connection: it is closed, the network failed under the statement, or the
+    /// server said it is ending it (SQLSTATE class `08`, connection exceptions, and `57P01`–`57P03`, a shutdown or
+    /// a terminated backend), which the connection may not have noticed yet.
     static func connectionEnded(by error: any Error, closed: Bool) -> Bool {
         if closed { return true }
-        guard let state = (error as? DBBError)?.sqlState else { return false }
+        guard let error = error as? DBBError else { return false }
+        // The network failed under the statement (a reset, an unclean shutdown): no SQLSTATE, an I/O error.
+        guard let state = error.sqlState else { return error.extendedCode == DBBError.ResultCode.ioError.rawValue }
         return state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03"
     }
 }

@@ -65,6 +65,9 @@ final class DBBPostgresObjectStore: DBBObjectStore {
             throw error
         }
         self.readers = opened
+        // A writer that found a new primary: notifications are sent there, and the listener's connection to the
+        // old one may linger (a killed server's backends end late), so it listens again, and tells observers.
+        if cluster { writer.onNewServer = { [listener] in listener.listenAgain() } }
     }
 
     /// The next reader, or the writer for a store without readers.
