@@ -1,0 +1,58 @@
+import DBBBuilder
+import DBBPostgres
+import Foundation
+import Synchronization
+import Testing
+
+/// An observation ends at once when the task iterating it is cancelled, on PostgreSQL as on SQLite, and the
+/// manager counts it no more.
+@Suite(.postgres)
+struct DBBPostgresObservationCancellationTests {
+    @Test(arguments: ["postgres", "sqlite"])
+    func cancellingItsTaskEndsAnObservationAtOnce(engine: String) async throws {
+        let manager = try await DBBPostgresUserErrorTests.manager(engine)
+        defer { try? synchronously { try manager.close() } }
+        let values = Tally()
+        let ended = Tally()
+        let consumers = (0..<5).map { _ in
+            Task {
+                defer { ended.add() }
+                for try await _ in manager.observe(ServerParcel.self) { values.add() }
+            }
+        }
+        #expect(try await Self.eventually(within: 20) { values.count == 5 })
+        #expect(manager.activeObservationCount == 5)
+        // A commit reaches each of them, then they wait for the next one.
+        try await DBBPostgresUserErrorTests.parcel("one", manager: manager).save()
+        #expect(try await Self.eventually(within: 20) { values.count == 10 })
+        try await Task.sleep(for: .milliseconds(100))
+        let cancelled = ContinuousClock.now
+        for consumer in consumers { consumer.cancel() }
+        for consumer in consumers { try await consumer.value }
+        #expect(ContinuousClock.now - cancelled < .seconds(2))
+        #expect(ended.count == 5)
+        #expect(try await Self.eventually(within: 2) { manager.activeObservationCount == 0 })
+        // Commits after the cancellation reach nobody, and a new observation still works.
+        try await DBBPostgresUserErrorTests.parcel("two", manager: manager).save()
+        var iterator = manager.observe(ServerParcel.self).makeAsyncIterator()
+        #expect(try await iterator.next()?.map(\.label).sorted() == ["one", "two"])
+        #expect(values.count == 10)
+    }
+
+    /// Waits until `condition` holds, for at most `seconds`.
+    static func eventually(within seconds: Double, _ condition: () -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return condition()
+    }
+}
+
+/// A count, increased from any task.
+final class Tally: Sendable {
+    private let value = Mutex(0)
+    func add() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
+}
