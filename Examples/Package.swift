@@ -33,9 +33,13 @@ let package = Package(
             name: "LibraryServerTests",
             dependencies: [
                 "LibraryServer",
+                // Built for the tests that run the server as a process and stop it with a signal.
+                "library-server",
                 .product(name: "DBBBuilder", package: "DBBBuilder"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ],

@@ -1,5 +1,6 @@
 import LibraryServer
 
-// Runs until SIGINT or SIGTERM, then shuts down gracefully: the HTTP server first, then the database.
+// Runs until SIGINT or SIGTERM, then shuts down gracefully: the HTTP server first (live streams end), then the
+// database.
 let app = try buildApplication(try LibraryConfiguration())
 try await app.runService()

@@ -216,7 +216,8 @@ final class Flag: @unchecked Sendable {
             }
             let (contentType, body) = try await stream.value
             #expect(contentType == "text/event-stream")
-            let events = body.components(separatedBy: "\n\n").filter { !$0.isEmpty }
+            // Heartbeats are comments (": heartbeat"), which event-stream clients skip.
+            let events = body.components(separatedBy: "\n\n").filter { !$0.isEmpty && !$0.hasPrefix(":") }
             #expect(events.count == 2)
             #expect(events.allSatisfy { $0.hasPrefix("event: loans\ndata: ") })
             let counts = try events.map { event in
