@@ -4,6 +4,7 @@ import DBBServiceLifecycle
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 
 /// How the server runs, from the environment:
 /// - `LIBRARY_HOST`, `LIBRARY_PORT`: where it listens (default `127.0.0.1:8080`);
@@ -120,6 +121,7 @@ public func buildApplication(
     onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
     let router = Router()
+    router.add(middleware: UnexpectedErrorMiddleware())
     LibraryRoutes(manager: manager, heartbeat: configuration.heartbeat, logger: logger).add(to: router)
     // Services listed first stop last: the HTTP server stops taking requests before the database closes.
     return Application(
@@ -136,4 +138,23 @@ func defaultLogger(_ configuration: LibraryConfiguration) -> Logger {
     var logger = Logger(label: "library-server")
     logger.logLevel = configuration.logLevel
     return logger
+}
+
+/// Why the server could not start or stopped with an error, in one line for its standard error: a port in use
+/// says so and what to do.
+///
+/// - Parameters:
+///   - error: what starting or running threw.
+///   - configuration: where the server was to listen.
+/// - Returns: the message.
+public func failureMessage(_ error: any Error, configuration: LibraryConfiguration) -> String {
+    if let error = error as? IOError, error.errnoCode == EADDRINUSE {
+        return "\(configuration.host):\(configuration.port) is in use by another program (another library-server?): "
+            + "stop it, or choose another port with LIBRARY_PORT"
+    }
+    if let error = error as? IOError, error.errnoCode == EACCES {
+        return "no permission to listen on \(configuration.host):\(configuration.port): choose a port above 1023 "
+            + "with LIBRARY_PORT"
+    }
+    return String(describing: error)
 }

@@ -213,4 +213,52 @@ func startServerProcess(_ folder: TemporaryFolder, port: Int = 0) async throws -
         #expect(try await server.exitStatus(within: 5) == 0, "\(server.errors.text)")
         #expect(try await client.exitStatus(within: 5) == 0)
     }
+
+    @Test("a second server on a port in use exits with 1 and says so")
+    func aPortInUse() async throws {
+        let folder = try TemporaryFolder()
+        let (first, port) = try await startServerProcess(folder)
+        let other = try TemporaryFolder()
+        let second = try Background(
+            try #require(serverExecutable), [],
+            environment: [
+                "LIBRARY_DATABASE": other.url.appendingPathComponent("library.sqlite").path, "LIBRARY_PORT": "\(port)",
+            ])
+        #expect(try await second.exitStatus(within: 20) == 1)
+        #expect(
+            second.errors.text.contains(
+                "library-server: 127.0.0.1:\(port) is in use by another program (another library-server?)"),
+            "\(second.errors.text)")
+        #expect(!second.errors.text.contains("listening on"), "\(second.errors.text)")
+        // The first one still answers.
+        first.process.terminate()
+        #expect(try await first.exitStatus(within: 5) == 0)
+    }
+
+    @Test("an error no route expected is a 500 with a body, and a log line with the request")
+    func unexpectedErrorsAreLoggedWithABody() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.url.appendingPathComponent("library.sqlite").path
+        let configuration = try LibraryConfiguration(environment: ["LIBRARY_DATABASE": path, "LIBRARY_READERS": "0"])
+        let lines = CapturingLogHandler.Lines()
+        let logger = Logger(label: "library-server-tests") { _ in CapturingLogHandler(lines: lines) }
+        let app = try buildApplication(configuration, logger: logger)
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/books", method: .get) { #expect($0.status == .ok) }
+            // The table goes away under the server: the next page of books fails in the database.
+            let other = try DBBDatabase(path: path)
+            try other.execute("DROP TABLE Book")
+            try other.close()
+            try await client.execute(uri: "/books?q=x", method: .get) { response in
+                #expect(response.status == .internalServerError)
+                #expect(
+                    String(buffer: response.body).contains(
+                        "the server failed to answer this request; its log says why"),
+                    "\(String(buffer: response.body))")
+            }
+        }
+        #expect(
+            lines.all.contains { $0.hasPrefix("error GET /books failed: ") && $0.contains("no such table") },
+            "\(lines.all)")
+    }
 }
