@@ -39,6 +39,7 @@ let package = Package(
                 // Built for the tests that run the server as a process and stop it with a signal.
                 "library-server",
                 .product(name: "DBBBuilder", package: "DBBBuilder"),
+                .product(name: "DBBPostgres", package: "DBBBuilder"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

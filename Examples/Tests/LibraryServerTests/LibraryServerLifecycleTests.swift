@@ -102,12 +102,10 @@ struct RunningServer {
     let finished: Box<Result<Void, any Error>>
     let folder: TemporaryFolder
 
-    static func start(heartbeat: String = "0.2") async throws -> RunningServer {
+    static func start(engine: String) async throws -> RunningServer {
         let folder = try TemporaryFolder()
-        let configuration = try LibraryConfiguration(environment: [
-            "LIBRARY_DATABASE": folder.url.appendingPathComponent("library.sqlite").path, "LIBRARY_READERS": "2",
-            "LIBRARY_PORT": "0", "LIBRARY_HEARTBEAT_SECONDS": heartbeat,
-        ])
+        let configuration = try await testConfiguration(
+            folder, readers: 2, engine: engine, extra: ["LIBRARY_PORT": "0", "LIBRARY_HEARTBEAT_SECONDS": "0.2"])
         var logger = Logger(label: "library-server-tests")
         logger.logLevel = .warning
         let manager = try openLibrary(configuration, logger: logger)
@@ -162,9 +160,9 @@ func startServerProcess(_ folder: TemporaryFolder, port: Int = 0) async throws -
 }
 
 @Suite struct LibraryServerLifecycleTests {
-    @Test("graceful shutdown ends a live stream at once, cleanly, and its observation")
-    func shutdownWithALiveClient() async throws {
-        let server = try await RunningServer.start()
+    @Test("graceful shutdown ends a live stream at once, cleanly, and its observation", arguments: engines)
+    func shutdownWithALiveClient(engine: String) async throws {
+        let server = try await RunningServer.start(engine: engine)
         let client = try liveClient(port: server.port)
         #expect(try await eventually(within: 20) { client.output.text.contains("event: loans") })
         #expect(server.manager.activeObservationCount == 1)
@@ -178,9 +176,11 @@ func startServerProcess(_ folder: TemporaryFolder, port: Int = 0) async throws -
         #expect(server.manager.activeObservationCount == 0)
     }
 
-    @Test("a client that goes away is found by the heartbeat: its observation ends while the server runs on")
-    func aClientThatLeaves() async throws {
-        let server = try await RunningServer.start()
+    @Test(
+        "a client that goes away is found by the heartbeat: its observation ends while the server runs on",
+        arguments: engines)
+    func aClientThatLeaves(engine: String) async throws {
+        let server = try await RunningServer.start(engine: engine)
         let client = try liveClient(port: server.port)
         #expect(try await eventually(within: 20) { client.output.text.contains("event: loans") })
         #expect(try await eventually(within: 5) { client.output.text.contains(": heartbeat") })
