@@ -160,5 +160,21 @@ final class UserErrorParcel: DBBTableObject {
                 for try await _ in manager.observe(UserErrorParcel.self) {}
             })
         #expect(observed.underlyingError as? UserErrorSeal.Unreadable == UserErrorSeal.Unreadable(code: -3))
+
+        // The forms that hand the error to a closure hand the same.
+        let (handedOver, hand) = AsyncStream<DBBError>.makeStream()
+        let handle = manager.observe(UserErrorParcel.self, onError: { hand.yield($0) }) { _ in }
+        UserErrorParcel.getInstancesFromQueue(withOptions: DBBQueryOptions(), manager: manager) { _, error in
+            if let error { hand.yield(error) }
+        }
+        var errors: [DBBError] = []
+        for await error in handedOver {
+            errors.append(error)
+            if errors.count == 2 { break }
+        }
+        handle.cancel()
+        #expect(
+            errors.map { $0.underlyingError as? UserErrorSeal.Unreadable }
+                == [UserErrorSeal.Unreadable(code: -3), UserErrorSeal.Unreadable(code: -3)])
     }
 }
