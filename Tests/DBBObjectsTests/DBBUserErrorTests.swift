@@ -163,7 +163,7 @@ final class UserErrorParcel: DBBTableObject {
 
         // The forms that hand the error to a closure hand the same.
         let (handedOver, hand) = AsyncStream<DBBError>.makeStream()
-        let handle = manager.observe(UserErrorParcel.self, onError: { hand.yield($0) }) { _ in }
+        let handle = manager.observe(UserErrorParcel.self, onError: { hand.yield($0) }, onChange: { _ in })
         UserErrorParcel.getInstancesFromQueue(withOptions: DBBQueryOptions(), manager: manager) { _, error in
             if let error { hand.yield(error) }
         }
