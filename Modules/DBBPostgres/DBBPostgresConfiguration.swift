@@ -101,10 +101,21 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         }
     }
 
-    /// The server's host name or IP address.
-    public var host: String
-    /// The server's TCP port. Default: 5432.
-    public var port: Int
+    /// The servers to try, in order: one for a single server, several for a cluster (a primary and its hot
+    /// standbys). A connection takes the first host of the role it wants (``targetSessionAttributes``); a
+    /// manager's writer looks for the primary among them and its readers for hot standbys, and both find the new
+    /// primary after a failover. Never empty.
+    public var hosts: [Host]
+    /// The first server's host name or IP address.
+    public var host: String {
+        get { hosts[0].name }
+        set { hosts[0].name = newValue }
+    }
+    /// The first server's TCP port. Default: 5432.
+    public var port: Int {
+        get { hosts[0].port }
+        set { hosts[0].port = newValue }
+    }
     /// The role to log in as.
     public var username: String
     /// The role's password, or `nil` when the server asks for none. Never printed.
@@ -129,6 +140,27 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
     /// `postgres://app@db/app?options=-csearch_path%3DNAME`. The schema must exist: a manager's first table in a
     /// missing schema fails with SQLSTATE `3F000`.
     public var schema: String?
+    /// Which server of ``hosts`` a connection made with ``DBBPostgresConnection/connect(_:logger:)`` accepts.
+    /// Default: ``TargetSessionAttributes/any``, the first that answers. A manager chooses for itself when
+    /// ``hosts`` lists several: its writer wants ``TargetSessionAttributes/readWrite``, its readers
+    /// ``TargetSessionAttributes/preferStandby``. In a URL: `target_session_attrs=read-write`.
+    public var targetSessionAttributes = TargetSessionAttributes.any
+    /// How far behind the primary, in seconds, a hot standby may be for a manager's reader to read there; a
+    /// read on a standby further behind runs on the primary. Default: 10. In a URL: `max_standby_lag=10`.
+    public var maxStandbyLag: Double = 10
+    /// How long, in seconds, a manager's read on a hot standby waits for the standby to replay the manager's last
+    /// commit before it runs on the primary instead. Default: 2. In a URL: `read_your_writes_timeout=2`.
+    public var readYourWritesTimeout: Double = 2
+    /// How long, in seconds, a manager looks for a primary after its writer's server ended or became a standby,
+    /// before the work fails. Default: 30. In a URL: `failover_timeout=30`.
+    public var failoverTimeout: Double = 30
+    /// What sits between the library and the servers. Default: ``Pooler/none``. In a URL: `pooler=transaction`.
+    /// Behind ``Pooler/transaction``, no statement is prepared, whatever ``preparedStatements`` says.
+    public var pooler = Pooler.none
+    /// The servers a manager listens on for the commits its observations wait for, when they are not
+    /// ``hosts``: behind a pooler in transaction mode, which cannot carry `LISTEN`, the servers themselves.
+    /// `nil`: ``hosts``. In a URL: `listen_hosts=10.0.0.1:5432,10.0.0.2:5432`.
+    public var listenHosts: [Host]?
 
     /// Creates a configuration.
     ///
@@ -145,14 +177,43 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         host: String, port: Int = 5432, username: String, password: String?, database: String?, tls: TLS,
         connectTimeout: Double = 10, schema: String? = nil
     ) {
-        self.host = host
-        self.port = port
+        self.hosts = [Host(host, port: port)]
         self.username = username
         self.password = password
         self.database = database
         self.tls = tls
         self.connectTimeout = connectTimeout
         self.schema = schema
+    }
+
+    /// Creates a configuration of several servers, a primary and its hot standbys, tried in order.
+    ///
+    /// ```swift
+    /// let cluster = DBBPostgresConfiguration(
+    ///     hosts: [.init("10.0.0.1"), .init("10.0.0.2"), .init("10.0.0.3")], username: "app", password: secret,
+    ///     database: "app", tls: .require)
+    /// let manager = try DBBManager(postgres: cluster, readers: 4)  // writes on the primary, reads on standbys
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - hosts: the servers, at least one.
+    ///   - username: the role to log in as.
+    ///   - password: the role's password, or `nil`.
+    ///   - database: the database to open, or `nil` for the one named like the role.
+    ///   - tls: whether and how the connections are encrypted; the same for every host.
+    ///   - targetSessionAttributes: which server a connection accepts.
+    ///   - connectTimeout: how long establishing one connection may take, in seconds. Default: 10.
+    ///   - schema: the schema every connection works in, or `nil` for the server's `search_path`.
+    public init(
+        hosts: [Host], username: String, password: String?, database: String?, tls: TLS,
+        targetSessionAttributes: TargetSessionAttributes = .any, connectTimeout: Double = 10, schema: String? = nil
+    ) {
+        let first = hosts.first ?? Host("localhost")
+        self.init(
+            host: first.name, port: first.port, username: username, password: password, database: database, tls: tls,
+            connectTimeout: connectTimeout, schema: schema)
+        if hosts.count > 1 { self.hosts = hosts }
+        self.targetSessionAttributes = targetSessionAttributes
     }
 
     /// Creates a configuration from a connection URL, or returns `nil` when the URL is not one.
@@ -185,7 +246,16 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
                 "invalid PostgreSQL URL \(Self.redactingUserInformation(url)): \(problem)",
                 recovery: "write it as postgres://user:password@host:port/database?sslmode=disable|prefer|require")
         }
-        guard let components = URLComponents(string: url) else { throw invalid(Self.whyNotAURL(url)) }
+        // URLComponents reads one host: a list (`a:5432,b:5433`) is read here, and the rest with its first host.
+        let hostList: (hosts: [Host], singleHostURL: String)?
+        do {
+            hostList = try Self.hostList(in: url)
+        } catch {
+            throw invalid(error.text)
+        }
+        guard let components = URLComponents(string: hostList?.singleHostURL ?? url) else {
+            throw invalid(Self.whyNotAURL(url))
+        }
         guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
             throw invalid("the scheme must be postgres:// or postgresql://")
         }
@@ -197,7 +267,10 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         var tls = TLS.prefer
         var preparedStatements = true
         var schema: String?
+        var cluster = DBBPostgresConfiguration(
+            host: "localhost", username: "-", password: nil, database: nil, tls: .disable)
         for item in components.queryItems ?? [] {
+            if try cluster.readClusterSetting(item.name, item.value ?? "", invalid) { continue }
             switch item.name {
             case "sslmode":
                 guard let mode = TLS.mode(sslmode: item.value ?? "") else {
@@ -245,7 +318,53 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         self.init(
             host: hostName, port: components.port ?? 5432, username: username, password: components.password,
             database: database, tls: tls, schema: schema)
-        self.preparedStatements = preparedStatements
+        if let hostList { hosts = hostList.hosts }
+        targetSessionAttributes = cluster.targetSessionAttributes
+        maxStandbyLag = cluster.maxStandbyLag
+        readYourWritesTimeout = cluster.readYourWritesTimeout
+        failoverTimeout = cluster.failoverTimeout
+        listenHosts = cluster.listenHosts
+        pooler = cluster.pooler
+        self.preparedStatements = preparedStatements && cluster.preparedStatements
+    }
+
+    /// Reads one of the URL's settings of clusters and poolers into this configuration; `false` for another
+    /// setting.
+    private mutating func readClusterSetting(
+        _ name: String, _ value: String, _ invalid: (String) -> DBBError
+    ) throws -> Bool {
+        func seconds() throws -> Double {
+            guard let seconds = Double(value), seconds >= 0, seconds.isFinite else {
+                throw invalid("\(name) is a number of seconds, not '\(value)'")
+            }
+            return seconds
+        }
+        switch name {
+        case "target_session_attrs":
+            guard let target = TargetSessionAttributes(rawValue: value) else {
+                throw invalid(
+                    "unknown target_session_attrs '\(value)' ("
+                        + TargetSessionAttributes.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+            }
+            targetSessionAttributes = target
+        case "max_standby_lag": maxStandbyLag = try seconds()
+        case "read_your_writes_timeout": readYourWritesTimeout = try seconds()
+        case "failover_timeout": failoverTimeout = try seconds()
+        case "pooler":
+            guard let pooler = Pooler(rawValue: value) else {
+                throw invalid("pooler is none, session or transaction, not '\(value)'")
+            }
+            self.pooler = pooler
+        case "listen_hosts":
+            do {
+                listenHosts = try Self.hosts(in: Substring(value))
+            } catch {
+                throw invalid("listen_hosts: \(error.text)")
+            }
+        default:
+            return false
+        }
+        return true
     }
 
     /// The configuration as a connection URL with the password shown as `***`:
@@ -254,7 +373,7 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
     public var redactedURL: String {
         var text = "postgres://" + Self.encode(username)
         if password != nil { text += ":***" }
-        text += "@" + (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+        text += "@" + hosts.map(\.description).joined(separator: ",")
         if let database { text += "/" + Self.encode(database) }
         text += "?sslmode=\(tls)"
         if let trustRootFile = tls.trustRootFile { text += "&sslrootcert=\(trustRootFile)" }
@@ -265,6 +384,17 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
                 "&options=-csearch_path%3D" + (schema.addingPercentEncoding(withAllowedCharacters: allowed) ?? schema)
         }
         if !preparedStatements { text += "&prepared_statements=off" }
+        if targetSessionAttributes != .any { text += "&target_session_attrs=\(targetSessionAttributes)" }
+        if pooler != .none { text += "&pooler=\(pooler.rawValue)" }
+        if let listenHosts { text += "&listen_hosts=" + listenHosts.map(\.description).joined(separator: ",") }
+        let defaults = DBBPostgresConfiguration(host: "-", username: "-", password: nil, database: nil, tls: .disable)
+        for (name, value, standard) in [
+            ("max_standby_lag", maxStandbyLag, defaults.maxStandbyLag),
+            ("read_your_writes_timeout", readYourWritesTimeout, defaults.readYourWritesTimeout),
+            ("failover_timeout", failoverTimeout, defaults.failoverTimeout),
+        ] where value != standard {
+            text += "&\(name)=\(value == value.rounded() ? String(Int(value)) : String(value))"
+        }
         return text
     }
 
@@ -279,9 +409,10 @@ public struct DBBPostgresConfiguration: Sendable, Hashable, CustomStringConverti
         Mirror(
             self,
             children: [
-                "host": host, "port": port, "username": username, "password": password.map { _ in "***" } as Any,
+                "hosts": hosts.map(\.description), "username": username, "password": password.map { _ in "***" } as Any,
                 "database": database as Any, "tls": tls, "connectTimeout": connectTimeout, "schema": schema as Any,
-                "preparedStatements": preparedStatements,
+                "preparedStatements": preparedStatements, "targetSessionAttributes": targetSessionAttributes,
+                "pooler": pooler, "listenHosts": listenHosts?.map(\.description) as Any,
             ])
     }
 

@@ -48,6 +48,21 @@ internal import Synchronization
 public final class DBBPostgresConnection: Sendable {
     /// The configuration the connection was made with. Printing it redacts the password.
     public let configuration: DBBPostgresConfiguration
+    /// The server of the configuration's ``DBBPostgresConfiguration/hosts`` the connection is to.
+    public let server: DBBPostgresConfiguration.Host
+    /// Whether the server was a hot standby (in recovery) when the connection was made; `nil` when the connection
+    /// did not ask, for a configuration of one host and ``DBBPostgresConfiguration/TargetSessionAttributes/any``.
+    public var wasStandby: Bool? {
+        switch standby.load(ordering: .relaxed) {
+        case 0: false
+        case 1: true
+        default: nil
+        }
+    }
+    /// ``wasStandby`` as 0, 1, or -1 for unknown: set once, by the host search, before the connection is handed out.
+    let standby = Atomic<Int>(-1)
+    /// The configuration of ``server`` alone, which the errors name.
+    let pinned: DBBPostgresConfiguration
     /// The postgres-nio connection.
     let connection: PostgresConnection
     /// The logger postgres-nio writes to, at `.debug` and `.trace`.
@@ -58,8 +73,13 @@ public final class DBBPostgresConnection: Sendable {
     /// prepared waits for the server's answer once.
     let roundTrips = Atomic<Int>(0)
 
-    private init(configuration: DBBPostgresConfiguration, connection: PostgresConnection, logger: Logger) {
+    private init(
+        configuration: DBBPostgresConfiguration, pinned: DBBPostgresConfiguration, connection: PostgresConnection,
+        logger: Logger
+    ) {
         self.configuration = configuration
+        self.pinned = pinned
+        self.server = pinned.hosts[0]
         self.connection = connection
         self.logger = logger
     }
@@ -90,19 +110,42 @@ public final class DBBPostgresConnection: Sendable {
     public static func connect(_ configuration: DBBPostgresConfiguration, logger: Logger? = nil) throws
         -> DBBPostgresConnection
     {
-        let configuration = configuration.resolvingPassword()
-        let context = "connecting to \(configuration)"
-        try requireBlockingAllowed(context: context, sql: nil)
-        let (postgresConfiguration, logger) = try prepare(configuration, logger: logger, context: context)
-        let future = PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: postgresConfiguration,
-            id: nextID.add(1, ordering: .relaxed).oldValue, logger: logger)
-        do {
-            let connection = try future.wait()
-            return DBBPostgresConnection(configuration: configuration, connection: connection, logger: logger)
-        } catch {
-            throw DBBPostgresErrors.map(error, sql: nil, context: context, configuration: configuration)
+        try connect(configuration, target: configuration.targetSessionAttributes, logger: logger)
+    }
+
+    /// Connects to the first host of the configuration with the role `target` wants, waiting on the calling
+    /// thread.
+    static func connect(
+        _ configuration: DBBPostgresConfiguration, target: DBBPostgresConfiguration.TargetSessionAttributes,
+        logger: Logger? = nil
+    ) throws -> DBBPostgresConnection {
+        try requireBlockingAllowed(context: "connecting to \(configuration)", sql: nil)
+        var search = HostSearch(configuration, target: target)
+        while let host = search.next() {
+            let pinned = configuration.pinned(to: host).resolvingPassword()
+            let context = "connecting to \(pinned)"
+            let (postgresConfiguration, logger) = try prepare(pinned, logger: logger, context: context)
+            let future = PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: postgresConfiguration,
+                id: nextID.add(1, ordering: .relaxed).oldValue, logger: logger)
+            let opened: DBBPostgresConnection
+            do {
+                opened = DBBPostgresConnection(
+                    configuration: configuration, pinned: pinned, connection: try future.wait(), logger: logger)
+            } catch {
+                try search.failed(host, DBBPostgresErrors.map(error, sql: nil, context: context, configuration: pinned))
+                continue
+            }
+            guard search.asksRole else { return opened }
+            do {
+                let role = try opened.run(HostSearch.roleQuery, [], context: "asking the server's role").rows
+                if let accepted = try search.answered(host, role: role, by: opened) { return accepted }
+            } catch {
+                try search.failed(host, error)
+            }
+            try? opened.close()
         }
+        throw search.noHost()
     }
 
     /// Connects and logs in, suspending the calling task.
@@ -120,16 +163,127 @@ public final class DBBPostgresConnection: Sendable {
     public static func connect(_ configuration: DBBPostgresConfiguration, logger: Logger? = nil) async throws
         -> DBBPostgresConnection
     {
-        let configuration = configuration.resolvingPassword()
-        let context = "connecting to \(configuration)"
-        let (postgresConfiguration, logger) = try prepare(configuration, logger: logger, context: context)
-        do {
-            let connection = try await PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: postgresConfiguration,
-                id: nextID.add(1, ordering: .relaxed).oldValue, logger: logger)
-            return DBBPostgresConnection(configuration: configuration, connection: connection, logger: logger)
-        } catch {
-            throw DBBPostgresErrors.map(error, sql: nil, context: context, configuration: configuration)
+        try await connect(configuration, target: configuration.targetSessionAttributes, logger: logger)
+    }
+
+    /// Connects to the first host of the configuration with the role `target` wants, suspending the calling task.
+    static func connect(
+        _ configuration: DBBPostgresConfiguration, target: DBBPostgresConfiguration.TargetSessionAttributes,
+        logger: Logger? = nil
+    ) async throws -> DBBPostgresConnection {
+        var search = HostSearch(configuration, target: target)
+        while let host = search.next() {
+            let pinned = configuration.pinned(to: host).resolvingPassword()
+            let context = "connecting to \(pinned)"
+            let (postgresConfiguration, logger) = try prepare(pinned, logger: logger, context: context)
+            let opened: DBBPostgresConnection
+            do {
+                let connection = try await PostgresConnection.connect(
+                    on: MultiThreadedEventLoopGroup.singleton.any(), configuration: postgresConfiguration,
+                    id: nextID.add(1, ordering: .relaxed).oldValue, logger: logger)
+                opened = DBBPostgresConnection(
+                    configuration: configuration, pinned: pinned, connection: connection, logger: logger)
+            } catch {
+                try search.failed(host, DBBPostgresErrors.map(error, sql: nil, context: context, configuration: pinned))
+                continue
+            }
+            guard search.asksRole else { return opened }
+            do {
+                let role = try await opened.run(HostSearch.roleQuery, [], context: "asking the server's role").rows
+                if let accepted = try search.answered(host, role: role, by: opened) { return accepted }
+            } catch {
+                try search.failed(host, error)
+            }
+            try? await opened.close()
+        }
+        throw search.noHost()
+    }
+
+    /// The order in which a connection tries the hosts of a configuration, and what it learnt of each: libpq's
+    /// rules for a host list and `target_session_attrs`.
+    struct HostSearch {
+        /// Whether the server is in recovery (a hot standby), and whether its sessions are read-only.
+        static let roleQuery = "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'"
+
+        /// The start of a refused connection's message, which the list of hosts says once.
+        static let couldNotConnect = "could not connect to PostgreSQL: "
+
+        let configuration: DBBPostgresConfiguration
+        let target: DBBPostgresConfiguration.TargetSessionAttributes
+        /// Whether each connection asks its server's role: for a list of hosts, or a target other than any.
+        let asksRole: Bool
+        private var queue: [DBBPostgresConfiguration.Host]
+        /// The hosts of a `prefer-standby` search that turned out to be primaries, tried again when no standby
+        /// answers.
+        private var primaries: [DBBPostgresConfiguration.Host] = []
+        private var secondRound = false
+        private var failures: [(DBBPostgresConfiguration.Host, String)] = []
+        private var onlyError: DBBError?
+
+        init(_ configuration: DBBPostgresConfiguration, target: DBBPostgresConfiguration.TargetSessionAttributes) {
+            self.configuration = configuration
+            self.target = target
+            queue = configuration.hosts
+            asksRole = configuration.hosts.count > 1 || target != .any
+        }
+
+        /// The next host to try, or `nil` when every one was tried.
+        mutating func next() -> DBBPostgresConfiguration.Host? {
+            if queue.isEmpty, !secondRound, target == .preferStandby {
+                secondRound = true
+                queue = primaries
+            }
+            return queue.isEmpty ? nil : queue.removeFirst()
+        }
+
+        /// Notes why a host could not be used. A login the server refused (a wrong password) is the same on every
+        /// host of a cluster: it ends the search with that error. A database that does not exist may be one a
+        /// standby has not replayed yet: the next host is tried.
+        mutating func failed(_ host: DBBPostgresConfiguration.Host, _ error: any Error) throws {
+            if let error = error as? DBBError, let state = error.sqlState, state.hasPrefix("28") {
+                throw error
+            }
+            let mapped = error as? DBBError
+            if configuration.hosts.count == 1, let mapped { onlyError = mapped }
+            var message = mapped?.message ?? String(describing: error)
+            if message.hasPrefix(Self.couldNotConnect) { message.removeFirst(Self.couldNotConnect.count) }
+            failures.append((host, message))
+        }
+
+        /// The connection with its role noted when its server's role is the one wanted, else `nil` (the caller
+        /// closes it and tries the next host).
+        mutating func answered(
+            _ host: DBBPostgresConfiguration.Host, role: [[DBBValue]], by connection: DBBPostgresConnection
+        ) throws -> DBBPostgresConnection? {
+            guard let row = role.first, row.count == 2 else {
+                throw DBBError.library(
+                    .internal, message: "the server's role came back as \(role)", context: "connecting to \(host)")
+            }
+            let inRecovery = row[0].int64Value == 1
+            let readOnly = row[1].int64Value == 1
+            if target == .preferStandby, !inRecovery, !secondRound {
+                primaries.append(host)
+                return nil
+            }
+            guard target.accepts(inRecovery: inRecovery, readOnly: readOnly) else {
+                failures.append((host, inRecovery ? "is a hot standby" : readOnly ? "is read-only" : "is a primary"))
+                return nil
+            }
+            connection.standby.store(inRecovery ? 1 : 0, ordering: .relaxed)
+            return connection
+        }
+
+        /// The error when no host would do.
+        func noHost() -> DBBError {
+            if let onlyError, failures.count == 1 { return onlyError }
+            let tried = failures.map { "\($0.0): \($0.1)" }.joined(separator: "; ")
+            let wanted = target == .any || target == .preferStandby ? "" : " (target_session_attrs=\(target))"
+            return DBBError.server(
+                sqlState: DBBPostgresErrors.noHost, extendedCode: DBBError.ResultCode.cannotOpen.rawValue,
+                message: Self.couldNotConnect + "no server of "
+                    + "\(configuration.hosts.map(\.description).joined(separator: ",")) accepted the connection"
+                    + "\(wanted): \(tried)", sql: nil, context: "connecting to \(configuration)",
+                engine: DBBPostgresErrors.engine)
         }
     }
 
@@ -330,13 +484,13 @@ public final class DBBPostgresConnection: Sendable {
         if connection.isClosed {
             throw DBBError.server(
                 sqlState: DBBPostgresErrors.notSent, extendedCode: DBBError.ResultCode.misuse.rawValue,
-                message: "the connection to \(configuration.host):\(configuration.port) is closed", sql: sql,
+                message: "the connection to \(server) is closed", sql: sql,
                 context: context)
         }
     }
 
     func map(_ error: any Error, sql: String?, context: String) -> DBBError {
-        DBBPostgresErrors.map(error, sql: sql, context: context, configuration: configuration)
+        DBBPostgresErrors.map(error, sql: sql, context: context, configuration: pinned)
     }
 
     /// Refuses to wait where waiting would deadlock (an event-loop thread) or starve the Swift concurrency

@@ -19,6 +19,25 @@ enum DBBPostgresErrors {
     /// "cached plan must not change result type"): the server ran none of it.
     static let cachedPlanChanged = "0A000"
 
+    /// The SQLSTATE of a connection for which no host of the configuration would do (`08001`, unable to establish
+    /// a connection): each was down, or of another role than the one wanted.
+    static let noHost = "08001"
+
+    /// The SQLSTATE of a write whose commit was sent on a connection that then ended (`08007`, transaction
+    /// resolution unknown): it may or may not have committed, and is not run again.
+    static let outcomeUnknown = "08007"
+
+    /// Whether the server refused a statement because it is, or became, a hot standby: `25006` (read-only SQL
+    /// transaction) and the `0A000` or `55000` of an operation a server in recovery cannot run. The statement did
+    /// nothing.
+    static func refusedAsStandby(_ error: DBBError) -> Bool {
+        switch error.sqlState {
+        case "25006": true
+        case "0A000", "55000": error.message.contains("recovery")
+        default: false
+        }
+    }
+
     /// The engine's name, as error descriptions start: `PostgreSQL error (SQLSTATE 23505): …`.
     static let engine = "PostgreSQL"
 

@@ -20,21 +20,47 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
     private let schema: DBBPostgresSchemaVersion
     private var schemaSeen: Int
 
-    init(_ connection: DBBPostgresConnection, schema: DBBPostgresSchemaVersion) {
+    /// The role of server the connection wants: the writer the primary, a reader a hot standby.
+    let target: DBBPostgresConfiguration.TargetSessionAttributes
+
+    init(
+        _ connection: DBBPostgresConnection, schema: DBBPostgresSchemaVersion,
+        target: DBBPostgresConfiguration.TargetSessionAttributes
+    ) {
         self.connection = connection
+        self.target = target
         self.schema = schema
         schemaSeen = schema.current
-        statements = DBBPostgresStatementCache(isOn: connection.configuration.preparedStatements)
+        statements = DBBPostgresStatementCache(isOn: connection.configuration.preparesStatements)
     }
 
-    /// Replaces a connection the server or the network ended with a new one, made with the same configuration.
-    /// The statements prepared on the old one ended with it.
+    /// Replaces a connection the server or the network ended, or whose server is no longer of the role it
+    /// wants, with a new one, made with the same configuration. The statements prepared on the old one ended with
+    /// it.
     ///
-    /// - Throws: `DBBError` when the server cannot be reached again.
+    /// - Throws: `DBBError` when the server cannot be reached again; in a cluster, when no host has the role
+    ///   wanted within the configuration's `failoverTimeout`.
     func reconnect() throws {
         try? connection.close()
         statements.forgetAll(deallocatingOn: nil)
-        connection = try DBBPostgresConnection.connect(connection.configuration)
+        connection = try Self.connect(connection.configuration, target: target)
+    }
+
+    /// Connects to a host of the role wanted. In a cluster the search goes on while a failover may be under way:
+    /// until a host has that role, or `failoverTimeout` has passed.
+    static func connect(
+        _ configuration: DBBPostgresConfiguration, target: DBBPostgresConfiguration.TargetSessionAttributes
+    ) throws -> DBBPostgresConnection {
+        let deadline = Date(timeIntervalSinceNow: configuration.failoverTimeout)
+        while true {
+            do {
+                return try DBBPostgresConnection.connect(configuration, target: target)
+            } catch let error as DBBError
+                where configuration.isCluster && error.sqlState == DBBPostgresErrors.noHost && Date() < deadline
+            {
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
     }
 
     var dialect: DBBSQLDialect { .postgres }

@@ -14,6 +14,13 @@ extension DBBPostgresObjectStore {
         /// The connection as the object layer uses it.
         let objects: DBBPostgresObjectConnection
         var scope: DBBManagerScope?
+        /// Whether the server is a hot standby, as last seen: a reader's reads then wait for the manager's commits
+        /// to be replayed there. Read from any thread.
+        let onStandby = Atomic<Bool>(false)
+        /// The WAL position the standby had replayed at its last check, in bytes, and when that check was
+        /// (`DispatchTime` nanoseconds): a read needs no check while both are recent enough.
+        let replayed = Atomic<Int>(0)
+        let checkedAt = Atomic<UInt64>(0)
 
         /// Marks each connection's queue with the connection, so that a call made on it is recognised: one from
         /// inside a `write` or `read` closure joins its transaction, any other (an object's initializer or a
@@ -39,14 +46,26 @@ extension DBBPostgresObjectStore {
         ///   - name: the connection's name, for its queue's label.
         ///   - schema: the store's schema version, which tells the connection when to prepare statements again.
         /// - Throws: `DBBError` when the connection cannot be made.
-        static func open(_ configuration: DBBPostgresConfiguration, name: String, schema: DBBPostgresSchemaVersion)
-            throws -> Connection
-        {
+        ///   - target: the role of server it wants.
+        static func open(
+            _ configuration: DBBPostgresConfiguration, name: String, schema: DBBPostgresSchemaVersion,
+            target: DBBPostgresConfiguration.TargetSessionAttributes
+        ) throws -> Connection {
             let queue = DispatchQueue(label: "DBBPostgres.\(name)")
             let objects = try waiting(on: queue) {
-                DBBPostgresObjectConnection(try DBBPostgresConnection.connect(configuration), schema: schema)
+                DBBPostgresObjectConnection(
+                    try DBBPostgresConnection.connect(configuration, target: target), schema: schema, target: target)
             }
-            return Connection(queue: queue, objects: objects)
+            let connection = Connection(queue: queue, objects: objects)
+            connection.onStandby.store(objects.connection.wasStandby == true, ordering: .relaxed)
+            return connection
+        }
+
+        /// Connects anew, to a host of the role wanted, and notes that host's role.
+        func reconnect() throws {
+            try objects.reconnect()
+            onStandby.store(objects.connection.wasStandby == true, ordering: .relaxed)
+            checkedAt.store(0, ordering: .relaxed)
         }
 
         /// Closes the connection, waiting for its queue, and ignores a failure (a connection being given up).
@@ -56,7 +75,7 @@ extension DBBPostgresObjectStore {
 
         /// Makes a connection the server or the network ended anew, before work starts on it.
         func reconnectIfClosed() throws {
-            if objects.connection.isClosed { try objects.reconnect() }
+            if objects.connection.isClosed { try reconnect() }
         }
 
         func inTransaction<T>(isWrite: Bool, _ body: () throws -> T) throws -> T {

@@ -50,12 +50,23 @@ extension DBBPostgresObjectStore {
         /// meanwhile were lost.
         private func listen(_ onChange: @escaping @Sendable (Set<String>?) -> Void) async throws {
             let (ready, readiness) = AsyncThrowingStream<Void, any Error>.makeStream()
-            let configuration = configuration
-            let loop = Task.detached { [weak self] in
+            // LISTEN runs on the primary, which is where notifications are sent; behind a pooler in transaction
+            // mode, on the servers themselves.
+            var configuration = configuration
+            if let listenHosts = configuration.listenHosts { configuration.hosts = listenHosts }
+            let target: DBBPostgresConfiguration.TargetSessionAttributes = configuration.isCluster ? .readWrite : .any
+            guard configuration.pooler != .transaction || configuration.listenHosts != nil else {
+                throw DBBError.misuse(
+                    "observations cannot listen for changes through a pooler in transaction mode, which hands each "
+                        + "transaction another server connection",
+                    recovery: "name the servers to listen on: listenHosts in the configuration, or "
+                        + "listen_hosts=host:port in the URL", context: "observing \(configuration)")
+            }
+            let loop = Task.detached { [weak self, configuration] in
                 var isFirst = true
                 while !Task.isCancelled {
                     do {
-                        let connection = try await DBBPostgresConnection.connect(configuration)
+                        let connection = try await DBBPostgresConnection.connect(configuration, target: target)
                         self?.state.withLock { $0.connection = connection }
                         try await connection.listen(channel: DBBPostgresObjectStore.changesChannel) { notifications in
                             if isFirst { readiness.finish() } else { onChange(nil) }

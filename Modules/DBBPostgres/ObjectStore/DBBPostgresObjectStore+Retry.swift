@@ -37,12 +37,18 @@ extension DBBPostgresObjectStore {
                     commitSent = true
                     return result
                 }
-            } catch  where attempt < 3 {
+            } catch {
                 let ended = connectionEnded(by: error, closed: connection.objects.connection.isClosed)
-                guard mayRunAgain(after: error, ended: ended, unsafe: isWrite && commitSent) else { throw error }
+                let unsafe = isWrite && commitSent
+                if ended, unsafe, (error as? DBBError)?.sqlState != DBBPostgresErrors.notSent {
+                    throw outcomeUnknown(error, on: connection)
+                }
+                guard attempt < 3, mayRunAgain(after: error, ended: ended, unsafe: unsafe) else { throw error }
                 attempt += 1
-                if ended {
-                    try connection.objects.reconnect()
+                if ended || (error as? DBBError).map(DBBPostgresErrors.refusedAsStandby) == true {
+                    // Its server ended, or became a hot standby (a failover or a switchover): a host of the role
+                    // wanted takes the work.
+                    try connection.reconnect()
                 } else {
                     // Two deadlocked transactions that both ran again at once would meet again.
                     Thread.sleep(forTimeInterval: 0.01 * Double(attempt))
@@ -61,12 +67,30 @@ extension DBBPostgresObjectStore {
         let state = (error as? DBBError)?.sqlState
         // Refused before it was sent: the server did none of the statement, and rolls back what came before it.
         if ended { return !unsafe || state == DBBPostgresErrors.notSent }
+        // Refused by a server that is now a standby: the statement did nothing, and the transaction rolled back.
+        if let error = error as? DBBError, DBBPostgresErrors.refusedAsStandby(error) { return true }
         guard let state else { return false }
         // A prepared statement whose table another program changed: the connection prepares it again.
         if state == DBBPostgresErrors.cachedPlanChanged {
             return (error as? DBBError)?.message.contains("cached plan") == true
         }
         return state == "40001" || state == "40P01"
+    }
+
+    /// The error of a write whose `COMMIT` (or single statement) was sent on a connection that then ended: the
+    /// server may or may not have committed it, so it is not run again. SQLSTATE `08007`, transaction resolution
+    /// unknown; the failure that ended the connection is its underlying error.
+    static func outcomeUnknown(_ error: any Error, on connection: Connection) -> DBBError {
+        let server = connection.objects.connection.server
+        var unknown = DBBError.server(
+            sqlState: DBBPostgresErrors.outcomeUnknown, extendedCode: DBBError.ResultCode.ioError.rawValue,
+            message: "the connection to \(server) ended after the commit was sent, so whether it committed is "
+                + "unknown; it was not run again (\((error as? DBBError)?.message ?? String(describing: error)))",
+            sql: (error as? DBBError)?.sql, context: (error as? DBBError)?.context ?? "committing",
+            engine: DBBPostgresErrors.engine)
+        unknown.recoverySuggestion =
+            "check whether the change is there before making it again (fetch the object by a key of its own)"
+        return unknown
     }
 
     /// Whether a failure ended the connection: it is closed, or the server said it is ending it (SQLSTATE class

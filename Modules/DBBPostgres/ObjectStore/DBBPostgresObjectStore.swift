@@ -20,6 +20,10 @@ final class DBBPostgresObjectStore: DBBObjectStore {
     private let reported = Mutex<Set<String>>([])
     /// Advanced by each migration step, after which the connections prepare their statements again.
     let schema = DBBPostgresSchemaVersion()
+    /// The WAL position, in bytes, after this manager's last commit, while readers read on hot standbys: a read
+    /// there waits until the standby has replayed it. `Int.max` when the position of a commit could not be read,
+    /// which sends reads to the primary until the next commit.
+    let lastCommit = Atomic<Int>(0)
 
     var dialect: DBBSQLDialect { .postgres }
     var location: String { configuration.description }
@@ -31,14 +35,30 @@ final class DBBPostgresObjectStore: DBBObjectStore {
     /// Connects the writer and `readers` reader connections.
     ///
     /// - Throws: `DBBError` when a connection cannot be made; none stays open then.
+    ///
+    /// In a cluster (a configuration of several hosts) the writer connects to the primary, and each reader to a
+    /// hot standby when there is one, trying first the hosts the fewest readers are on, so that readers spread
+    /// across the standbys.
     init(configuration: DBBPostgresConfiguration, readers: Int) throws {
         self.configuration = configuration
         listener = Listener(configuration: configuration)
-        writer = try Connection.open(configuration, name: "writer", schema: schema)
+        let cluster = configuration.isCluster
+        writer = try Connection.open(
+            configuration, name: "writer", schema: schema,
+            target: cluster ? .readWrite : configuration.targetSessionAttributes)
         var opened: [Connection] = []
         do {
+            var readersOn: [DBBPostgresConfiguration.Host: Int] = [:]
             for index in 0..<readers {
-                opened.append(try Connection.open(configuration, name: "reader\(index)", schema: schema))
+                var spread = configuration
+                spread.hosts = configuration.hosts.enumerated()
+                    .sorted { (readersOn[$0.element] ?? 0, $0.offset) < (readersOn[$1.element] ?? 0, $1.offset) }
+                    .map(\.element)
+                let reader = try Connection.open(
+                    spread, name: "reader\(index)", schema: schema,
+                    target: cluster ? .preferStandby : configuration.targetSessionAttributes)
+                readersOn[reader.objects.connection.server, default: 0] += 1
+                opened.append(reader)
             }
         } catch {
             for connection in opened + [writer] { connection.closeWaiting() }
@@ -47,9 +67,9 @@ final class DBBPostgresObjectStore: DBBObjectStore {
         self.readers = opened
     }
 
-    /// The connection for work: the writer for writes (and for reads without readers), else the next reader.
-    private func connection(isWrite: Bool) -> Connection {
-        isWrite || readers.isEmpty ? writer : readers[nextReader.add(1, ordering: .relaxed).oldValue % readers.count]
+    /// The next reader, or the writer for a store without readers.
+    func nextReaderConnection() -> Connection {
+        readers.isEmpty ? writer : readers[nextReader.add(1, ordering: .relaxed).oldValue % readers.count]
     }
 
     /// The connection whose queue the caller is on, when it is one of this store's.
@@ -98,10 +118,12 @@ final class DBBPostgresObjectStore: DBBObjectStore {
 
     func perform<Work: DBBObjectWork>(_ work: Work, isWrite: Bool, report: DBBOperationReport?) throws -> Work.Result {
         try requireUsable(blocking: true)
-        let connection = connection(isWrite: isWrite)
+        let connection = isWrite ? writer : try readConnection()
         return try connection.waiting {
             report?.started()
-            return DBBResultTransfer(try Self.run(work, on: connection, isWrite: isWrite))
+            let result = try Self.run(work, on: connection, isWrite: isWrite)
+            if isWrite { self.noteCommit(on: connection) }
+            return DBBResultTransfer(result)
         }.take()
     }
 
@@ -109,25 +131,35 @@ final class DBBPostgresObjectStore: DBBObjectStore {
         -> sending Work.Result
     {
         try requireUsable(blocking: false)
-        let connection = connection(isWrite: isWrite)
+        let connection = isWrite ? writer : try await readConnection()
         return try await connection.suspending {
             report?.started()
-            return try Self.run(work, on: connection, isWrite: isWrite)
+            let result = try Self.run(work, on: connection, isWrite: isWrite)
+            if isWrite { self.noteCommit(on: connection) }
+            return result
         }
     }
 
     func withConnection<T>(isWrite: Bool, _ body: (any DBBStoreConnection) throws -> T) throws -> T {
         try requireUsable(blocking: true)
-        let connection = connection(isWrite: isWrite)
-        return try connection.waiting(lending: body)
+        let connection = isWrite ? writer : try readConnection()
+        return try connection.waiting(lending: { lent in
+            let result = try body(lent)
+            if isWrite { self.noteCommit(on: connection) }
+            return result
+        })
     }
 
     func withConnection<T>(isWrite: Bool, _ body: @escaping @Sendable (any DBBStoreConnection) throws -> sending T)
         async throws -> sending T
     {
         try requireUsable(blocking: false)
-        let connection = connection(isWrite: isWrite)
-        return try await connection.suspending { try body(connection) }
+        let connection = isWrite ? writer : try await readConnection()
+        return try await connection.suspending {
+            let result = try body(connection)
+            if isWrite { self.noteCommit(on: connection) }
+            return result
+        }
     }
 
     // MARK: Observation

@@ -1,0 +1,421 @@
+import DBBBuilder
+import DBBPostgres
+import DBBTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// A manager on a real cluster (``TestCluster``): reads on the standbys, read-your-writes, failover after a kill,
+/// a planned switchover, and pgbouncer in transaction mode. The tests run one at a time: they kill and move the
+/// primary.
+@Suite(.postgresCluster, .serialized)
+struct DBBPostgresClusterTests {
+    typealias Member = ServerModels.Member
+
+    /// A fresh database on the cluster, made on the primary, and the configuration of the tests' role for it.
+    static func freshDatabase(_ cluster: TestCluster.Cluster) async throws -> DBBPostgresConfiguration {
+        let name = "dbb_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+        var primary = cluster.configuration
+        primary.targetSessionAttributes = .readWrite
+        let admin = primary
+        try await TestPostgres.onQueue {
+            let connection = try DBBPostgresConnection.connect(admin)
+            defer { try? connection.close() }
+            try connection.execute("CREATE DATABASE \(name)")
+        }
+        var fresh = cluster.configuration
+        fresh.database = name
+        return fresh
+    }
+
+    /// Each node's count of committed transactions in a database, from its own statistics.
+    static func commits(_ cluster: TestCluster.Cluster, database: String) throws -> [String: Int64] {
+        var counts: [String: Int64] = [:]
+        for node in cluster.nodes {
+            var superuser = cluster.superuser(node)
+            superuser.database = "postgres"
+            let connection = try DBBPostgresConnection.connect(superuser)
+            defer { try? connection.close() }
+            let rows = try connection.fetchAll(
+                "SELECT xact_commit FROM pg_stat_database WHERE datname = $1", [.text(database)])
+            counts[node.name] = rows.first?.first?.int64Value ?? 0
+        }
+        return counts
+    }
+
+    /// Runs SQL as the superuser on one node.
+    static func superuserRun(_ sql: String, on node: TestCluster.Node, _ cluster: TestCluster.Cluster) throws {
+        var superuser = cluster.superuser(node)
+        superuser.database = "postgres"
+        let connection = try DBBPostgresConnection.connect(superuser)
+        defer { try? connection.close() }
+        try connection.execute(sql)
+    }
+
+    /// Pauses the replay of WAL on the standbys, and waits until each says it is paused (a request takes effect
+    /// at the next record the standby replays, which a commit on the primary sends).
+    static func pauseReplay(on standbys: [TestCluster.Node], _ cluster: TestCluster.Cluster) throws {
+        // Patroni resumes a paused replay unless the cluster is in maintenance mode.
+        try cluster.maintenance(true)
+        for standby in standbys { try superuserRun("SELECT pg_wal_replay_pause()", on: standby, cluster) }
+        var primary = cluster.superuser(try cluster.leader())
+        primary.database = "postgres"
+        let admin = try DBBPostgresConnection.connect(primary)
+        defer { try? admin.close() }
+        let deadline = Date().addingTimeInterval(10)
+        for standby in standbys {
+            var superuser = cluster.superuser(standby)
+            superuser.database = "postgres"
+            let connection = try DBBPostgresConnection.connect(superuser)
+            defer { try? connection.close() }
+            // Paused: WAL the standby received after a commit on the primary stays unapplied.
+            while true {
+                try admin.execute("SELECT txid_current()")
+                usleep(100_000)
+                let row = try connection.fetchAll(
+                    "SELECT pg_last_wal_receive_lsn() > pg_last_wal_replay_lsn(), pg_get_wal_replay_pause_state()")
+                if row.first?.first == .integer(1) { break }
+                guard Date() < deadline else {
+                    throw TestPostgres.SetupError(description: "replay did not pause: \(row)")
+                }
+            }
+        }
+    }
+
+    /// Resumes the replay on the standbys, and Patroni's management.
+    static func resumeReplay(on standbys: [TestCluster.Node], _ cluster: TestCluster.Cluster) {
+        for standby in standbys { try? superuserRun("SELECT pg_wal_replay_resume()", on: standby, cluster) }
+        try? cluster.maintenance(false)
+    }
+
+    @Test func writesGoToThePrimaryAndReadsSpreadAcrossTheStandbys() async throws {
+        let cluster = try await TestCluster.shared()
+        let configuration = try await Self.freshDatabase(cluster)
+        let leader = try cluster.leader()
+        let reads = 60
+        try await TestPostgres.onQueue {
+            let manager = try DBBManager(postgres: configuration, readers: 2)
+            try manager.addTableClasses(ServerModels.all)
+            for index in 0..<10 {
+                let member = Member(dbManager: manager)
+                member.name = "m\(index)"
+                try member.save()
+            }
+            // Statistics are counted when a session ends: count from a closed manager.
+            let before = try Self.commits(cluster, database: configuration.database!)
+            for _ in 0..<reads {
+                #expect(try Member.fetchAll(manager: manager).count == 10)
+            }
+            try manager.close()
+            // A backend's statistics reach the shared counters when it exits, which follows the close shortly.
+            var after = try Self.commits(cluster, database: configuration.database!)
+            let deadline = Date().addingTimeInterval(10)
+            while after.values.reduce(0, +) - before.values.reduce(0, +) < Int64(reads), Date() < deadline {
+                usleep(100_000)
+                after = try Self.commits(cluster, database: configuration.database!)
+            }
+            let standbys = cluster.nodes.filter { $0 != leader }
+            let onStandbys = standbys.map { (after[$0.name] ?? 0) - (before[$0.name] ?? 0) }
+            // Every fetch is one read-only transaction on a standby; the two readers are on different standbys.
+            #expect(onStandbys.reduce(0, +) >= Int64(reads), "by host: \(before) → \(after)")
+            #expect(onStandbys.allSatisfy { $0 >= Int64(reads / 2) }, "by host: \(before) → \(after)")
+            print("cluster reads by host (commits): \(before) → \(after), leader \(leader.name)")
+        }
+    }
+
+    @Test func aReadAfterACommitSeesItWhileTheStandbysLag() async throws {
+        let cluster = try await TestCluster.shared()
+        var configured = try await Self.freshDatabase(cluster)
+        configured.readYourWritesTimeout = 0.5
+        let configuration = configured
+        let leader = try cluster.leader()
+        let standbys = cluster.nodes.filter { $0 != leader }
+        try await TestPostgres.onQueue {
+            let manager = try DBBManager(postgres: configuration, readers: 2)
+            defer { try? manager.close() }
+            try manager.addTableClasses(ServerModels.all)
+            // Replaying normally: the read waits for the standby, briefly, and sees the commit there.
+            let first = Member(dbManager: manager)
+            first.name = "first"
+            try first.save()
+            #expect(try Member.fetchAll(manager: manager).map(\.name) == ["first"])
+
+            // Held back: the standbys receive the commit but do not apply it.
+            defer { Self.resumeReplay(on: standbys, cluster) }
+            try Self.pauseReplay(on: standbys, cluster)
+            let second = Member(dbManager: manager)
+            second.name = "second"
+            try second.save()
+            let start = Date()
+            let seen = try Member.fetch(options: .options(sortColumns: ["name"]), manager: manager).map(\.name)
+            let waited = Date().timeIntervalSince(start)
+            #expect(seen == ["first", "second"])
+            // It waited for the standby up to the timeout, then read on the primary.
+            #expect(waited >= 0.45 && waited < 5, "waited \(waited) s")
+            #expect(try Member.fetchCount(options: .options(), manager: manager) == 2)
+        }
+    }
+
+    @Test func aStandbyTooFarBehindIsNotReadFrom() async throws {
+        let cluster = try await TestCluster.shared()
+        let configuration = try await Self.freshDatabase(cluster)
+        let leader = try cluster.leader()
+        let standbys = cluster.nodes.filter { $0 != leader }
+        try await TestPostgres.onQueue {
+            // Two readers of the same database: one lets standbys lag 1 s, the other the default 10 s.
+            var strictConfiguration = configuration
+            strictConfiguration.maxStandbyLag = 1
+            let strict = try DBBManager(postgres: strictConfiguration, readers: 2)
+            defer { try? strict.close() }
+            try strict.addTableClasses(ServerModels.all)
+            let lenient = try DBBManager(postgres: configuration, readers: 2)
+            defer { try? lenient.close() }
+            try lenient.addTableClasses(ServerModels.all)
+            let other = try DBBManager(postgres: configuration)
+            defer { try? other.close() }
+            try other.addTableClasses(ServerModels.all)
+            #expect(try Member.fetchCount(options: .options(), manager: strict) == 0)
+            #expect(try Member.fetchCount(options: .options(), manager: lenient) == 0)
+            defer { Self.resumeReplay(on: standbys, cluster) }
+            try Self.pauseReplay(on: standbys, cluster)
+            // Another client's commit, which neither reader waits for: the standbys fall behind.
+            let member = Member(dbManager: other)
+            member.name = "elsewhere"
+            try member.save()
+            Thread.sleep(forTimeInterval: 2.2)
+            // The lenient reader still reads on a standby, 2 s behind, which has not applied the commit; the strict
+            // one reads on the primary.
+            #expect(try Member.fetchCount(options: .options(), manager: lenient) == 0)
+            #expect(try Member.fetchCount(options: .options(), manager: strict) == 1)
+        }
+    }
+
+    /// What a stream of saves saw around a failure of the primary.
+    struct StreamOutcome: Sendable {
+        var acknowledged: [Int] = []
+        var unknown: [Int] = []
+        var failures: [String: Int] = [:]
+        /// The longest time between two acknowledged saves, in seconds: the window without writes.
+        var window: Double = 0
+    }
+
+    /// Saves numbered members one after another, while `disrupt` runs once after `after` seconds, until writes have
+    /// worked again for a second (or 60 s have passed).
+    static func stream(
+        _ configuration: DBBPostgresConfiguration, after: Double, disrupt: @escaping @Sendable () throws -> Void
+    ) async throws -> (StreamOutcome, [Int]) {
+        try await TestPostgres.onQueue {
+            let manager = try DBBManager(postgres: configuration, readers: 1)
+            defer { try? manager.close() }
+            try manager.addTableClasses(ServerModels.all)
+            var outcome = StreamOutcome()
+            let start = Date()
+            var lastAcknowledged = Date()
+            var disrupted: Date?
+            var number = 0
+            while Date().timeIntervalSince(start) < 60 {
+                if disrupted == nil, Date().timeIntervalSince(start) >= after {
+                    try disrupt()
+                    disrupted = Date()
+                }
+                number += 1
+                let member = Member(dbManager: manager)
+                member.name = "n\(number)"
+                member.age = number
+                do {
+                    try member.save()
+                    let now = Date()
+                    outcome.window = max(outcome.window, now.timeIntervalSince(lastAcknowledged))
+                    lastAcknowledged = now
+                    outcome.acknowledged.append(number)
+                    if let disrupted, now.timeIntervalSince(disrupted) > 1,
+                        lastAcknowledged.timeIntervalSince(disrupted) > outcome.window + 1
+                    {
+                        break
+                    }
+                } catch let error as DBBError {
+                    if error.sqlState == "08007" { outcome.unknown.append(number) }
+                    outcome.failures[error.sqlState ?? "\(error.kind)", default: 0] += 1
+                }
+            }
+            // Every number stored, read on the primary (a write closure runs there).
+            let stored = try manager.write { try Member.fetchAll(manager: manager).map(\.age) }
+            return (outcome, stored)
+        }
+    }
+
+    static func check(_ outcome: StreamOutcome, stored: [Int]) {
+        let counts = Dictionary(stored.map { ($0, 1) }, uniquingKeysWith: +)
+        let lost = outcome.acknowledged.filter { counts[$0] == nil }
+        #expect(lost.isEmpty, "acknowledged saves lost: \(lost)")
+        #expect(counts.values.allSatisfy { $0 == 1 }, "saved twice: \(counts.filter { $0.value > 1 })")
+        let unexpected = Set(stored).subtracting(outcome.acknowledged).subtracting(outcome.unknown)
+        #expect(unexpected.isEmpty, "stored without being acknowledged or reported unknown: \(unexpected)")
+        #expect(outcome.acknowledged.count > 10)
+    }
+
+    @Test func killingThePrimaryLosesNoAcknowledgedSave() async throws {
+        let cluster = try await TestCluster.shared()
+        let rounds = Int(ProcessInfo.processInfo.environment["DBB_CLUSTER_KILLS"] ?? "") ?? 3
+        var windows: [Double] = []
+        for round in 0..<rounds {
+            let configuration = try await Self.freshDatabase(cluster)
+            let leader = try cluster.leader()
+            // Alternately the whole node (a failover) and its PostgreSQL alone (Patroni restarts it).
+            let wholeNode = round % 2 == 0
+            let streamed: (StreamOutcome, [Int])
+            do {
+                streamed = try await Self.stream(configuration, after: 1) { cluster.kill(leader, wholeNode: wholeNode) }
+            } catch {
+                if wholeNode { try? cluster.start(leader) }
+                throw error
+            }
+            let (outcome, stored) = streamed
+            Self.check(outcome, stored: stored)
+            windows.append(outcome.window)
+            print(
+                "cluster kill \(round + 1) (\(wholeNode ? "node" : "postgres")): window \(outcome.window) s, "
+                    + "acknowledged \(outcome.acknowledged.count), unknown \(outcome.unknown.count), "
+                    + "failures \(outcome.failures)")
+            #expect(outcome.window < 30)
+            if wholeNode { try cluster.start(leader) }
+            try await TestPostgres.onQueue { try cluster.waitUntilHealthy() }
+        }
+        let sorted = windows.sorted()
+        print("cluster kills: \(rounds), window median \(sorted[sorted.count / 2]) s, worst \(sorted.last ?? 0) s")
+    }
+
+    @Test func aPlannedSwitchoverUnderLoadLosesNothing() async throws {
+        let cluster = try await TestCluster.shared()
+        let configuration = try await Self.freshDatabase(cluster)
+        let leader = try cluster.leader()
+        let members = try cluster.members()
+        let candidate = try #require(cluster.nodes.first { $0 != leader && members[$0.name]?.role == "sync_standby" })
+        let (outcome, stored) = try await Self.stream(configuration, after: 1) {
+            let run = try cluster.switchover(to: candidate)
+            guard run.exitCode == 0 else { throw TestPostgres.SetupError(description: run.standardOutput) }
+        }
+        Self.check(outcome, stored: stored)
+        print(
+            "cluster switchover: window \(outcome.window) s, acknowledged \(outcome.acknowledged.count), "
+                + "unknown \(outcome.unknown.count), failures \(outcome.failures)")
+        #expect(try cluster.leader() == candidate)
+        try await TestPostgres.onQueue { try cluster.waitUntilHealthy() }
+    }
+
+    @Test func everyOperationWorksThroughPgbouncerInTransactionMode() async throws {
+        let cluster = try await TestCluster.shared()
+        let direct = try await Self.freshDatabase(cluster)
+        let pgbouncer = try await TestPostgres.onQueue { try cluster.startPgbouncer(before: try cluster.leader()) }
+        let listen = cluster.nodes.map(\.host.description).joined(separator: ",")
+        let url =
+            "postgres://dbb_app@127.0.0.1:\(pgbouncer)/\(direct.database!)?sslmode=disable"
+            + "&pooler=transaction&listen_hosts=\(listen)"
+        var configured = try DBBPostgresConfiguration(url: url)
+        configured.password = cluster.appPassword
+        let pooled = configured
+        #expect(pooled.pooler == DBBPostgresConfiguration.Pooler.transaction)
+        #expect(pooled.listenHosts?.count == 3)
+        let manager = try await TestPostgres.onQueue {
+            let manager = try DBBManager(postgres: pooled, readers: 2)
+            try manager.addTableClasses(ServerModels.all)
+            return manager
+        }
+        defer { try? manager.close() }
+        // An observation listens on a direct connection to the primary, and sees a commit made through the pooler.
+        let (observing, seen) = Self.collect(manager)
+        defer { observing.cancel() }
+        #expect(await Self.waitFor(seen, seconds: 10) { $0.isEmpty })
+        try await TestPostgres.onQueue {
+            // The same statements many times over: none is prepared, so none is missing on another server connection.
+            for index in 0..<40 {
+                let member = Member(dbManager: manager)
+                member.name = "p\(index)"
+                member.age = index
+                try member.save()
+                #expect(
+                    try Member.fetch(options: .options(withConditions: ["age = \(index)"]), manager: manager).count == 1
+                )
+            }
+            try manager.write {
+                let first = try Member.fetch(options: .options(withConditions: ["age = 0"]), manager: manager)
+                try first.first?.delete()
+            }
+            #expect(try Member.fetchCount(options: .options(), manager: manager) == 39)
+        }
+        #expect(await Self.waitFor(seen, seconds: 10) { $0.count == 39 })
+
+        // A restore runs in one transaction, so it needs no session either.
+        let folder = try TemporaryFolder()
+        let dump = try DBBPostgresRestoreTests.dumpOfFixture("chinook.sqlite", in: folder)
+        try await TestPostgres.onQueue {
+            let db = try DBBPostgresConnection.connect(pooled)
+            defer { try? db.close() }
+            let report = try DBBPostgresRestore.restore(
+                dumpAt: dump, into: db, options: DBBPostgresRestoreOptions(schema: "chinook"))
+            #expect(report.verified)
+            #expect(try db.fetchAll("SELECT count(*) FROM chinook.\"Track\"") == [[.integer(3503)]])
+        }
+    }
+
+    /// Collects the names an observation of members delivers, in a task of its own, so that a test can wait for
+    /// a value with a deadline.
+    static func collect(_ manager: DBBManager) -> (Task<Void, any Error>, Seen) {
+        let seen = Seen()
+        let task = Task {
+            for try await members in manager.observe(Member.self, options: .options(sortColumns: ["name"])) {
+                let names = members.map(\.name)
+                seen.values.withLock { $0.append(names) }
+            }
+        }
+        return (task, seen)
+    }
+
+    /// The values an observation delivered.
+    final class Seen: Sendable {
+        let values = Mutex<[[String]]>([])
+    }
+
+    static func waitFor(_ seen: Seen, seconds: Double, _ done: ([String]) -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if seen.values.withLock({ $0.contains(where: done) }) { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    @Test func anObservationIsToldAfterAFailoverAndSeesTheNewPrimarysCommits() async throws {
+        let cluster = try await TestCluster.shared()
+        let configuration = try await Self.freshDatabase(cluster)
+        let leader = try cluster.leader()
+        let manager = try await TestPostgres.onQueue {
+            let manager = try DBBManager(postgres: configuration, readers: 1)
+            try manager.addTableClasses(ServerModels.all)
+            return manager
+        }
+        defer { try? manager.close() }
+        let (observing, seen) = Self.collect(manager)
+        defer { observing.cancel() }
+        #expect(await Self.waitFor(seen, seconds: 10) { $0.isEmpty })
+        cluster.kill(leader, wholeNode: true)
+        // A save whose commit was cut off by the kill reports an unknown outcome; the next one is acknowledged.
+        let acknowledged = try await TestPostgres.onQueue {
+            for attempt in 1...5 {
+                let member = Member(dbManager: manager)
+                member.name = "after\(attempt)"
+                do {
+                    try member.save()
+                    return member.name
+                } catch let error as DBBError where error.sqlState == "08007" {
+                    continue
+                }
+            }
+            return ""
+        }
+        #expect(await Self.waitFor(seen, seconds: 30) { $0.contains(acknowledged) })
+        #expect(try cluster.leader() != leader)
+        try cluster.start(leader)
+        try await TestPostgres.onQueue { try cluster.waitUntilHealthy() }
+    }
+}
