@@ -22,6 +22,7 @@ import Testing
         "Docs/Server.md": "Tests/DBBServiceLifecycleTests/DocsServerTests.swift",
         "Docs/CodeGenerator.md": "Tests/DBBCodegenTests/DocsCodeGeneratorTests.swift",
         "Docs/MovingToPostgreSQL.md": "Tests/DBBPostgresTests/DocsPostgresGuidesTests.swift",
+        "Docs/Clusters.md": "Tests/DBBPostgresTests/DocsPostgresGuidesTests.swift",
         "Modules/DBBPostgres/DBBPostgres.docc/DBBPostgres.md": "Tests/DBBPostgresTests/DocsPostgresGuidesTests.swift",
     ]
 

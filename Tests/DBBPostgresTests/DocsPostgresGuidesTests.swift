@@ -4,9 +4,9 @@ import DBBTestSupport
 import Foundation
 import Testing
 
-/// Every Swift block of `Docs/MovingToPostgreSQL.md` and of DBBPostgres's DocC landing page, compiled here (the
-/// five commands' section in `DocsMovingToPostgreSQLTests.swift`), and run where a test server can stand in for
-/// the guide's.
+/// Every Swift block of `Docs/MovingToPostgreSQL.md`, `Docs/Clusters.md` and DBBPostgres's DocC landing page,
+/// compiled here (the five commands' section in `DocsMovingToPostgreSQLTests.swift`), and run where a test server
+/// can stand in for the guide's.
 enum PostgresGuideSamples {
     @DBBTable(indexes: [DBBIndexer(columnsToIndex: ["lastName", "firstName"])])
     final class Person: DBBTableObject {
@@ -92,6 +92,31 @@ enum PostgresGuideSamples {
         for orphans in report.orphans { print(orphans) }
     }
 
+    @DBBTable
+    final class Invoice: DBBTableObject {
+        var number = ""
+        var total = 0.0
+    }
+
+    /// `Docs/Clusters.md`: a manager of three hosts.
+    static func openTheCluster() throws -> DBBManager {
+        let cluster = try DBBPostgresConfiguration(
+            url: "postgres://app@10.0.0.1:5432,10.0.0.2:5432,10.0.0.3:5432/app?sslmode=require")
+        // The password comes from PGPASSWORD or ~/.pgpass, as with libpq.
+        let manager = try DBBManager(postgres: cluster, readers: 4)
+        try manager.addTableClasses([Person.self, Meeting.self, Project.self])
+        return manager
+    }
+
+    /// `Docs/Clusters.md`: a commit of unknown outcome.
+    static func saveOnce(_ invoice: Invoice) throws {
+        do {
+            try invoice.save()
+        } catch let error as DBBError where error.sqlState == "08007" {
+            // Committed or not: look for it by a key of its own before saving it again.
+        }
+    }
+
     /// DBBPostgres's landing page.
     static func landingPage() async throws -> [[DBBValue]] {
         let configuration = try DBBPostgresConfiguration(
@@ -115,7 +140,10 @@ enum PostgresGuideSamples {
         "Tests/DBBPostgresTests/DocsMovingToPostgreSQLTests.swift",
     ]
 
-    @Test(arguments: ["Docs/MovingToPostgreSQL.md", "Modules/DBBPostgres/DBBPostgres.docc/DBBPostgres.md"])
+    @Test(
+        arguments: [
+            "Docs/MovingToPostgreSQL.md", "Docs/Clusters.md", "Modules/DBBPostgres/DBBPostgres.docc/DBBPostgres.md",
+        ])
     func everySwiftBlockIsCompiledHere(guide: String) throws {
         let markdown = try String(contentsOf: repositoryRoot.appendingPathComponent(guide), encoding: .utf8)
         let source = try Self.sources.map {
