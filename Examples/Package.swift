@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        // Already in the graph through Hummingbird: named for its `IOError`, which says a port is in use.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
     ],
     targets: [
         // The application: models, routes, configuration; the executable only reads the environment and runs it.
@@ -26,6 +28,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .executableTarget(name: "library-server", dependencies: ["LibraryServer"]),
@@ -33,9 +36,14 @@ let package = Package(
             name: "LibraryServerTests",
             dependencies: [
                 "LibraryServer",
+                // Built for the tests that run the server as a process and stop it with a signal.
+                "library-server",
                 .product(name: "DBBBuilder", package: "DBBBuilder"),
+                .product(name: "DBBPostgres", package: "DBBBuilder"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ],

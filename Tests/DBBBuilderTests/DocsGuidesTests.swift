@@ -65,6 +65,26 @@ import Testing
         #expect(notes.first?.idNum == 1)
     }
 
+    @Test func enumsAndCodableValues() throws {
+        let folder = try TemporaryFolder()
+        let manager = try DBBManager(databaseURL: folder.file("chores.sqlite"))
+        let sample = GettingStartedEnumSample()
+        let chores = try sample.urgentChores(manager: manager)
+        #expect(chores.map(\.title) == ["Call the plumber"])
+        #expect(chores.first?.priority == .urgent)
+        #expect(chores.first?.reminder?.minutesBefore == 30 && chores.first?.reminder?.repeats == true)
+        // On disk: the raw value, and the JSON text with its keys sorted.
+        let stored = try manager.queue.inDatabase { db in
+            try db.fetchValues(String.self, "SELECT priority || ' ' || reminder FROM Chore")
+        }
+        #expect(stored == [#"urgent {"minutesBefore":30,"repeats":true}"#])
+        // A value no case has is refused, naming it.
+        try manager.queue.inDatabase { db in try db.execute("UPDATE Chore SET priority = 'someday'") }
+        let error = try #require(
+            #expect(throws: DBBError.self) { _ = try GettingStartedEnumSample.Chore.fetchAll(manager: manager) })
+        #expect(error.message.contains("someday"), "\(error)")
+    }
+
     @Test func comingFromDBBBuilder() throws {
         typealias Sample = ComingFromDBBBuilderSample
         let manager = try DBBManager.inMemory()
@@ -125,6 +145,39 @@ struct GettingStartedSample {
 
         let options = DBBQueryOptions.options(withConditions: ["tags = 'errand'"], sortColumns: ["title"])
         return try await Note.fetch(options: options, manager: manager)
+    }
+}
+
+/// The enums and Codable values of Docs/GettingStarted.md.
+struct GettingStartedEnumSample {
+    enum Priority: String, DBBPersistableValue {
+        case low, normal, urgent
+    }
+
+    struct Reminder: DBBCodableValue {
+        var minutesBefore = 10
+        var repeats = false
+    }
+
+    @DBBTable
+    final class Chore: DBBTableObject {
+        var title = ""
+        var priority = Priority.normal
+        var reminder: Reminder?
+        var history: [Priority] = []
+    }
+
+    func urgentChores(manager: DBBManager) throws -> [Chore] {
+        try manager.addTableClasses([Chore.self])
+        let chore = Chore(dbManager: manager)
+        chore.title = "Call the plumber"
+        chore.priority = .urgent
+        chore.reminder = Reminder(minutesBefore: 30, repeats: true)
+        try chore.save()
+
+        var options = DBBQueryOptions()
+        options.addCondition("priority = ?", Priority.urgent)  // an enum is bound as its raw value
+        return try Chore.fetch(options: options, manager: manager)
     }
 }
 

@@ -35,6 +35,23 @@ struct MacroExampleModel {
         var projectLead: Person?
     }
 
+    enum MeetingKind: String, DBBPersistableValue {
+        case standUp, review, retrospective
+    }
+
+    struct Room: DBBCodableValue {
+        var building = ""
+        var floor = 0
+    }
+
+    @DBBTable
+    final class Booking: DBBTableObject {
+        var meeting: Meeting?
+        var kind = MeetingKind.standUp
+        var room = Room()
+        var previousRooms: [Room] = []
+    }
+
     func openExampleModel(databaseURL: URL) throws -> DBBManager {
         let manager = try DBBManager(databaseURL: databaseURL)
         try manager.addTableClasses([Person.self, Meeting.self, Project.self])
@@ -45,6 +62,29 @@ struct MacroExampleModel {
 @Suite struct DocsModelsGuideTests {
     @Test func theGuideShowsOnlyCodeThatIsHere() throws {
         #expect(try DocSnippets.missingBlocks(guide: "Docs/Models.md") == [])
+    }
+
+    @Test func propertiesOfYourOwnTypesAreStored() throws {
+        let folder = try TemporaryFolder()
+        let manager = try MacroExampleModel().openExampleModel(databaseURL: folder.file("model.sqlite"))
+        try manager.addTableClasses([MacroExampleModel.Booking.self])
+        let review = MacroExampleModel.Meeting(dbManager: manager)
+        review.purpose = "Design review"
+        let booking = MacroExampleModel.Booking(dbManager: manager)
+        booking.meeting = review
+        booking.kind = .review
+        booking.room = MacroExampleModel.Room(building: "B", floor: 2)
+        booking.previousRooms = [MacroExampleModel.Room(building: "A", floor: 1)]
+        try booking.save()
+        var options = DBBQueryOptions()
+        options.addCondition("kind = ?", MacroExampleModel.MeetingKind.review)
+        let reviews = try MacroExampleModel.Booking.fetch(options: options, manager: manager)
+        #expect(reviews.count == 1)
+        #expect(reviews.first?.meeting?.purpose == "Design review")
+        #expect(reviews.first?.room.building == "B" && reviews.first?.room.floor == 2)
+        #expect(reviews.first?.previousRooms.map(\.building) == ["A"])
+        let kinds = try manager.queue.inDatabase { db in try db.fetchValues(String.self, "SELECT kind FROM Booking") }
+        #expect(kinds == ["review"])
     }
 
     @Test func theModelSavesAndQueriesAsTheGuidesDo() throws {

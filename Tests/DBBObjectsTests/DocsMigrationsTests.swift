@@ -16,6 +16,44 @@ import Testing
         #expect(DocSnippets.missingBlocks(markdown: markdown, source: source) == [])
     }
 
+    struct Refused: Error {
+        let value: Int64
+    }
+
+    func migrateShelves(_ manager: DBBManager) throws -> String {
+        var migrator = DBBMigrator()
+        migrator.registerMigration(
+            "v3",
+            [
+                .changeType(of: "built", in: "Shelf", to: .string) { value in
+                    guard let year = value.int64Value, year > 0 else { throw Refused(value: value.int64Value ?? 0) }
+                    return "\(year) CE"
+                }
+            ])
+        do {
+            try migrator.migrate(manager)
+            return "migrated"
+        } catch let error as DBBError where error.underlyingError is Refused {
+            return error.message  // nothing of v3 remains: fix the data or the transform, and run it again
+        }
+    }
+
+    @Test func aFailedMigrationNamesItselfAsTheGuideShows() throws {
+        let folder = try TemporaryFolder()
+        let manager = try DBBManager(databaseURL: folder.file("shelves.sqlite"))
+        try manager.queue.inDatabase { db in
+            try db.executeStatements(
+                "CREATE TABLE Shelf (id Integer PRIMARY KEY, built Integer); INSERT INTO Shelf VALUES (1, 1990), (3, -5);"
+            )
+        }
+        #expect(
+            try migrateShelves(manager)
+                == "migration v3 failed: step 1 (changeType Shelf.built): row id 3: Refused(value: -5)")
+        #expect(try manager.rowCount(inTable: "Shelf") == 2)
+        try manager.queue.inDatabase { db in try db.execute("UPDATE Shelf SET built = 1 WHERE id = 3") }
+        #expect(try migrateShelves(manager) == "migrated")
+    }
+
     static func release2(_ url: URL) throws {
         var migrator = DBBMigrator()
         migrator.registerMigration(

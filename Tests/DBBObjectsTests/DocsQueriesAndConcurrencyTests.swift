@@ -181,6 +181,34 @@ import Testing
         }
     }
 
+    struct OverBudget: Error {
+        let budget: Float
+    }
+
+    func raiseBudget(of projectID: Int64, by amount: Float, manager: DBBManager) throws -> Bool {
+        do {
+            try manager.write {
+                guard let project = try Project.fetchOne(id: projectID, manager: manager) else { return }
+                project.budget += amount
+                if project.budget > 10_000 { throw OverBudget(budget: project.budget) }
+                try project.save()
+            }
+            return true
+        } catch is OverBudget {
+            return false
+        }
+    }
+
+    @Test func yourOwnErrorLeavesAWriteAsItIs() throws {
+        let world = try DBBObjectsQueryTests.world()
+        let project = world.projects[0]
+        let before = project.budget
+        #expect(try raiseBudget(of: project.idNum, by: 1, manager: world.manager))
+        #expect(try Project.fetchOne(id: project.idNum, manager: world.manager)?.budget == before + 1)
+        #expect(try !raiseBudget(of: project.idNum, by: 20_000, manager: world.manager))
+        #expect(try Project.fetchOne(id: project.idNum, manager: world.manager)?.budget == before + 1)
+    }
+
     @Test func transactionSamples() throws {
         let world = try DBBObjectsQueryTests.world()
         let manager = world.manager

@@ -1,11 +1,17 @@
 import DBBBuilder
 import Foundation
 import Hummingbird
+import Logging
+import ServiceLifecycle
 
 /// The library's JSON API on one manager: every change runs in a `write` closure (one transaction), every
 /// list in a `read` closure (one snapshot, on a reader when the manager has readers).
 struct LibraryRoutes: Sendable {
     let manager: DBBManager
+    /// How often `/loans/live` sends a heartbeat comment: a write to a client that went away fails, which ends
+    /// its stream and its observation.
+    var heartbeat: Duration = .seconds(10)
+    var logger = Logger(label: "library-server")
 
     /// The most items a page holds.
     static let maximumPageSize = 100
@@ -177,27 +183,74 @@ struct LibraryRoutes: Sendable {
 
     /// `GET /loans/live?events=`: server-sent events, one `loans` event with the open loans at once and after
     /// every commit that changes them (`manager.observe`); with `events`, the stream ends after that many.
+    ///
+    /// The stream ends, and its observation with it, when the server shuts down gracefully (SIGINT, SIGTERM) and
+    /// when the client goes away: a heartbeat comment (`: heartbeat`) every ``heartbeat`` finds a closed peer,
+    /// whose write fails.
     func liveLoans(_ request: Request) -> Response {
         let stopAfter = request.uri.queryParameters.get("events", as: Int.self)
         let observation = manager.observe(
             Loan.self, options: .options(withConditions: ["returned = 0"], sortColumns: ["due"]))
+        let (heartbeat, logger) = (self.heartbeat, self.logger)
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
-                let encoder = JSONEncoder()
-                encoder.dateEncodingStrategy = .iso8601
-                var sent = 0
-                for try await loans in observation {
-                    var event = ByteBuffer(string: "event: loans\ndata: ")
-                    event.writeBytes(try encoder.encode(loans.map(LoanDTO.init)))
-                    event.writeString("\n\n")
-                    try await writer.write(event)
-                    sent += 1
-                    if let stopAfter, sent >= stopAfter { break }
+                // The observation and the heartbeat feed one stream, which this task alone writes: a failed write
+                // (the client left) ends the task group, which cancels the observation's task, which ends it.
+                let (events, feed) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingNewest(8))
+                try await withGracefulShutdownHandler {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            await Self.send(observation, stoppingAfter: stopAfter, to: feed, logger: logger)
+                        }
+                        group.addTask { await Self.beat(every: heartbeat, to: feed) }
+                        for await event in events { try await writer.write(event) }
+                        group.cancelAll()
+                    }
+                    try await writer.finish(nil)
+                } onGracefulShutdown: {
+                    // Ends the stream after the events already sent: the response ends cleanly.
+                    feed.finish()
                 }
-                try await writer.finish(nil)
             })
+    }
+
+    /// Sends each state of the open loans as a `loans` event, until the observation ends, `stopAfter` events were
+    /// sent, or the task is cancelled; then finishes the feed.
+    static func send(
+        _ observation: DBBObservation<Loan>, stoppingAfter stopAfter: Int?,
+        to feed: AsyncStream<ByteBuffer>.Continuation, logger: Logger
+    ) async {
+        defer { feed.finish() }
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        do {
+            var sent = 0
+            for try await loans in observation {
+                var event = ByteBuffer(string: "event: loans\ndata: ")
+                event.writeBytes(try encoder.encode(loans.map(LoanDTO.init)))
+                event.writeString("\n\n")
+                if case .terminated = feed.yield(event) { return }
+                sent += 1
+                if let stopAfter, sent >= stopAfter { return }
+            }
+        } catch {
+            // The head is sent: the stream can only end. The log says why.
+            logger.error("/loans/live ended: \(String(describing: error))")
+        }
+    }
+
+    /// Sends a heartbeat comment every `interval` until the task is cancelled or the feed is finished.
+    static func beat(every interval: Duration, to feed: AsyncStream<ByteBuffer>.Continuation) async {
+        while true {
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return
+            }
+            if case .terminated = feed.yield(ByteBuffer(string: ": heartbeat\n\n")) { return }
+        }
     }
 
     // MARK: Helpers

@@ -1,3 +1,4 @@
+import DBBPostgres
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -20,6 +21,32 @@ private func configuration(_ folder: TemporaryFolder, readers: Int) throws -> Li
     try LibraryConfiguration(environment: [
         "LIBRARY_DATABASE": folder.url.appendingPathComponent("library.sqlite").path, "LIBRARY_READERS": "\(readers)",
     ])
+}
+
+/// The PostgreSQL database the tests may also run on: `LIBRARY_TEST_POSTGRES_URL` (for example
+/// `postgres://app@127.0.0.1:5432/app?sslmode=disable`, the password in `PGPASSWORD`); without it they run on
+/// SQLite alone.
+let testPostgresURL = ProcessInfo.processInfo.environment["LIBRARY_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+
+/// The engines the tests run on.
+let engines = ["sqlite"] + (testPostgresURL == nil ? [] : ["postgres"])
+
+/// A configuration on `engine`: SQLite in `folder`, or a new, empty schema of the PostgreSQL test database; with
+/// `extra` variables on top.
+func testConfiguration(
+    _ folder: TemporaryFolder, readers: Int, engine: String, extra: [String: String] = [:]
+) async throws -> LibraryConfiguration {
+    var environment = [
+        "LIBRARY_DATABASE": folder.url.appendingPathComponent("library.sqlite").path, "LIBRARY_READERS": "\(readers)",
+    ]
+    if engine == "postgres", let url = testPostgresURL {
+        let schema = "library_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let admin = try await DBBPostgresConnection.connect(try DBBPostgresConfiguration(url: url))
+        try await admin.execute("CREATE SCHEMA \(schema)")
+        try await admin.close()
+        environment["LIBRARY_POSTGRES_URL"] = url + (url.contains("?") ? "&" : "?") + "schema=\(schema)"
+    }
+    return try LibraryConfiguration(environment: environment.merging(extra) { _, new in new })
 }
 
 private func json(_ value: some Encodable) throws -> ByteBuffer {
@@ -145,10 +172,12 @@ final class Flag: @unchecked Sendable {
         }
     }
 
-    @Test("bad input is a 400 that says what is wrong, the same on every engine, and changes nothing")
-    func badInput() async throws {
+    @Test(
+        "bad input is a 400 that says what is wrong, the same on every engine, and changes nothing",
+        arguments: engines)
+    func badInput(engine: String) async throws {
         let folder = try TemporaryFolder()
-        let app = try buildApplication(try configuration(folder, readers: 0))
+        let app = try buildApplication(try await testConfiguration(folder, readers: 0, engine: engine))
         try await app.test(.router) { client in
             let cases: [(method: HTTPRequest.Method, uri: String, body: String?, says: String)] = [
                 (.get, "/books?limit=abc", nil, "limit must be a whole number, not 'abc'"),
@@ -181,10 +210,12 @@ final class Flag: @unchecked Sendable {
         }
     }
 
-    @Test("the live endpoint sends the open loans at once, then after each commit that changes them")
-    func live() async throws {
+    @Test(
+        "the live endpoint sends the open loans at once, then after each commit that changes them",
+        arguments: engines)
+    func live(engine: String) async throws {
         let folder = try TemporaryFolder()
-        let app = try buildApplication(try configuration(folder, readers: 2))
+        let app = try buildApplication(try await testConfiguration(folder, readers: 2, engine: engine))
         try await app.test(.router) { client in
             let member = try await client.execute(
                 uri: "/members", method: .post, body: try json(MemberInput(name: "Cy", email: "cy@example.org"))
@@ -216,7 +247,8 @@ final class Flag: @unchecked Sendable {
             }
             let (contentType, body) = try await stream.value
             #expect(contentType == "text/event-stream")
-            let events = body.components(separatedBy: "\n\n").filter { !$0.isEmpty }
+            // Heartbeats are comments (": heartbeat"), which event-stream clients skip.
+            let events = body.components(separatedBy: "\n\n").filter { !$0.isEmpty && !$0.hasPrefix(":") }
             #expect(events.count == 2)
             #expect(events.allSatisfy { $0.hasPrefix("event: loans\ndata: ") })
             let counts = try events.map { event in

@@ -72,6 +72,15 @@ extension DBBManager {
         return DBBObservationHandle(task: task)
     }
 
+    /// The number of observations of this manager that are running: iterations of ``observe(_:options:)`` that
+    /// have started and not ended, and handles of ``observe(_:options:onError:onChange:)`` not cancelled. Each
+    /// holds a little memory and is told of every commit to its tables, so a number that only grows shows
+    /// observations nobody ends (a server's live endpoint whose clients left, say).
+    ///
+    /// An observation ends when its loop ends, when the task iterating it is cancelled (at once, even while
+    /// it waits for a commit), when its iterator is released, and when the manager closes.
+    public var activeObservationCount: Int { observers.count }
+
     /// The names of the tables a fetch of a class reads: its table, its join tables, and those of every class its
     /// objects reference, transitively.
     func tablesRead(by map: DBBRegisteredClass) -> Set<String> {

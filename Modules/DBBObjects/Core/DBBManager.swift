@@ -291,12 +291,11 @@ public final class DBBManager: @unchecked Sendable {
         warningLogger.withLock { $0 }?.warning("\(message)")
     }
 
-    /// Remembers a failure for ``errorMessage()`` and returns it as a `DBBError`.
+    /// Remembers a failure for ``errorMessage()`` and returns it as a `DBBError`: an error of the application's own
+    /// code stays reachable, unchanged, as its `underlyingError`.
     @discardableResult
     func record(_ error: any Error) -> DBBError {
-        let dbbError =
-            error as? DBBError
-            ?? DBBError.library(.error, message: String(describing: error), context: "running an operation")
+        let dbbError = DBBError.wrapping(error, context: "running an operation")
         lock.withLock { lastError = dbbError }
         return dbbError
     }

@@ -188,6 +188,9 @@ final class DBBObserverRegistry: @unchecked Sendable {
         lock.withLock { states[ObjectIdentifier(state)] = state }
     }
 
+    /// The number of observations running.
+    var count: Int { lock.withLock { states.count } }
+
     func remove(_ state: DBBObservationState) {
         lock.withLock { states[ObjectIdentifier(state)] = nil }
         state.finish()

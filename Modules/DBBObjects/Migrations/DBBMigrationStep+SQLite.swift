@@ -13,11 +13,12 @@ extension DBBMigrator {
         if foreignKeys { try manager.onSQLite(operation) { db in try db.setForeignKeysEnabled(false) } }
         defer { if foreignKeys { _ = try? manager.onSQLite(operation) { db in try db.setForeignKeysEnabled(true) } } }
         try manager.write { db in
-            for step in migration.steps { try step.apply(in: db, manager: manager) }
+            try migration.forEachStep { step in try step.apply(in: db, manager: manager) }
             if let violation = try db.firstForeignKeyViolation() {
                 throw DBBError(
-                    .constraint, message: "a row of \(violation.table) breaks its foreign key to \(violation.parent)",
-                    context: context)
+                    extendedCode: DBBError.constraintForeignKey.rawValue,
+                    message: "the foreign-key check after the steps found a row of \(violation.table) that breaks its "
+                        + "foreign key to \(violation.parent)", context: context)
             }
             try DBBMigrationRecordWork(migration: migration).run(on: db)
         }
@@ -48,7 +49,15 @@ extension DBBMigrationStep {
                 try definition.setType(of: column, to: sqlType)
             } transform: { db, temporary in
                 guard let transform else { return }
-                try db.transformColumn(column, of: target, into: temporary, transform)
+                try db.transformColumn(column, of: target, into: temporary) { id, value in
+                    do {
+                        return try transform(value)
+                    } catch {
+                        throw DBBError.wrapping(
+                            error, prefix: Self.transformFailurePrefix(id: id, table: table, target: target),
+                            context: "changing the type of \(table).\(property)")
+                    }
+                }
             }
         case .referenceToColumn(let table, let property):
             try db.moveReferenceToColumn(property, in: table)
@@ -279,14 +288,14 @@ extension DBBDatabase {
     /// Rewrites a column of a rebuilt table with a transform of each value of the old table, matched by rowid.
     fileprivate func transformColumn(
         _ column: String, of table: String, into temporary: String,
-        _ transform: (DBBValue) throws -> (any DBBBindable)?
+        _ transform: (_ rowid: DBBValue, DBBValue) throws -> (any DBBBindable)?
     ) throws {
         let update = try prepare(DBBMigrationStatements.updateValueByRowidSQL(column, of: temporary))
         let rows = try fetchCursor(DBBMigrationStatements.selectValuesByRowidSQL(column, of: table))
         while let row = try rows.next() {
             let value = row.value(at: 1)
             let rowid: Int64 = try row[0]
-            let newValue = try transform(value)?.dbbValue(options: codingOptions) ?? DBBValue.null
+            let newValue = try transform(.integer(rowid), value)?.dbbValue(options: codingOptions) ?? DBBValue.null
             try update.execute(newValue, rowid)
         }
     }

@@ -53,6 +53,33 @@ public struct DBBMigrationStep: Sendable {
         }
     }
 
+    /// What the error of a failing migration calls the step: its kind and what it changes, such as
+    /// `changeType Shelf.built`, `objects "fill in the slugs"` or `sql UPDATE Shelf SET built = …`.
+    var failureName: String {
+        switch kind {
+        case .sql(let sql):
+            // The statements on one line, shortened: the failing statement itself is the error's `sql`.
+            let text = sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            return "sql " + (text.count > 48 ? text.prefix(47) + "…" : text)
+        case .objects(let label, _): return "objects \"\(label)\""
+        case .renameProperty(let table, let from, _): return "renameProperty \(table).\(from)"
+        case .renameClass(let from, _): return "renameClass \(from)"
+        case .dropProperty(let table, let name): return "dropProperty \(table).\(name)"
+        case .dropClass(let table): return "dropClass \(table)"
+        case .changeType(let table, let property, _, _): return "changeType \(table).\(property)"
+        case .referenceToColumn(let table, let property): return "moveReferenceToColumn \(table).\(property)"
+        case .referenceToJoinTable(let table, let property): return "moveReferenceToJoinTable \(table).\(property)"
+        case .convertLayout(let table, _): return "convertLayout \(table)"
+        }
+    }
+
+    /// The prefix of the error of a transform that failed on one row: the row's id, and the join table when the
+    /// property lives in one.
+    package static func transformFailurePrefix(id: DBBValue, table: String, target: String) -> String {
+        let id = id.int64Value.map { "\($0)" } ?? "\(id)"
+        return target == table ? "row id \(id): " : "row id \(id) of \(target): "
+    }
+
     /// The tables the step changes (the class's table; join tables follow it), or none for SQL and objects.
     var tables: [String] {
         switch kind {
@@ -84,7 +111,9 @@ public struct DBBMigrationStep: Sendable {
     ///
     /// - Parameters:
     ///   - label: what the closure does; part of the migration's checksum, which cannot see the closure's code.
-    ///   - body: the work.
+    ///   - body: the work. An error it throws fails the migration, whose `DBBError` names the migration and the
+    ///     step and carries the thrown error unchanged as its `underlyingError` (a `DBBError` it throws keeps its
+    ///     kind and codes, its message prefixed).
     public static func objects(_ label: String, _ body: @escaping @Sendable (DBBManager) throws -> Void)
         -> DBBMigrationStep
     {
@@ -155,7 +184,8 @@ public struct DBBMigrationStep: Sendable {
     ///   - transform: turns each stored non-NULL value into the new one (return `nil` for NULL; dates are stored
     ///     as the object layer stores them, so return a `Date`). Without it the column's new type converts the
     ///     values as SQLite's type affinity does (an integer becomes a real; text that reads as a number a
-    ///     number). A throw fails the migration, which then changes nothing.
+    ///     number). A throw fails the migration, which then changes nothing: its `DBBError` names the migration,
+    ///     the step and the row's id, and carries the thrown error unchanged as its `underlyingError`.
     public static func changeType(
         of property: String, in table: String, to type: DBBStorageType,
         transform: (@Sendable (DBBValue) throws -> (any DBBBindable)?)? = nil

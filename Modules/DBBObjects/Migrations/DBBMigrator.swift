@@ -109,9 +109,11 @@ public struct DBBMigrator: Sendable {
     /// - Returns: what ran, and what was found edited or unknown (each also logged as a warning when the
     ///   manager logs).
     /// - Throws: `DBBError` (misuse) for two migrations of one name, on a read-only manager, or for a step on a
-    ///   registered class's table; the error of a failing step, naming the migration (which then changed
-    ///   nothing; those before it stay applied); (constraint) when the foreign-key check finds rows that break a
-    ///   foreign key.
+    ///   registered class's table; the error of a failing step, its message naming the migration, the step and,
+    ///   for a transform, the row's id (`migration v3 failed: step 1 (changeType Shelf.built): row id 7: …`): the
+    ///   migration then changed nothing, and those before it stay applied. An engine's error keeps its kind and
+    ///   codes; an error the application's transform or data step threw is the `underlyingError`, unchanged, of
+    ///   an error of kind `library`. (constraint) when the foreign-key check finds rows that break a foreign key.
     @discardableResult
     public func migrate(_ manager: DBBManager) throws -> Report {
         try manager.requireWritable("migrating")
@@ -176,9 +178,46 @@ public struct DBBMigrator: Sendable {
         } catch {
             // Classes a data step registered inside the rolled-back transaction describe tables that are gone.
             manager.unregister(Set(manager.allMaps.map { ObjectIdentifier($0.type) }).subtracting(registeredBefore))
-            guard var error = error as? DBBError else { throw manager.record(error) }
-            error.message = "migration \(migration.name) failed: \(error.message)"
-            throw manager.record(error)
+            throw manager.record(Self.failure(of: migration, error, context: context))
+        }
+    }
+
+    /// The error of a failed migration: `migration v3 failed: step 2 (changeType Shelf.built): row id 7: …`. An
+    /// engine's error keeps its kind and codes; the application's own (a transform's, a data step's) is carried
+    /// unchanged as the `underlyingError` of an error of kind `library`.
+    static func failure(of migration: Migration, _ error: any Error, context: String) -> DBBError {
+        var prefix = "migration \(migration.name) failed: "
+        var thrown = error
+        if let failure = error as? DBBMigrationStepFailure {
+            prefix += "step \(failure.index + 1) (\(failure.step.failureName)): "
+            thrown = failure.error
+        }
+        return DBBError.wrapping(thrown, prefix: prefix, context: context)
+    }
+}
+
+/// A step of a migration failed: which one, and what it threw. The migrator names both in its error; the
+/// steps' transaction lets it pass unchanged, as it does the errors of `write` closures.
+package struct DBBMigrationStepFailure: Error {
+    /// The step's position in the migration, from 0.
+    let index: Int
+    let step: DBBMigrationStep
+    /// What the step threw.
+    let error: any Error
+}
+
+extension DBBMigrator.Migration {
+    /// Runs each step in order with `apply`; an error names the step it came from.
+    ///
+    /// - Parameter apply: runs one step, in the migration's transaction.
+    /// - Throws: `DBBMigrationStepFailure` holding the step and what `apply` threw.
+    package func forEachStep(_ apply: (DBBMigrationStep) throws -> Void) throws {
+        for (index, step) in steps.enumerated() {
+            do {
+                try apply(step)
+            } catch {
+                throw DBBMigrationStepFailure(index: index, step: step, error: error)
+            }
         }
     }
 }

@@ -12,7 +12,7 @@ extension DBBPostgresObjectStore {
         // Each step may change what a prepared statement returns: connections prepare theirs again after it.
         defer { schema.advance() }
         try manager.write {
-            for step in migration.steps {
+            try migration.forEachStep { step in
                 schema.advance()
                 if case .objects(_, let body) = step.kind {
                     try body(manager)
@@ -130,10 +130,16 @@ extension DBBMigrationStep {
                 "SELECT \(q(idColumn)), \(q(property)) FROM \(q(target)) WHERE \(q(property)) IS NOT NULL",
                 arguments: []
             ) { row in
-                let stored = Connection.value(in: row, at: 1)
-                values.append(
-                    (Connection.value(in: row, at: 0), try transform(stored)?.dbbValue(options: .objectLayout) ?? .null)
-                )
+                let (id, stored) = (Connection.value(in: row, at: 0), Connection.value(in: row, at: 1))
+                let transformed: (any DBBBindable)?
+                do {
+                    transformed = try transform(stored)
+                } catch {
+                    throw DBBError.wrapping(
+                        error, prefix: Self.transformFailurePrefix(id: id, table: table, target: target),
+                        context: context)
+                }
+                values.append((id, try transformed?.dbbValue(options: .objectLayout) ?? .null))
             }
             let temporary = property + "_dbb_new"
             try run("ALTER TABLE \(q(target)) ADD COLUMN \(q(temporary)) \(type)")

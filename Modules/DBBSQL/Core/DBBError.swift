@@ -149,6 +149,21 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
     /// ``Kind-swift.struct/server`` when the engine gave it; `nil` for the library's own errors, misuses and
     /// deleted rows, which no engine reported.
     public var engine: String?
+    /// The error the application's own code threw, when that is what failed: a migration's transform or data
+    /// step, a `Codable` value's encoding, a custom `DBBPersistableValue` conversion. It is the thrown
+    /// value itself, unchanged, so a `catch` can match the application's own type:
+    ///
+    /// ```swift
+    /// do {
+    ///     try migrator.migrate(manager)
+    /// } catch let error as DBBError where error.underlyingError is Refused {
+    ///     print(error.message)   // migration v3 failed: step 1 (changeType Shelf.built), row id 7: Refused()
+    /// }
+    /// ```
+    ///
+    /// `nil` when the library or an engine found the failure itself. The error's ``message`` names where the code
+    /// ran; ``description`` includes the underlying error's own description.
+    public var underlyingError: (any Error)?
 
     /// Creates an error.
     ///
@@ -226,6 +241,27 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
         return error
     }
 
+    /// Creates an error for a failure of the application's own code that an operation ran (a closure, a value's
+    /// encoding), which it carries unchanged in ``underlyingError``.
+    ///
+    /// A ``DBBError`` thrown by that code is returned as it is, with `prefix` before its message.
+    ///
+    /// - Parameters:
+    ///   - error: what the application's code threw.
+    ///   - prefix: where it ran, put before its description in ``message`` (for example `"row id 7: "`).
+    ///   - context: what the library was doing.
+    /// - Returns: an error of kind ``Kind-swift.struct/library`` (result code ``ResultCode/error``) whose
+    ///   ``underlyingError`` is `error`, or `error` itself when it is a ``DBBError``.
+    public static func wrapping(_ error: any Error, prefix: String = "", context: String? = nil) -> DBBError {
+        if var error = error as? DBBError {
+            error.message = prefix + error.message
+            return error
+        }
+        var wrapped = DBBError.library(.error, message: prefix + String(describing: error), context: context)
+        wrapped.underlyingError = error
+        return wrapped
+    }
+
     /// Creates an error for a failure a database server reported, or for a server that could not be reached.
     ///
     /// - Parameters:
@@ -269,6 +305,16 @@ public struct DBBError: Error, Sendable, Equatable, CustomStringConvertible {
         if let context { text += " — while \(context)" }
         if let sql { text += " — SQL: \(sql)" }
         return DBBRedaction.redactingPasswords(in: text)
+    }
+
+    /// Whether two errors report the same failure: every field equal, and both without an underlying error or
+    /// both with one that describes itself the same way (errors are not `Equatable` in general).
+    public static func == (lhs: DBBError, rhs: DBBError) -> Bool {
+        lhs.kind == rhs.kind && lhs.resultCode == rhs.resultCode && lhs.extendedCode == rhs.extendedCode
+            && lhs.message == rhs.message && lhs.sql == rhs.sql && lhs.context == rhs.context
+            && lhs.recoverySuggestion == rhs.recoverySuggestion && lhs.sqlState == rhs.sqlState
+            && lhs.engine == rhs.engine
+            && lhs.underlyingError.map { String(reflecting: $0) } == rhs.underlyingError.map { String(reflecting: $0) }
     }
 
     /// Builds an error from the state of a connection after a failed call.

@@ -71,14 +71,16 @@ extension DBBCodableValue {
 
     /// Decodes the value from stored JSON text.
     ///
-    /// - Throws: `DBBError` (mismatch) when the value is not text or not JSON of this type.
+    /// - Throws: `DBBError` (mismatch) when the value is not text or not JSON of this type; what its
+    ///   `init(from:)` threw is the error's `underlyingError`.
     public static func fromStoredValue(_ value: DBBValue) throws -> Self {
         try dbbDecoded(String.fromStoredValue(value))
     }
 
     /// Stores the value as JSON text, its keys sorted so that equal values store equal text.
     ///
-    /// - Throws: `DBBError` (mismatch) when the value cannot be encoded.
+    /// - Throws: `DBBError` (mismatch) when the value cannot be encoded; what its `encode(to:)` threw is the
+    ///   error's `underlyingError`.
     public func dbbValue(options: DBBCodingOptions) throws -> DBBValue {
         .text(try dbbJSONText(self))
     }
@@ -94,9 +96,11 @@ extension DBBCodableValue {
         do {
             return try JSONDecoder().decode(Self.self, from: Data(text.utf8))
         } catch {
-            throw DBBError.library(
+            var failure = DBBError.library(
                 .mismatch, message: "the stored text is not the JSON of a \(Self.self): \(error)",
                 context: "reading a stored value")
+            failure.underlyingError = error
+            throw failure
         }
     }
 }
@@ -108,8 +112,11 @@ private func dbbJSONText(_ value: some Encodable) throws -> String {
     do {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     } catch {
-        throw DBBError.library(
+        // The value's own `encode(to:)` may have thrown: its error stays reachable, unchanged.
+        var failure = DBBError.library(
             .mismatch, message: "a \(type(of: value)) cannot be stored as JSON: \(error)", context: "storing a value")
+        failure.underlyingError = error
+        throw failure
     }
 }
 
