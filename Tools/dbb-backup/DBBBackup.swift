@@ -151,10 +151,19 @@ struct ValueSizeOptions: ParsableArguments {
 extension DBBBackup {
     struct Dump: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Dump a database to a .json.gz file.",
-            discussion: "The database is read in one transaction, so the dump is a consistent snapshot.")
+            abstract: "Dump a database, SQLite or PostgreSQL, to a .json.gz file.",
+            discussion: """
+                The database is read in one transaction, so the dump is a consistent snapshot.
 
-        @Argument(help: "The SQLite database to back up.")
+                With a postgres://user@host:port/database source, every table of --schema (by default the \
+                schema DBBManager(postgres:) opened with the URL works in, usually public) is dumped in one \
+                REPEATABLE READ snapshot, in the same format: the dump restores into an SQLite file or into \
+                PostgreSQL. Each column whose type SQLite lacks is named with its conversion (note: lines); \
+                views, functions, triggers, sequences and extensions are kept as text in the header. --strict \
+                refuses a type with no mapping.
+                """)
+
+        @Argument(help: "The SQLite database to back up, or a postgres:// URL.")
         var database: String
 
         @Argument(
@@ -184,6 +193,8 @@ extension DBBBackup {
                 discussion: "Rows a restore would refuse are left out, and the dump's header records the damage."))
         var allowDamaged = false
 
+        @OptionGroup var postgres: PostgresOptions
+
         @OptionGroup var valueSize: ValueSizeOptions
 
         @OptionGroup var outputOptions: OutputOptions
@@ -194,6 +205,18 @@ extension DBBBackup {
         }
 
         func run() throws {
+            if isPostgresURL(database) {
+                guard table.isEmpty, !check, !allowDamaged else {
+                    throw ValidationError("--table, --check and --allow-damaged apply to an SQLite database only")
+                }
+                try dumpPostgres(
+                    url: database, output: output, flags: postgres, level: level, force: force,
+                    maximumValueLength: valueSize.bytes, quiet: outputOptions.quiet)
+                return
+            }
+            if postgres.schema != nil || postgres.strict {
+                throw ValidationError("--schema and --strict apply to a postgres:// source or target only")
+            }
             let target = output ?? database + ".json.gz"
             let toStandardOutput = target == standardStreamName
             let bar = ProgressBar(enabled: !outputOptions.quiet, verb: "dumping")

@@ -1,0 +1,273 @@
+internal import DBBExport
+internal import DBBSQL
+internal import Foundation
+
+/// What a dump of a PostgreSQL schema holds, read from the server's catalog inside the dump's snapshot: each
+/// table's columns and how they are written (``DumpColumnMapping``), the SQLite schema that re-creates them, the
+/// header with every table's row count, and what is kept as text only.
+struct PostgresDumpPlan {
+    /// One table to dump.
+    struct Table {
+        /// The section: its name, columns, rowid and row count.
+        var section: DBBDumpTable
+        /// The columns as read, the rowid's first when the section stores one.
+        var columns: [DumpColumnMapping]
+        /// The query that reads the rows in the dump's order.
+        var selectSQL: String
+    }
+
+    var header: DBBDumpHeader
+    var schema: [DBBSchemaObject]
+    var tables: [Table]
+    /// The rows of `sqlite_sequence`: each table whose key is an identity (or a serial), and the last value its
+    /// sequence handed out.
+    var sequences: [(table: String, value: Int64)]
+
+    /// The name `sqlite_sequence`'s section and schema entry have.
+    static let sequenceTable = "sqlite_sequence"
+
+    // MARK: Reading the catalog
+
+    /// Reads the plan of a schema, in the transaction the dump reads its rows in.
+    ///
+    /// - Throws: `DBBExportError` (unknownTable) when the schema does not exist, (malformed) with `strict` for a
+    ///   column whose type has no mapping; `DBBError` when the server refuses a query.
+    init(connection: DBBPostgresConnection, schema: String, strict: Bool) throws {
+        let context = PostgresCatalog(connection: connection, schema: schema)
+        guard try context.schemaExists() else {
+            throw DBBExportError(.unknownTable, "the database has no schema named \(schema)")
+        }
+        let metadata = try context.restoreMetadata()
+        var relations = try context.tables()
+        if let metadata { relations.removeAll { $0 == metadata.table } }
+        var columnsByTable = try context.columns()
+        let keys = try context.indexes()
+        let foreignKeys = try context.foreignKeys()
+        var conversions: [DBBDumpConversion] = []
+        var sourceObjects = try context.sourceObjects()
+        if let metadata { sourceObjects += metadata.sourceObjects }
+        var schemaObjects: [DBBSchemaObject] = []
+        var tables: [Table] = []
+        var sequences: [(String, Int64)] = []
+        try context.lock(relations)
+        for name in relations {
+            let catalogColumns = columnsByTable[name] ?? []
+            columnsByTable[name] = nil
+            let planned = metadata?.plan.tables.first { $0.name == name }
+            var mappings: [DumpColumnMapping] = []
+            for column in catalogColumns {
+                var mapping = column.mapping
+                if let original = planned?.columns.first(where: { $0.name == column.name }) {
+                    mapping = mapping.declaring(original.declaredType)
+                }
+                if mapping.isUnmapped && strict {
+                    throw DBBExportError(
+                        .malformed,
+                        "the column's type \(column.mapping.sourceType) has no mapping to SQLite (dump without "
+                            + "--strict to write it as its text)", table: name, column: column.name)
+                }
+                if let note = mapping.conversion, planned == nil {
+                    conversions.append(
+                        DBBDumpConversion(
+                            table: name, column: column.name, sourceType: mapping.sourceType,
+                            storedAs: mapping.storedAs, note: note))
+                }
+                mappings.append(mapping)
+            }
+            // The column a restore of an SQLite dump kept the rowids in goes back to being the rowid.
+            let rowIDColumn = planned?.rowIDColumn.flatMap { rowID in mappings.firstIndex { $0.name == rowID } }
+            var rowID: DumpColumnMapping?
+            if let rowIDColumn { rowID = mappings.remove(at: rowIDColumn) }
+            let tableKeys = keys.filter { $0.table == name }
+            let primaryKey = tableKeys.first { $0.isPrimary }
+            let keyColumns = primaryKey.map { key in key.columns.map(\.name) } ?? []
+            // A one-column integer key is SQLite's INTEGER PRIMARY KEY, the rowid; an identity (or a serial) is
+            // AUTOINCREMENT, which never hands out an id twice either.
+            var rowIDKey: CatalogColumn?
+            if rowID == nil, keyColumns.count == 1,
+                let column = catalogColumns.first(where: { $0.name == keyColumns[0] }),
+                ["int8", "int4", "int2"].contains(column.base), !column.isDomain
+            {
+                rowIDKey = column
+            }
+            var lines: [String] = []
+            for mapping in mappings {
+                let catalog = catalogColumns.first { $0.name == mapping.name }
+                var line = DBBDatabase.quoteIdentifier(mapping.name) + " "
+                if let rowIDKey, rowIDKey.name == mapping.name {
+                    line += "INTEGER PRIMARY KEY"
+                    if rowIDKey.isSequence { line += " AUTOINCREMENT" }
+                } else {
+                    line += mapping.declaredType
+                }
+                if catalog?.notNull == true { line += " NOT NULL" }
+                if let literal = catalog?.defaultSQL.flatMap({ Self.sqliteDefault($0, base: catalog?.base ?? "") }) {
+                    line += " DEFAULT " + literal
+                } else if let expression = catalog?.defaultSQL, catalog?.isSequence != true {
+                    sourceObjects.append(
+                        DBBDumpSourceObject(
+                            type: "default", name: "\(name).\(mapping.name)",
+                            sql: "ALTER TABLE \(DBBDatabase.quoteIdentifier(name)) ALTER COLUMN "
+                                + "\(DBBDatabase.quoteIdentifier(mapping.name)) SET DEFAULT \(expression)"))
+                }
+                lines.append(line)
+            }
+            let withoutRowID = rowIDKey == nil && !keyColumns.isEmpty && rowID == nil
+            if rowIDKey == nil, !keyColumns.isEmpty {
+                lines.append("PRIMARY KEY (\(keyColumns.map(DBBDatabase.quoteIdentifier).joined(separator: ", ")))")
+            }
+            for foreignKey in foreignKeys where foreignKey.table == name {
+                guard relations.contains(foreignKey.parent) else {
+                    sourceObjects.append(
+                        DBBDumpSourceObject(type: "constraint", name: "\(name).\(foreignKey.name)", sql: foreignKey.sql)
+                    )
+                    continue
+                }
+                lines.append(
+                    "FOREIGN KEY (\(foreignKey.columns.map(DBBDatabase.quoteIdentifier).joined(separator: ", "))) "
+                        + "REFERENCES \(DBBDatabase.quoteIdentifier(foreignKey.parent)) "
+                        + "(\(foreignKey.parentColumns.map(DBBDatabase.quoteIdentifier).joined(separator: ", ")))"
+                        + " ON UPDATE \(foreignKey.onUpdate) ON DELETE \(foreignKey.onDelete)")
+            }
+            let sql =
+                "CREATE TABLE \(DBBDatabase.quoteIdentifier(name)) (\n    \(lines.joined(separator: ",\n    "))\n)"
+                + (withoutRowID ? " WITHOUT ROWID" : "")
+            schemaObjects.append(DBBSchemaObject(type: "table", name: name, tableName: name, sql: sql))
+            // The unique index a restore put on its rowid column is SQLite's own rowid again.
+            for key in tableKeys where !key.isPrimary && !key.columns.contains(where: { $0.name == rowID?.name }) {
+                if let indexSQL = key.sqliteSQL(table: name) {
+                    schemaObjects.append(DBBSchemaObject(type: "index", name: key.name, tableName: name, sql: indexSQL))
+                } else {
+                    sourceObjects.append(DBBDumpSourceObject(type: "index", name: "\(name).\(key.name)", sql: key.sql))
+                }
+            }
+            if let rowIDKey, rowIDKey.isSequence,
+                let last = try context.lastSequenceValue(table: name, column: rowIDKey.name)
+            {
+                sequences.append((name, last))
+            }
+            // The dump's order: the rowid's, else the key's (text as SQLite's BINARY collation orders it).
+            var order: [String] = []
+            if let rowID {
+                order = [rowID.select]
+            } else {
+                order = keyColumns.compactMap { key in
+                    mappings.first { $0.name == key }.map { mapping in
+                        mapping.storedAs == "TEXT" ? "(\(mapping.select)) COLLATE \"C\"" : mapping.select
+                    }
+                }
+            }
+            let read = (rowID.map { [$0] } ?? []) + mappings
+            let selectSQL =
+                "SELECT \(read.isEmpty ? "NULL" : read.map(\.select).joined(separator: ", ")) FROM "
+                + RestoreSchemaWriter.qualified(name, in: schema)
+                + (order.isEmpty ? "" : " ORDER BY " + order.joined(separator: ", "))
+            let count = try context.rowCount(of: name)
+            tables.append(
+                Table(
+                    section: DBBDumpTable(
+                        name: name, columns: mappings.map(\.name), hasRowID: rowID != nil, rowCount: count),
+                    columns: read, selectSQL: selectSQL))
+        }
+        if !sequences.isEmpty {
+            let name = Self.sequenceTable
+            schemaObjects.append(
+                DBBSchemaObject(
+                    type: "table", name: name, tableName: name, sql: "CREATE TABLE sqlite_sequence(name,seq)"))
+        }
+        var header = DBBDumpHeader(
+            sqliteVersion: DBBDatabase.sqliteVersion, userVersion: metadata?.plan.userVersion ?? 0,
+            applicationID: metadata?.plan.applicationID ?? 0,
+            created: DBBDateFormatting.iso8601String(from: Date()),
+            tables: tables.map(\.section)
+                + (sequences.isEmpty
+                    ? []
+                    : [
+                        DBBDumpTable(
+                            name: Self.sequenceTable, columns: ["name", "seq"], hasRowID: true,
+                            rowCount: sequences.count)
+                    ]))
+        header.source = try context.source()
+        header.conversions = conversions
+        header.sourceObjects = sourceObjects
+        self.header = header
+        self.schema = schemaObjects
+        self.tables = tables
+        self.sequences = sequences
+    }
+
+    /// A PostgreSQL column default as an SQLite one, when it is a constant SQLite reads the same: a number, a
+    /// string (with its cast dropped), `true` or `false` as 1 or 0, `NULL`; `nil` otherwise.
+    static func sqliteDefault(_ expression: String, base: String) -> String? {
+        var text = expression.trimmingCharacters(in: .whitespaces)
+        if text.hasPrefix("NULL::") || text == "NULL" { return nil }
+        if base == "bool" {
+            if text == "true" { return "1" }
+            if text == "false" { return "0" }
+            return nil
+        }
+        while text.hasPrefix("("), text.hasSuffix(")") { text = String(text.dropFirst().dropLast()) }
+        if text.range(of: #"^-?[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil {
+            return ["int8", "int4", "int2", "float8", "float4", "numeric"].contains(base) ? "(\(text))" : nil
+        }
+        // 'text'::type, the literal with its quotes doubled; only where the value is written as the literal's text.
+        if let literal = text.range(of: #"^'([^']|'')*'"#, options: .regularExpression),
+            text[literal.upperBound...].range(of: #"^(::[a-z ]+(\([0-9, ]+\))?)?$"#, options: .regularExpression)
+                != nil,
+            ["text", "varchar", "bpchar", "name"].contains(base)
+        {
+            return String(text[literal])
+        }
+        return nil
+    }
+}
+
+/// A column as the catalog describes it.
+struct CatalogColumn {
+    var name: String
+    var mapping: DumpColumnMapping
+    /// The base type's `typname`.
+    var base: String
+    var isDomain: Bool
+    var notNull: Bool
+    /// The default's expression, if any (not for identities).
+    var defaultSQL: String?
+    /// Whether the column is an identity or takes its default from a sequence (`serial`).
+    var isSequence: Bool
+}
+
+/// An index (or the index of a key) as the catalog describes it.
+struct CatalogIndex {
+    var table: String
+    var name: String
+    var isPrimary: Bool
+    var isUnique: Bool
+    /// The key columns, each with whether it is descending; empty when the index has expressions.
+    var columns: [(name: String, descending: Bool)]
+    /// Whether SQLite can have the same index: a b-tree on plain columns, without a predicate or included columns.
+    var isPlain: Bool
+    /// Its definition (`pg_get_indexdef`).
+    var sql: String
+
+    /// The SQLite `CREATE INDEX`, or `nil` when SQLite cannot have the index.
+    func sqliteSQL(table: String) -> String? {
+        guard isPlain, !columns.isEmpty else { return nil }
+        let list = columns.map { DBBDatabase.quoteIdentifier($0.name) + ($0.descending ? " DESC" : "") }
+        return "CREATE \(isUnique ? "UNIQUE " : "")INDEX \(DBBDatabase.quoteIdentifier(name)) ON "
+            + "\(DBBDatabase.quoteIdentifier(table)) (\(list.joined(separator: ", ")))"
+    }
+}
+
+/// A foreign key as the catalog describes it.
+struct CatalogForeignKey {
+    var table: String
+    var name: String
+    var columns: [String]
+    /// The referenced table, when it is in the dumped schema.
+    var parent: String
+    var parentColumns: [String]
+    var onUpdate: String
+    var onDelete: String
+    /// Its definition, for a constraint kept as text.
+    var sql: String
+}
