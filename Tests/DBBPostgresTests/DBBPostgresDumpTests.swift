@@ -179,4 +179,45 @@ struct DBBPostgresDumpTests {
         #expect(throws: DBBExportError.self) { try DBBExport.restore(dumpAt: dumpURL, to: sqlite) }
         try DBBExport.restore(dumpAt: dumpURL, to: sqlite, options: DBBRestoreOptions(replaceExisting: true))
     }
+
+    @Test("a dump of PostgreSQL restores into another database, and verify --against compares it with either schema")
+    func dumpRestoresIntoPostgresAndCompares() async throws {
+        let folder = try TemporaryFolder()
+        let dumpURL = folder.file("types.json.gz")
+        let source = try await TestPostgres.freshDatabase()
+        let target = try await TestPostgres.freshDatabase()
+        let (restored, before, after) = try await TestPostgres.onQueue {
+            () -> (DBBPostgresRestoreReport, DBBDumpDifference?, DBBDumpDifference?) in
+            let db = try DBBPostgresConnection.connect(source)
+            defer { try? db.close() }
+            try Self.run(Self.typesSchema, on: db)
+            try DBBPostgresDump.dump(from: db, to: dumpURL, options: DBBPostgresDumpOptions(schema: "public"))
+            let copy = try DBBPostgresConnection.connect(target)
+            defer { try? copy.close() }
+            let restored = try DBBPostgresRestore.restore(
+                dumpAt: dumpURL, into: copy, options: DBBPostgresRestoreOptions(schema: "copy"))
+            let before = try DBBPostgresDump.compare(dumpAt: dumpURL, with: db, schema: "public")
+            _ = try db.execute("UPDATE item SET txt = 'changed' WHERE id = 1")
+            let after = try DBBPostgresDump.compare(dumpAt: dumpURL, with: db, schema: "public")
+            _ = try db.execute("UPDATE item SET txt = E'caf\\u00e9 \\u2713\\n\"q\"' WHERE id = 1")
+            return (restored, before, after)
+        }
+        #expect(restored.verified)
+        #expect(restored.plan.tables.map(\.name) == ["item", "pair", "loose", "child"])
+        let item = try #require(restored.plan.tables.first { $0.name == "item" })
+        #expect(item.identityColumn == "id")
+        #expect(item.nextIdentity == 6)
+        #expect(before == nil, "\(String(describing: before))")
+        #expect(after?.table == "item" && after?.row == 1 && after?.column == "txt", "\(String(describing: after))")
+        // The tool chooses the comparison: the source as a dump reads it, the restored schema by the restore's plan.
+        let sourceURL = Self.url(of: source)
+        let targetURL = Self.url(of: target)
+        let withSource = try ToolProcess.run("dbb-backup", ["verify", dumpURL.path, "--against", sourceURL])
+        #expect(withSource.exitCode == 0, "\(withSource.standardError)")
+        #expect(withSource.standardOutput.contains("identical to schema public"), "\(withSource.standardOutput)")
+        let withCopy = try ToolProcess.run(
+            "dbb-backup", ["verify", dumpURL.path, "--against", targetURL, "--schema", "copy"])
+        #expect(withCopy.exitCode == 0, "\(withCopy.standardError)")
+        #expect(withCopy.standardOutput.contains("identical to schema copy"), "\(withCopy.standardOutput)")
+    }
 }

@@ -173,6 +173,8 @@ struct DumpColumnMapping {
         }
         // Written as SQLite stores it in the column, so a restore holds exactly the dump's values.
         switch result {
+        case .real(let number) where number.isNaN:
+            return .null
         case .real(let number) where integerAffinity:
             if number.rounded() == number, number >= -9.223_372_036_854_775_808e18,
                 number < 9.223_372_036_854_775_808e18

@@ -146,16 +146,19 @@ struct PostgresDumpPlan {
             {
                 sequences.append((name, last))
             }
-            // The dump's order: the rowid's, else the key's (text as SQLite's BINARY collation orders it).
+            // The dump's order: the rowid's, else the key's, else every column's, so that a dump is the same each
+            // time and a restore into PostgreSQL compares a table without a key in the same order (text as
+            // SQLite's BINARY collation orders it).
+            func ordering(_ mapping: DumpColumnMapping) -> String {
+                mapping.storedAs == "TEXT" ? "(\(mapping.select)) COLLATE \"C\"" : mapping.select
+            }
             var order: [String] = []
             if let rowID {
                 order = [rowID.select]
+            } else if keyColumns.isEmpty {
+                order = mappings.map(ordering)
             } else {
-                order = keyColumns.compactMap { key in
-                    mappings.first { $0.name == key }.map { mapping in
-                        mapping.storedAs == "TEXT" ? "(\(mapping.select)) COLLATE \"C\"" : mapping.select
-                    }
-                }
+                order = keyColumns.compactMap { key in mappings.first { $0.name == key }.map(ordering) }
             }
             let read = (rowID.map { [$0] } ?? []) + mappings
             let selectSQL =
