@@ -220,4 +220,53 @@ struct DBBPostgresDumpTests {
         #expect(withCopy.exitCode == 0, "\(withCopy.standardError)")
         #expect(withCopy.standardOutput.contains("identical to schema copy"), "\(withCopy.standardOutput)")
     }
+
+    @Test("verify --against compares any pair of an SQLite file, a postgres:// URL and a dump")
+    func verifyComparesEveryPair() async throws {
+        let folder = try TemporaryFolder()
+        let sqlite = folder.file("app.sqlite")
+        let db = try DBBDatabase(path: sqlite.path)
+        try db.executeStatements(DBBPostgresRestoreTests.builderLayout)
+        try db.close()
+        let appDump = folder.file("app.json.gz")
+        try DBBExport.dump(databaseAt: sqlite, to: appDump)
+        let configuration = try await TestPostgres.freshDatabase()
+        let url = Self.url(of: configuration)
+        let restore = try ToolProcess.run("dbb-backup", ["restore", appDump.path, url])
+        #expect(restore.exitCode == 0, "\(restore.standardError)")
+        let pgDump = folder.file("pg.json.gz")
+        let dumped = try ToolProcess.run("dbb-backup", ["dump", "-q", url, pgDump.path])
+        #expect(dumped.exitCode == 0, "\(dumped.standardError)")
+        let copy = folder.file("copy.sqlite")
+        #expect(try ToolProcess.run("dbb-backup", ["restore", "-q", pgDump.path, copy.path]).exitCode == 0)
+        let pairs: [(String, String)] = [
+            (appDump.path, sqlite.path), (appDump.path, url), (sqlite.path, url), (sqlite.path, appDump.path),
+            (pgDump.path, url), (pgDump.path, copy.path), (url, copy.path), (url, pgDump.path),
+            (copy.path, pgDump.path), (pgDump.path, pgDump.path),
+        ]
+        for (left, right) in pairs {
+            let run = try ToolProcess.run("dbb-backup", ["verify", left, "--against", right])
+            #expect(
+                run.exitCode == 0,
+                "\(left) against \(right): \(run.standardOutput.replacingOccurrences(of: "\n", with: " / ")) \(run.standardError)"
+            )
+            #expect(run.standardOutput.contains("identical to"), "\(left) against \(right): \(run.standardOutput)")
+        }
+        // A change on the server is found from either side.
+        try await TestPostgres.onQueue {
+            let server = try DBBPostgresConnection.connect(configuration)
+            defer { try? server.close() }
+            _ = try server.execute("UPDATE \"Meeting\" SET title = 'Moved' WHERE id = 2")
+        }
+        for (left, right) in [(url, copy.path), (sqlite.path, url), (pgDump.path, url)] {
+            let run = try ToolProcess.run("dbb-backup", ["verify", left, "--against", right])
+            #expect(run.exitCode == 1, "\(left) against \(right): \(run.standardOutput) \(run.standardError)")
+            #expect(run.standardOutput.contains("Meeting"), "\(left) against \(right): \(run.standardOutput)")
+        }
+        // Nothing is left of the temporary dumps and databases.
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter {
+            $0.hasPrefix("dbb-backup-verify-")
+        }
+        #expect(leftovers == [])
+    }
 }

@@ -380,13 +380,18 @@ extension DBBBackup {
                 Checks the gzip stream (CRC-32 and length), the JSON, the shape of every value and every \
                 table's row count. With --against, also compares the schema, header values and every row \
                 with the database and reports the first difference (exit code 1). --against \
-                postgres://… compares every row of the tables a restore made in --schema instead.
+                postgres://… compares every row of --schema: of the tables a restore made there, or, for a \
+                dump of PostgreSQL, of the schema it was read from.
+
+                Any two of an SQLite file, a postgres:// URL and a dump compare: an SQLite file or a URL given \
+                in place of the dump is dumped first, and a dump given to --against is restored first, each \
+                into a temporary folder that is removed afterwards.
                 """)
 
-        @Argument(help: "The dump file to read, or - for standard input.")
+        @Argument(help: "The dump file to read, or - for standard input; or an SQLite file or a postgres:// URL.")
         var dump: String
 
-        @Option(name: .long, help: "A database to compare the dump with, or a postgres:// URL.")
+        @Option(name: .long, help: "A database, a postgres:// URL or a dump to compare the dump with.")
         var against: String?
 
         @OptionGroup var postgres: PostgresOptions
@@ -403,6 +408,30 @@ extension DBBBackup {
         }
 
         func run() throws {
+            // Any pair compares through a dump on the left and a database on the right.
+            guard dump != standardStreamName, against != nil,
+                isPostgresURL(dump) || isSQLiteFile(dump) || (against.map(isDumpFile) ?? false)
+            else {
+                return try compare(dump: dump, against: against)
+            }
+            let scratch = try ScratchFolder()
+            let limit = valueSize.bytes
+            var left = dump
+            if isPostgresURL(dump) {
+                left = try scratch.dump(ofPostgres: dump, flags: postgres, maximumValueLength: limit)
+            } else if isSQLiteFile(dump) {
+                left = try scratch.dump(ofSQLite: dump, maximumValueLength: limit)
+            }
+            var right = against
+            if let against, !isPostgresURL(against), isDumpFile(against) {
+                right = try scratch.restore(against, maximumValueLength: limit)
+            }
+            try compare(dump: left, against: right, shown: against)
+        }
+
+        /// Verifies a dump, and compares it with a database (named `shown` in messages) when there is one.
+        private func compare(dump: String, against: String?, shown: String? = nil) throws {
+            let shown = shown ?? against
             if let against, isPostgresURL(against) {
                 try verifyAgainstPostgres(
                     dump: dump, url: against, flags: postgres, maximumValueLength: valueSize.bytes, json: json,
@@ -434,16 +463,16 @@ extension DBBBackup {
             bar.finish()
             if !json { printDamage(report.header.damage, verb: "written") }
             if json {
-                printJSON(VerifyOutput(report: report, compared: against, difference: difference))
+                printJSON(VerifyOutput(report: report, compared: shown, difference: difference))
             } else if !outputOptions.quiet {
                 printLine(
                     "ok: \(report.tables.count) tables, \(report.totalRows) rows, \(formatBytes(report.jsonBytes)) of JSON "
                         + "in \(formatBytes(report.compressedBytes)) (gzip CRC and length checked)")
                 if let against {
                     if let difference {
-                        printLine("different from \(against): \(difference)")
+                        printLine("different from \(shown ?? against): \(difference)")
                     } else {
-                        printLine("identical to \(against)")
+                        printLine("identical to \(shown ?? against)")
                     }
                 }
             }

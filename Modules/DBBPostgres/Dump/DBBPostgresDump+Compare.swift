@@ -87,7 +87,7 @@ private final class SourceComparer: DumpConsumer {
     }
 
     func beginTable(_ table: DBBDumpTable) throws {
-        if table.name == PostgresDumpPlan.sequenceTable && !plan.sequences.isEmpty {
+        if table.name == PostgresDumpPlan.sequenceTable && plan.hasSequenceTable {
             reader = nil
             return
         }

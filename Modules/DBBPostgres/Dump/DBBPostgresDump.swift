@@ -97,7 +97,7 @@ public enum DBBPostgresDump {
                 try readRows(of: table, from: connection, into: writer, strict: options.strict)
                 try writer.endTable()
             }
-            if !plan.sequences.isEmpty {
+            if plan.hasSequenceTable {
                 let section = DBBDumpTable(
                     name: PostgresDumpPlan.sequenceTable, columns: ["name", "seq"], hasRowID: true,
                     rowCount: plan.sequences.count)

@@ -188,15 +188,16 @@ struct PostgresCatalog {
         }
     }
 
-    /// The last value the sequence of a table's identity (or serial) column handed out, or `nil` when it has
-    /// handed out none.
+    /// The last value the sequence of a table's identity (or serial) column handed out: its `last_value`, or one
+    /// less when it has not handed that one out yet (a new sequence, or one restarted); `nil` without a sequence.
     func lastSequenceValue(table: String, column: String) throws -> Int64? {
         let qualified = RestoreSchemaWriter.qualified(table, in: schema)
-        let row = try rows(
-            "SELECT pg_sequence_last_value(pg_get_serial_sequence($1, $2)::regclass)",
-            [.text(qualified), .text(column)]
-        ).first
-        return row?.first.flatMap(Self.integer)
+        let found = try rows("SELECT pg_get_serial_sequence($1, $2)", [.text(qualified), .text(column)]).first
+        guard let name = found?.first.flatMap(Self.text) else { return nil }
+        // The name comes quoted and qualified as SQL from the server.
+        let row = try rows("SELECT last_value, is_called FROM \(name)").first ?? []
+        guard row.count == 2, let last = Self.integer(row[0]) else { return nil }
+        return row[1] == .integer(1) ? last : last - 1
     }
 
     /// What the dump keeps as text: the schema's views, materialized views, functions and procedures, triggers,

@@ -22,6 +22,8 @@ struct PostgresDumpPlan {
     /// The rows of `sqlite_sequence`: each table whose key is an identity (or a serial), and the last value its
     /// sequence handed out.
     var sequences: [(table: String, value: Int64)]
+    /// Whether the dump has a `sqlite_sequence` section: a table of it has `AUTOINCREMENT`.
+    var hasSequenceTable: Bool
 
     /// The name `sqlite_sequence`'s section and schema entry have.
     static let sequenceTable = "sqlite_sequence"
@@ -49,6 +51,7 @@ struct PostgresDumpPlan {
         var schemaObjects: [DBBSchemaObject] = []
         var tables: [Table] = []
         var sequences: [(String, Int64)] = []
+        var hasAutoincrement = false
         try context.lock(relations)
         for name in relations {
             let catalogColumns = columnsByTable[name] ?? []
@@ -141,10 +144,12 @@ struct PostgresDumpPlan {
                     sourceObjects.append(DBBDumpSourceObject(type: "index", name: "\(name).\(key.name)", sql: key.sql))
                 }
             }
-            if let rowIDKey, rowIDKey.isSequence,
-                let last = try context.lastSequenceValue(table: name, column: rowIDKey.name)
-            {
-                sequences.append((name, last))
+            if let rowIDKey, rowIDKey.isSequence {
+                hasAutoincrement = true
+                // SQLite's sqlite_sequence has a row once an id was handed out.
+                if let last = try context.lastSequenceValue(table: name, column: rowIDKey.name), last > 0 {
+                    sequences.append((name, last))
+                }
             }
             // The dump's order: the rowid's, else the key's, else every column's, so that a dump is the same each
             // time and a restore into PostgreSQL compares a table without a key in the same order (text as
@@ -172,7 +177,7 @@ struct PostgresDumpPlan {
                         name: name, columns: mappings.map(\.name), hasRowID: rowID != nil, rowCount: count),
                     columns: read, selectSQL: selectSQL))
         }
-        if !sequences.isEmpty {
+        if hasAutoincrement {
             let name = Self.sequenceTable
             schemaObjects.append(
                 DBBSchemaObject(
@@ -183,7 +188,7 @@ struct PostgresDumpPlan {
             applicationID: metadata?.plan.applicationID ?? 0,
             created: DBBDateFormatting.iso8601String(from: Date()),
             tables: tables.map(\.section)
-                + (sequences.isEmpty
+                + (!hasAutoincrement
                     ? []
                     : [
                         DBBDumpTable(
@@ -197,6 +202,7 @@ struct PostgresDumpPlan {
         self.schema = schemaObjects
         self.tables = tables
         self.sequences = sequences
+        hasSequenceTable = hasAutoincrement
     }
 
     /// A PostgreSQL column default as an SQLite one, when it is a constant SQLite reads the same: a number, a
