@@ -193,6 +193,11 @@ struct DBBPostgresDumpBadInputTests {
         #expect(
             dumped.standardOutput.contains("dumped 1 rows of 1 tables of schema public"), "\(dumped.standardOutput)")
         #expect(!dumped.standardOutput.contains(password))
+        let inspected = try ToolProcess.run("dbb-backup", ["inspect", output])
+        #expect(inspected.standardOutput.contains("dumped from PostgreSQL"), "\(inspected.standardOutput)")
+        #expect(inspected.standardOutput.contains("note: column shape.at (point) as TEXT: no mapping"))
+        let inspectedJSON = try ToolProcess.run("dbb-backup", ["inspect", "--json", output])
+        #expect(inspectedJSON.standardOutput.contains("\"sourceType\""), "\(inspectedJSON.standardOutput)")
         let again = try ToolProcess.run("dbb-backup", ["dump", url, output])
         #expect(again.exitCode == 73)
         let restored = try ToolProcess.run("dbb-backup", ["restore", output, folder.file("out.sqlite").path])

@@ -196,6 +196,13 @@ struct DBBPostgresDumpTests {
             defer { try? copy.close() }
             let restored = try DBBPostgresRestore.restore(
                 dumpAt: dumpURL, into: copy, options: DBBPostgresRestoreOptions(schema: "copy"))
+            // What the first dump kept as text is kept by the restore, and by a dump of what it made.
+            let again = try DBBPostgresDump.dump(
+                from: copy, to: dumpURL.deletingLastPathComponent().appendingPathComponent("again.json.gz"),
+                options: DBBPostgresDumpOptions(schema: "copy"))
+            #expect(again.header.sourceObjects.contains { $0.type == "view" && $0.name == "item_names" })
+            #expect(again.header.sourceObjects.contains { $0.type == "function" && $0.name == "twice(x integer)" })
+            #expect(again.tables.map(\.name) == ["item", "pair", "loose", "child", "sqlite_sequence"])
             let before = try DBBPostgresDump.compare(dumpAt: dumpURL, with: db, schema: "public")
             _ = try db.execute("UPDATE item SET txt = 'changed' WHERE id = 1")
             let after = try DBBPostgresDump.compare(dumpAt: dumpURL, with: db, schema: "public")

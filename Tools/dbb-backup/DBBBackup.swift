@@ -369,6 +369,15 @@ extension DBBBackup {
                     "  \(table.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rowCount) rows")
             }
             printLine("total: \(report.totalRows) rows in \(report.tables.count) tables")
+            if let source = report.header.source {
+                printLine(
+                    "dumped from \(source.engine) \(source.version), database \(source.database)"
+                        + (source.schema.map { ", schema \($0)" } ?? ""))
+                for conversion in report.header.conversions { printLine("note: \(conversion)") }
+                for object in report.header.sourceObjects {
+                    printLine("note: \(object) kept as text in the header; no restore runs it")
+                }
+            }
             printDamage(report.header.damage, verb: "written")
         }
     }

@@ -183,6 +183,17 @@ struct DumpColumnMapping {
             }
         case .integer(let number) where realAffinity:
             return .real(Double(number))
+        case .text(let text) where integerAffinity || realAffinity:
+            // Numbers a restore into PostgreSQL kept as their text in a text column (a column that mixed them with
+            // text) go back to being numbers, as SQLite's affinity makes them: written so here, in the spellings
+            // that restore writes.
+            if let integer = Int64(text), String(integer) == text {
+                return realAffinity ? .real(Double(integer)) : .integer(integer)
+            }
+            if let number = Double(text), number.isFinite, number.description == text {
+                return integerAffinity && number.rounded() == number && abs(number) < 9.2e18
+                    ? .integer(Int64(number)) : .real(number)
+            }
         case .real(let number) where realAffinity && number == 0:
             // SQLite keeps a whole real of a REAL column as an integer on disk: -0.0 reads back as 0.0.
             return .real(0)

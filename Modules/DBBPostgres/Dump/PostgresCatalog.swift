@@ -299,7 +299,14 @@ struct PostgresCatalog {
             else { continue }
             let kept = ["user_version", "application_id", "sqlite_version", "dump_created", "plan"]
             let objects = values.filter { !kept.contains($0.0) }.map { key, sql in
-                // The keys are "view v", "trigger t", "virtual table t", "index i".
+                // SQLite's objects are "view v", "trigger t", "virtual table t", "index i"; those a dump of
+                // PostgreSQL kept as text, "postgresql function f", "postgresql view v", ….
+                if key.hasPrefix("postgresql ") {
+                    let rest = key.dropFirst("postgresql ".count)
+                    let type =
+                        Self.postgresObjectTypes.first { rest.hasPrefix($0 + " ") } ?? String(rest.prefix { $0 != " " })
+                    return DBBDumpSourceObject(type: type, name: String(rest.dropFirst(type.count + 1)), sql: sql)
+                }
                 let type = ["virtual table", "view", "trigger", "index"].first { key.hasPrefix($0 + " ") } ?? "object"
                 let name = type == "object" ? key : String(key.dropFirst(type.count + 1))
                 return DBBDumpSourceObject(type: "SQLite \(type)", name: name, sql: sql)
@@ -308,6 +315,14 @@ struct PostgresCatalog {
         }
         return nil
     }
+}
+
+extension PostgresCatalog {
+    /// The types of the objects a dump keeps as text, longest first where one starts another.
+    static let postgresObjectTypes = [
+        "materialized view", "partitioned table", "foreign table", "view", "function", "trigger", "sequence",
+        "extension", "type", "constraint", "index", "default",
+    ]
 }
 
 /// What a restore of an SQLite dump kept in its metadata table.

@@ -136,6 +136,12 @@ struct PostgresDumpPlan {
                 "CREATE TABLE \(DBBDatabase.quoteIdentifier(name)) (\n    \(lines.joined(separator: ",\n    "))\n)"
                 + (withoutRowID ? " WITHOUT ROWID" : "")
             schemaObjects.append(DBBSchemaObject(type: "table", name: name, tableName: name, sql: sql))
+            if !withoutRowID && rowIDKey == nil && !keyColumns.isEmpty {
+                // The index SQLite makes itself for the PRIMARY KEY of a rowid table, listed as a dump of SQLite
+                // lists it.
+                schemaObjects.append(
+                    DBBSchemaObject(type: "index", name: "sqlite_autoindex_\(name)_1", tableName: name, sql: nil))
+            }
             // The unique index a restore put on its rowid column is SQLite's own rowid again.
             for key in tableKeys where !key.isPrimary && !key.columns.contains(where: { $0.name == rowID?.name }) {
                 if let indexSQL = key.sqliteSQL(table: name) {
