@@ -1,6 +1,8 @@
 public import DBBExport
 internal import DBBSQL
 public import Foundation
+internal import NIOCore
+internal import PostgresNIO
 
 /// Dumps a schema of a PostgreSQL database to a `DBBExport` dump: the format of a dump of an SQLite file, which
 /// the same restore takes into a new SQLite file (atomic, checked, refusing to replace a file unless asked) or,
@@ -151,12 +153,16 @@ final class TableReader {
     private let context: String
     private var batch: [[DBBValue]] = []
     private var position = 0
-    private var batchSize = 1000
+    /// The size of the batch asked for last, the one received next.
+    private var requested = 1000
+    /// The next batch, asked for as soon as the one before it came, so the server reads and sends it while this
+    /// one is written.
+    private var pending: EventLoopFuture<PostgresQueryResult>?
     private var isLastBatch = false
     private var number = 0
     private var bytes = 0
 
-    /// Opens the cursor.
+    /// Opens the cursor and asks for the first batch.
     ///
     /// - Throws: `DBBError` when the server refuses the query.
     init(table: PostgresDumpPlan.Table, connection: DBBPostgresConnection) throws {
@@ -165,6 +171,13 @@ final class TableReader {
         context = "dumping table \(table.section.name)"
         try connection.run(
             "DECLARE \(Self.cursor) NO SCROLL CURSOR FOR \(table.selectSQL)", [], context: context)
+        fetch(requested)
+    }
+
+    private func fetch(_ size: Int) {
+        requested = size
+        pending = connection.connection.query(
+            PostgresQuery(unsafeSQL: "FETCH FORWARD \(size) FROM \(Self.cursor)"), logger: connection.logger)
     }
 
     /// The next row as the dump writes it, or `nil` after the last.
@@ -173,17 +186,25 @@ final class TableReader {
     /// - Throws: `DBBExportError` (malformed) for a `numeric` `strict` refuses; `DBBError` from the server.
     func next(strict: Bool) throws -> [DBBValue]? {
         if position == batch.count {
-            guard !isLastBatch else { return nil }
-            if !batch.isEmpty {
-                // The next batch holds about batchBytes, whatever the rows' width.
-                let perRow = max(1, bytes / batch.count)
-                batchSize = min(50_000, max(1, DBBPostgresDump.batchBytes / perRow))
-            }
+            guard !isLastBatch, let next = pending else { return nil }
+            pending = nil
+            // The batch after next holds about batchBytes, whatever the rows' width, by the rows of this one.
+            let perRow = batch.isEmpty ? 0 : max(1, bytes / batch.count)
             batch = []  // let the last batch go before the next one comes
-            batch = try connection.run("FETCH FORWARD \(batchSize) FROM \(Self.cursor)", [], context: context).rows
+            let sql = "FETCH FORWARD \(requested) FROM \(Self.cursor)"
+            let result: PostgresQueryResult
+            do {
+                result = try next.wait()
+            } catch {
+                throw connection.map(error, sql: sql, context: context)
+            }
+            batch = try DBBPostgresCoding.result(result, sql: sql, context: context).rows
             position = 0
             bytes = 0
-            isLastBatch = batch.count < batchSize
+            isLastBatch = batch.count < requested
+            if !isLastBatch {
+                fetch(perRow == 0 ? requested : min(50_000, max(1, DBBPostgresDump.batchBytes / perRow)))
+            }
             if batch.isEmpty { return nil }
         }
         let row = batch[position]
@@ -211,6 +232,8 @@ final class TableReader {
 
     /// Closes the cursor.
     func close() throws {
+        _ = try? pending?.wait()  // statements run in order anyway; this one's rows are not needed
+        pending = nil
         try connection.run("CLOSE \(Self.cursor)", [], context: context)
     }
 }

@@ -52,6 +52,12 @@ struct PostgresDumpPlan {
         var tables: [Table] = []
         var sequences: [(String, Int64)] = []
         var hasAutoincrement = false
+        // SQLite reserves these names for its own tables: no restore could create such a table.
+        if let reserved = relations.first(where: { $0.lowercased().hasPrefix("sqlite_") }) {
+            throw DBBExportError(
+                .malformed, "SQLite reserves table names that start with sqlite_, so no restore could create it",
+                table: reserved)
+        }
         try context.lock(relations)
         for name in relations {
             let catalogColumns = columnsByTable[name] ?? []
