@@ -116,6 +116,27 @@ struct DBBPostgresDumpBadInputTests {
         #expect(try db.fetchValue(String.self, "SELECT at || ' ' || net FROM shape") == "(1.5,2) 10.0.0.1/8")
     }
 
+    @Test("a table whose name SQLite reserves is refused, naming it, and no file is written")
+    func reservedTableNameIsRefused() async throws {
+        let folder = try TemporaryFolder()
+        let dumpURL = folder.file("reserved.json.gz")
+        let configuration = try await TestPostgres.freshDatabase()
+        let error = try await TestPostgres.onQueue { () -> DBBExportError? in
+            let db = try DBBPostgresConnection.connect(configuration)
+            defer { try? db.close() }
+            _ = try db.execute("CREATE TABLE \"SQLite_stats\" (id bigint PRIMARY KEY)")
+            do {
+                try DBBPostgresDump.dump(from: db, to: dumpURL, options: DBBPostgresDumpOptions(schema: "public"))
+                return nil
+            } catch let error as DBBExportError {
+                return error
+            }
+        }
+        #expect(error?.table == "SQLite_stats", "\(String(describing: error))")
+        #expect(error?.message.contains("reserves") == true)
+        #expect(try Self.files(in: folder) == [])
+    }
+
     @Test("a full disk while the dump is written: an I/O error, and neither the dump nor its temporary file is left")
     func fullDiskLeavesNoDump() async throws {
         guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/bin/mount") else { return }
