@@ -170,7 +170,7 @@ final class TableReader {
         self.connection = connection
         context = "dumping table \(table.section.name)"
         try connection.run(
-            "DECLARE \(Self.cursor) NO SCROLL CURSOR FOR \(table.selectSQL)", [], context: context)
+            "DECLARE \(Self.cursor) NO SCROLL CURSOR FOR \(table.recordSelectSQL)", [], context: context)
         fetch(requested)
     }
 
@@ -198,7 +198,22 @@ final class TableReader {
             } catch {
                 throw connection.map(error, sql: sql, context: context)
             }
-            batch = try DBBPostgresCoding.result(result, sql: sql, context: context).rows
+            batch = []
+            batch.reserveCapacity(result.rows.count)
+            for row in result.rows {
+                // One cell: the row as a record, in binary format.
+                let record = row.first { $0.dataType == .record }?.bytes
+                guard
+                    let values = record?.withUnsafeReadableBytes({ RecordDecoder.values(of: $0) }),
+                    values.count == table.columns.count
+                else {
+                    throw DBBError.library(
+                        .mismatch,
+                        message: "a row of table \(table.section.name) did not come as a record of the "
+                            + "types the dump reads", sql: table.selectSQL, context: context)
+                }
+                batch.append(values)
+            }
             position = 0
             bytes = 0
             isLastBatch = batch.count < requested

@@ -143,6 +143,8 @@ struct DumpColumnMapping {
             isUnmapped = true
         }
         (integerAffinity, realAffinity) = Self.affinities(of: declaredType)
+        // A row is read as one record, whose fields have their columns' types: a domain's is its own.
+        if isDomain && select == column { select = column + "::" + baseFormatted }
     }
 
     /// Whether SQLite's affinity for a declared type makes whole reals integers (INTEGER, NUMERIC), and whether it

@@ -14,6 +14,8 @@ struct PostgresDumpPlan {
         var columns: [DumpColumnMapping]
         /// The query that reads the rows in the dump's order.
         var selectSQL: String
+        /// The same query, each row as one record (`ROW(…)`).
+        var recordSelectSQL: String
     }
 
     var header: DBBDumpHeader
@@ -178,16 +180,19 @@ struct PostgresDumpPlan {
                 order = keyColumns.compactMap { key in mappings.first { $0.name == key }.map(ordering) }
             }
             let read = (rowID.map { [$0] } ?? []) + mappings
-            let selectSQL =
-                "SELECT \(read.isEmpty ? "NULL" : read.map(\.select).joined(separator: ", ")) FROM "
-                + RestoreSchemaWriter.qualified(name, in: schema)
+            let from =
+                " FROM " + RestoreSchemaWriter.qualified(name, in: schema)
                 + (order.isEmpty ? "" : " ORDER BY " + order.joined(separator: ", "))
+            let list = read.map(\.select).joined(separator: ", ")
+            let selectSQL = "SELECT \(read.isEmpty ? "NULL" : list)" + from
+            // ROW() of one value is that value's record; of none, an empty record.
+            let recordSelectSQL = "SELECT ROW(\(list))" + from
             let count = try context.rowCount(of: name)
             tables.append(
                 Table(
                     section: DBBDumpTable(
                         name: name, columns: mappings.map(\.name), hasRowID: rowID != nil, rowCount: count),
-                    columns: read, selectSQL: selectSQL))
+                    columns: read, selectSQL: selectSQL, recordSelectSQL: recordSelectSQL))
         }
         if hasAutoincrement {
             let name = Self.sequenceTable
