@@ -101,48 +101,11 @@ struct PostgresDumpPlan {
             {
                 rowIDKey = column
             }
-            var lines: [String] = []
-            for mapping in mappings {
-                let catalog = catalogColumns.first { $0.name == mapping.name }
-                var line = DBBDatabase.quoteIdentifier(mapping.name) + " "
-                if let rowIDKey, rowIDKey.name == mapping.name {
-                    line += "INTEGER PRIMARY KEY"
-                    if rowIDKey.isSequence { line += " AUTOINCREMENT" }
-                } else {
-                    line += mapping.declaredType
-                }
-                if catalog?.notNull == true { line += " NOT NULL" }
-                if let literal = catalog?.defaultSQL.flatMap({ Self.sqliteDefault($0, base: catalog?.base ?? "") }) {
-                    line += " DEFAULT " + literal
-                } else if let expression = catalog?.defaultSQL, catalog?.isSequence != true {
-                    sourceObjects.append(
-                        DBBDumpSourceObject(
-                            type: "default", name: "\(name).\(mapping.name)",
-                            sql: "ALTER TABLE \(DBBDatabase.quoteIdentifier(name)) ALTER COLUMN "
-                                + "\(DBBDatabase.quoteIdentifier(mapping.name)) SET DEFAULT \(expression)"))
-                }
-                lines.append(line)
-            }
             let withoutRowID = rowIDKey == nil && !keyColumns.isEmpty && rowID == nil
-            if rowIDKey == nil, !keyColumns.isEmpty {
-                lines.append("PRIMARY KEY (\(keyColumns.map(DBBDatabase.quoteIdentifier).joined(separator: ", ")))")
-            }
-            for foreignKey in foreignKeys where foreignKey.table == name {
-                guard relations.contains(foreignKey.parent) else {
-                    sourceObjects.append(
-                        DBBDumpSourceObject(type: "constraint", name: "\(name).\(foreignKey.name)", sql: foreignKey.sql)
-                    )
-                    continue
-                }
-                lines.append(
-                    "FOREIGN KEY (\(foreignKey.columns.map(DBBDatabase.quoteIdentifier).joined(separator: ", "))) "
-                        + "REFERENCES \(DBBDatabase.quoteIdentifier(foreignKey.parent)) "
-                        + "(\(foreignKey.parentColumns.map(DBBDatabase.quoteIdentifier).joined(separator: ", ")))"
-                        + " ON UPDATE \(foreignKey.onUpdate) ON DELETE \(foreignKey.onDelete)")
-            }
-            let sql =
-                "CREATE TABLE \(DBBDatabase.quoteIdentifier(name)) (\n    \(lines.joined(separator: ",\n    "))\n)"
-                + (withoutRowID ? " WITHOUT ROWID" : "")
+            let (sql, keptAsText) = Self.createTableSQL(
+                name, mappings: mappings, catalog: catalogColumns, rowIDKey: rowIDKey, keyColumns: keyColumns,
+                withoutRowID: withoutRowID, foreignKeys: foreignKeys.filter { $0.table == name }, dumped: relations)
+            sourceObjects += keptAsText
             schemaObjects.append(DBBSchemaObject(type: "table", name: name, tableName: name, sql: sql))
             if !withoutRowID && rowIDKey == nil && !keyColumns.isEmpty {
                 // The index SQLite makes itself for the PRIMARY KEY of a rowid table, listed as a dump of SQLite
@@ -165,20 +128,7 @@ struct PostgresDumpPlan {
                     sequences.append((name, last))
                 }
             }
-            // The dump's order: the rowid's, else the key's, else every column's, so that a dump is the same each
-            // time and a restore into PostgreSQL compares a table without a key in the same order (text as
-            // SQLite's BINARY collation orders it).
-            func ordering(_ mapping: DumpColumnMapping) -> String {
-                mapping.storedAs == "TEXT" ? "(\(mapping.select)) COLLATE \"C\"" : mapping.select
-            }
-            var order: [String] = []
-            if let rowID {
-                order = [rowID.select]
-            } else if keyColumns.isEmpty {
-                order = mappings.map(ordering)
-            } else {
-                order = keyColumns.compactMap { key in mappings.first { $0.name == key }.map(ordering) }
-            }
+            let order = Self.order(rowID: rowID, keyColumns: keyColumns, mappings: mappings)
             let read = (rowID.map { [$0] } ?? []) + mappings
             let from =
                 " FROM " + RestoreSchemaWriter.qualified(name, in: schema)
@@ -220,6 +170,69 @@ struct PostgresDumpPlan {
         self.tables = tables
         self.sequences = sequences
         hasSequenceTable = hasAutoincrement
+    }
+
+    /// SQLite's `CREATE TABLE` for a table, and what of it is kept as text only (defaults that are no constant,
+    /// foreign keys to tables not dumped).
+    private static func createTableSQL(
+        _ name: String, mappings: [DumpColumnMapping], catalog: [CatalogColumn], rowIDKey: CatalogColumn?,
+        keyColumns: [String], withoutRowID: Bool, foreignKeys: [CatalogForeignKey], dumped: [String]
+    ) -> (sql: String, keptAsText: [DBBDumpSourceObject]) {
+        let q = DBBDatabase.quoteIdentifier
+        var keptAsText: [DBBDumpSourceObject] = []
+        var lines: [String] = []
+        for mapping in mappings {
+            let column = catalog.first { $0.name == mapping.name }
+            var line = q(mapping.name) + " "
+            if let rowIDKey, rowIDKey.name == mapping.name {
+                line += "INTEGER PRIMARY KEY"
+                if rowIDKey.isSequence { line += " AUTOINCREMENT" }
+            } else {
+                line += mapping.declaredType
+            }
+            if column?.notNull == true { line += " NOT NULL" }
+            if let literal = column?.defaultSQL.flatMap({ sqliteDefault($0, base: column?.base ?? "") }) {
+                line += " DEFAULT " + literal
+            } else if let expression = column?.defaultSQL, column?.isSequence != true {
+                keptAsText.append(
+                    DBBDumpSourceObject(
+                        type: "default", name: "\(name).\(mapping.name)",
+                        sql: "ALTER TABLE \(q(name)) ALTER COLUMN \(q(mapping.name)) SET DEFAULT \(expression)"))
+            }
+            lines.append(line)
+        }
+        if rowIDKey == nil, !keyColumns.isEmpty {
+            lines.append("PRIMARY KEY (\(keyColumns.map(q).joined(separator: ", ")))")
+        }
+        for foreignKey in foreignKeys {
+            guard dumped.contains(foreignKey.parent) else {
+                keptAsText.append(
+                    DBBDumpSourceObject(type: "constraint", name: "\(name).\(foreignKey.name)", sql: foreignKey.sql))
+                continue
+            }
+            lines.append(
+                "FOREIGN KEY (\(foreignKey.columns.map(q).joined(separator: ", "))) REFERENCES \(q(foreignKey.parent)) "
+                    + "(\(foreignKey.parentColumns.map(q).joined(separator: ", "))) ON UPDATE \(foreignKey.onUpdate) "
+                    + "ON DELETE \(foreignKey.onDelete)")
+        }
+        let sql =
+            "CREATE TABLE \(q(name)) (\n    \(lines.joined(separator: ",\n    "))\n)"
+            + (withoutRowID ? " WITHOUT ROWID" : "")
+        return (sql, keptAsText)
+    }
+
+    /// The dump's order of a table's rows: the rowid's, else the key's, else every column's, so that a dump is the
+    /// same each time and a restore into PostgreSQL compares a table without a key in the same order (text as
+    /// SQLite's BINARY collation orders it).
+    private static func order(rowID: DumpColumnMapping?, keyColumns: [String], mappings: [DumpColumnMapping])
+        -> [String]
+    {
+        func ordering(_ mapping: DumpColumnMapping) -> String {
+            mapping.storedAs == "TEXT" ? "(\(mapping.select)) COLLATE \"C\"" : mapping.select
+        }
+        if let rowID { return [rowID.select] }
+        if keyColumns.isEmpty { return mappings.map(ordering) }
+        return keyColumns.compactMap { key in mappings.first { $0.name == key }.map(ordering) }
     }
 
     /// A PostgreSQL column default as an SQLite one, when it is a constant SQLite reads the same: a number, a
