@@ -223,6 +223,7 @@ struct DBBPostgresDumpBadInputTests {
         #expect(again.exitCode == 73)
         let restored = try ToolProcess.run("dbb-backup", ["restore", output, folder.file("out.sqlite").path])
         #expect(restored.exitCode == 0, "\(restored.standardError)")
+        #expect(restored.standardOutput.contains("note: column shape.at (point) as TEXT"), "\(restored.standardOutput)")
         #expect(try Self.files(in: folder) == ["out.json.gz", "out.sqlite"])
     }
 }

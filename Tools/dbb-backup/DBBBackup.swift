@@ -321,6 +321,13 @@ extension DBBBackup {
             }
             bar.finish()
             if !outputOptions.quiet {
+                // A dump of another engine says what it converted; the file holds the converted values.
+                for conversion in report.header.conversions { printLine("note: \(conversion)") }
+                if !report.header.sourceObjects.isEmpty {
+                    printLine(
+                        "note: \(report.header.sourceObjects.count) objects of \(report.header.source?.engine ?? "the source") "
+                            + "(views, functions, triggers, …) are kept as text in the dump's header, not restored")
+                }
                 printLine("restored \(report.totalRows) rows of \(report.tables.count) tables into \(database)")
             }
         }
