@@ -220,32 +220,13 @@ public enum DBBExport {
     ) throws -> DBBDumpReport {
         var json = DumpJSONWriter(output: output)
         let header = plan.header
-        json.raw("{\"format\":")
-        json.string(formatName)
-        json.raw(",\"version\":")
-        json.integer(Int64(formatVersion))
-        json.raw(",\n\"header\":")
-        json.json(header.jsonValue)
-        json.raw(",\n\"schema\":[")
-        for (index, object) in plan.schema.enumerated() {
-            json.raw(index == 0 ? "\n" : ",\n")
-            json.json(object.jsonValue)
-        }
-        json.raw("\n],\n\"tables\":[")
+        json.beginDocument(header: header, schema: plan.schema)
         var counter = ProgressCounter(progress)
         counter.begin(tableCount: plan.layouts.count, rowCount: header.totalRows)
         for (tableIndex, layout) in plan.layouts.enumerated() {
             let table = header.tables[tableIndex]
             counter.beginTable(table.name)
-            json.raw(tableIndex == 0 ? "\n{\"name\":" : ",\n{\"name\":")
-            json.string(table.name)
-            json.raw(",\"columns\":")
-            json.json(.array(table.columns.map { .string($0) }))
-            json.raw(",\"rowid\":")
-            json.raw(table.hasRowID ? "true" : "false")
-            json.raw(",\"rowCount\":")
-            json.integer(Int64(table.rowCount))
-            json.raw(",\"rows\":[")
+            json.beginTable(table, first: tableIndex == 0)
             var rowsOfTable = try CheckedRows(
                 layout, in: db, allowsDamage: plan.allowsDamaged, checksRepeats: layout.checksRepeatedRowIDs)
             let width = layout.columns.count + (layout.storesRowID ? 1 : 0)
@@ -291,10 +272,10 @@ public enum DBBExport {
                     context: "dumping table \(table.name) (PRAGMA integrity_check tells more; "
                         + "DBBDumpOptions.allowsDamaged dumps what can be read)")
             }
-            json.raw(rows == 0 ? "]}" : "\n]}")
+            json.endTable(rows: rows)
             counter.endTable()
         }
-        json.raw(plan.layouts.isEmpty ? "]\n}\n" : "\n]\n}\n")
+        json.endDocument(hasTables: !plan.layouts.isEmpty)
         try json.flush()
         let sizes = try output.finish()
         counter.finish()

@@ -151,10 +151,19 @@ struct ValueSizeOptions: ParsableArguments {
 extension DBBBackup {
     struct Dump: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Dump a database to a .json.gz file.",
-            discussion: "The database is read in one transaction, so the dump is a consistent snapshot.")
+            abstract: "Dump a database, SQLite or PostgreSQL, to a .json.gz file.",
+            discussion: """
+                The database is read in one transaction, so the dump is a consistent snapshot.
 
-        @Argument(help: "The SQLite database to back up.")
+                With a postgres://user@host:port/database source, every table of --schema (by default the \
+                schema DBBManager(postgres:) opened with the URL works in, usually public) is dumped in one \
+                REPEATABLE READ snapshot, in the same format: the dump restores into an SQLite file or into \
+                PostgreSQL. Each column whose type SQLite lacks is named with its conversion (note: lines); \
+                views, functions, triggers, sequences and extensions are kept as text in the header. --strict \
+                refuses a type with no mapping.
+                """)
+
+        @Argument(help: "The SQLite database to back up, or a postgres:// URL.")
         var database: String
 
         @Argument(
@@ -184,6 +193,8 @@ extension DBBBackup {
                 discussion: "Rows a restore would refuse are left out, and the dump's header records the damage."))
         var allowDamaged = false
 
+        @OptionGroup var postgres: PostgresOptions
+
         @OptionGroup var valueSize: ValueSizeOptions
 
         @OptionGroup var outputOptions: OutputOptions
@@ -194,6 +205,18 @@ extension DBBBackup {
         }
 
         func run() throws {
+            if isPostgresURL(database) {
+                guard table.isEmpty, !check, !allowDamaged else {
+                    throw ValidationError("--table, --check and --allow-damaged apply to an SQLite database only")
+                }
+                try dumpPostgres(
+                    url: database, output: output, flags: postgres, level: level, force: force,
+                    maximumValueLength: valueSize.bytes, quiet: outputOptions.quiet)
+                return
+            }
+            if postgres.schema != nil || postgres.strict {
+                throw ValidationError("--schema and --strict apply to a postgres:// source or target only")
+            }
             let target = output ?? database + ".json.gz"
             let toStandardOutput = target == standardStreamName
             let bar = ProgressBar(enabled: !outputOptions.quiet, verb: "dumping")
@@ -298,6 +321,13 @@ extension DBBBackup {
             }
             bar.finish()
             if !outputOptions.quiet {
+                // A dump of another engine says what it converted; the file holds the converted values.
+                for conversion in report.header.conversions { printLine("note: \(conversion)") }
+                if !report.header.sourceObjects.isEmpty {
+                    printLine(
+                        "note: \(report.header.sourceObjects.count) objects of \(report.header.source?.engine ?? "the source") "
+                            + "(views, functions, triggers, …) are kept as text in the dump's header, not restored")
+                }
                 printLine("restored \(report.totalRows) rows of \(report.tables.count) tables into \(database)")
             }
         }
@@ -346,6 +376,15 @@ extension DBBBackup {
                     "  \(table.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rowCount) rows")
             }
             printLine("total: \(report.totalRows) rows in \(report.tables.count) tables")
+            if let source = report.header.source {
+                printLine(
+                    "dumped from \(source.engine) \(source.version), database \(source.database)"
+                        + (source.schema.map { ", schema \($0)" } ?? ""))
+                for conversion in report.header.conversions { printLine("note: \(conversion)") }
+                for object in report.header.sourceObjects {
+                    printLine("note: \(object) kept as text in the header; no restore runs it")
+                }
+            }
             printDamage(report.header.damage, verb: "written")
         }
     }
@@ -357,13 +396,18 @@ extension DBBBackup {
                 Checks the gzip stream (CRC-32 and length), the JSON, the shape of every value and every \
                 table's row count. With --against, also compares the schema, header values and every row \
                 with the database and reports the first difference (exit code 1). --against \
-                postgres://… compares every row of the tables a restore made in --schema instead.
+                postgres://… compares every row of --schema: of the tables a restore made there, or, for a \
+                dump of PostgreSQL, of the schema it was read from.
+
+                Any two of an SQLite file, a postgres:// URL and a dump compare: an SQLite file or a URL given \
+                in place of the dump is dumped first, and a dump given to --against is restored first, each \
+                into a temporary folder that is removed afterwards.
                 """)
 
-        @Argument(help: "The dump file to read, or - for standard input.")
+        @Argument(help: "The dump file to read, or - for standard input; or an SQLite file or a postgres:// URL.")
         var dump: String
 
-        @Option(name: .long, help: "A database to compare the dump with, or a postgres:// URL.")
+        @Option(name: .long, help: "A database, a postgres:// URL or a dump to compare the dump with.")
         var against: String?
 
         @OptionGroup var postgres: PostgresOptions
@@ -380,6 +424,30 @@ extension DBBBackup {
         }
 
         func run() throws {
+            // Any pair compares through a dump on the left and a database on the right.
+            guard dump != standardStreamName, against != nil,
+                isPostgresURL(dump) || isSQLiteFile(dump) || (against.map(isDumpFile) ?? false)
+            else {
+                return try compare(dump: dump, against: against)
+            }
+            let scratch = try ScratchFolder()
+            let limit = valueSize.bytes
+            var left = dump
+            if isPostgresURL(dump) {
+                left = try scratch.dump(ofPostgres: dump, flags: postgres, maximumValueLength: limit)
+            } else if isSQLiteFile(dump) {
+                left = try scratch.dump(ofSQLite: dump, maximumValueLength: limit)
+            }
+            var right = against
+            if let against, !isPostgresURL(against), isDumpFile(against) {
+                right = try scratch.restore(against, maximumValueLength: limit)
+            }
+            try compare(dump: left, against: right, shown: against)
+        }
+
+        /// Verifies a dump, and compares it with a database (named `shown` in messages) when there is one.
+        private func compare(dump: String, against: String?, shown: String? = nil) throws {
+            let shown = shown ?? against
             if let against, isPostgresURL(against) {
                 try verifyAgainstPostgres(
                     dump: dump, url: against, flags: postgres, maximumValueLength: valueSize.bytes, json: json,
@@ -411,16 +479,16 @@ extension DBBBackup {
             bar.finish()
             if !json { printDamage(report.header.damage, verb: "written") }
             if json {
-                printJSON(VerifyOutput(report: report, compared: against, difference: difference))
+                printJSON(VerifyOutput(report: report, compared: shown, difference: difference))
             } else if !outputOptions.quiet {
                 printLine(
                     "ok: \(report.tables.count) tables, \(report.totalRows) rows, \(formatBytes(report.jsonBytes)) of JSON "
                         + "in \(formatBytes(report.compressedBytes)) (gzip CRC and length checked)")
                 if let against {
                     if let difference {
-                        printLine("different from \(against): \(difference)")
+                        printLine("different from \(shown ?? against): \(difference)")
                     } else {
-                        printLine("identical to \(against)")
+                        printLine("identical to \(shown ?? against)")
                     }
                 }
             }

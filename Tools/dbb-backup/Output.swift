@@ -185,6 +185,33 @@ struct HeaderOutput: Encodable {
     var tables: [TableOutput]
     /// What was wrong with the source of a dump of a damaged database; absent otherwise.
     var damage: [String]?
+    /// The server a dump of another engine was read from; absent for an SQLite file.
+    var source: SourceOutput?
+    /// How columns of another engine were written; absent for an SQLite file.
+    var conversions: [ConversionOutput]?
+    /// What a dump of another engine keeps as text only; absent for an SQLite file.
+    var sourceObjects: [SourceObjectOutput]?
+
+    struct SourceOutput: Encodable {
+        var engine: String
+        var version: String
+        var database: String
+        var schema: String?
+    }
+
+    struct ConversionOutput: Encodable {
+        var table: String
+        var column: String
+        var sourceType: String
+        var storedAs: String
+        var note: String
+    }
+
+    struct SourceObjectOutput: Encodable {
+        var type: String
+        var name: String
+        var sql: String
+    }
 
     init(_ header: DBBDumpHeader) {
         sqliteVersion = header.sqliteVersion
@@ -198,6 +225,19 @@ struct HeaderOutput: Encodable {
         totalRows = header.totalRows
         tables = header.tables.map { TableOutput(name: $0.name, rowCount: $0.rowCount) }
         damage = header.damage.isEmpty ? nil : header.damage
+        source = header.source.map {
+            SourceOutput(engine: $0.engine, version: $0.version, database: $0.database, schema: $0.schema)
+        }
+        conversions =
+            header.conversions.isEmpty
+            ? nil
+            : header.conversions.map {
+                ConversionOutput(
+                    table: $0.table, column: $0.column, sourceType: $0.sourceType, storedAs: $0.storedAs, note: $0.note)
+            }
+        sourceObjects =
+            header.sourceObjects.isEmpty
+            ? nil : header.sourceObjects.map { SourceObjectOutput(type: $0.type, name: $0.name, sql: $0.sql) }
     }
 }
 

@@ -21,7 +21,10 @@ struct PostgresOptions: ParsableArguments {
 
     @Flag(
         name: .long,
-        help: "PostgreSQL: refuse a column whose values cannot keep their storage class in one type.")
+        help: """
+            PostgreSQL: restore: refuse a column whose values cannot keep their storage class in one type; \
+            dump: refuse a column whose type has no mapping to SQLite, or a numeric no double holds.
+            """)
     var strict = false
 
     func options(schema: String, replace: Bool, verify: Bool, maximumValueLength: Int) -> DBBPostgresRestoreOptions {
@@ -138,6 +141,49 @@ func restoreIntoPostgres(
     }
 }
 
+/// `dump postgres://… OUTPUT`.
+func dumpPostgres(
+    url: String, output: String?, flags: PostgresOptions, level: Int, force: Bool, maximumValueLength: Int,
+    quiet: Bool
+) throws {
+    let configuration = try runReportingPostgresErrors { try DBBPostgresConfiguration(url: url) }
+    let target = output ?? (configuration.database ?? configuration.username) + ".json.gz"
+    let toStandardOutput = target == standardStreamName
+    let bar = ProgressBar(enabled: !quiet, verb: "dumping")
+    let (report, schema) = try runReportingPostgresErrors {
+        let connection = try connectPostgres(url)
+        defer { try? connection.close() }
+        let schema = try flags.targetSchema(url: url, connection: connection)
+        let options = DBBPostgresDumpOptions(
+            schema: schema, strict: flags.strict, compressionLevel: level, replaceExisting: force,
+            maximumValueLength: maximumValueLength)
+        let report =
+            toStandardOutput
+            ? try DBBPostgresDump.dump(
+                from: connection, writingTo: FileHandle.standardOutput, options: options, progress: bar.update)
+            : try DBBPostgresDump.dump(
+                from: connection, to: URL(fileURLWithPath: target), options: options, progress: bar.update)
+        return (report, schema)
+    }
+    bar.finish()
+    guard !quiet else { return }
+    // Standard output carries the dump itself.
+    func say(_ line: String) {
+        if toStandardOutput { printToStandardError(line) } else { printLine(line) }
+    }
+    for conversion in report.header.conversions { say("note: \(conversion)") }
+    for object in report.header.sourceObjects {
+        say("note: \(object) kept as text in the dump's header; no restore runs it")
+    }
+    var shown = configuration
+    shown.schema = nil
+    let destination = toStandardOutput ? "standard output" : target
+    let sizes = "\(formatBytes(report.jsonBytes)) of JSON, \(formatBytes(report.compressedBytes)) compressed"
+    say(
+        "dumped \(report.totalRows) rows of \(report.tables.count) tables of schema \(schema) of "
+            + "\(shown.redactedURL) to \(destination) (\(sizes))")
+}
+
 /// `verify DUMP --against postgres://…`.
 func verifyAgainstPostgres(
     dump: String, url: String, flags: PostgresOptions, maximumValueLength: Int, json: Bool, quiet: Bool
@@ -154,8 +200,19 @@ func verifyAgainstPostgres(
         let options = flags.options(
             schema: try flags.targetSchema(url: url, connection: connection), replace: false, verify: true,
             maximumValueLength: maximumValueLength)
+        let dumpURL = URL(fileURLWithPath: dump)
+        // A dump of PostgreSQL is compared with a schema that no restore made (its source) as it was read; any
+        // other pair as a restore made the schema from the dump.
+        if try DBBExport.inspect(dumpAt: dumpURL).header.source != nil,
+            try !holdsRestoreMetadata(options.schema, connection)
+        {
+            let difference = try DBBPostgresDump.compare(
+                dumpAt: dumpURL, with: connection, schema: options.schema, maximumValueLength: maximumValueLength,
+                progress: { bar.update(.verifying, $0) })
+            return (difference, options)
+        }
         let difference = try DBBPostgresRestore.compare(
-            dumpAt: URL(fileURLWithPath: dump), with: connection, options: options, progress: bar.update)
+            dumpAt: dumpURL, with: connection, options: options, progress: bar.update)
         return (difference, options)
     }
     bar.finish()
@@ -174,6 +231,14 @@ func verifyAgainstPostgres(
         }
     }
     if difference != nil { throw ExitCode(ExitStatus.difference) }
+}
+
+/// Whether a schema holds the metadata table a restore of a dump writes.
+func holdsRestoreMetadata(_ schema: String, _ connection: DBBPostgresConnection) throws -> Bool {
+    try !connection.fetchAll(
+        "SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 "
+            + "AND c.relkind = 'r' AND c.relname::text LIKE 'dbb\\_sqlite\\_metadata%'", [.text(schema)]
+    ).isEmpty
 }
 
 struct PostgresVerifyOutput: Encodable {

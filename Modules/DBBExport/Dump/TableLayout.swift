@@ -19,6 +19,9 @@ struct TableLayout {
     var condition: String?
     /// Whether a dump of a damaged source checks the rowids for repeats, having found them out of order.
     var checksRepeatedRowIDs = false
+    /// Whether rows are read without their rowid although the table stores it separately: to compare it with
+    /// a dump of another engine, which has no rowids for a table without a key.
+    var omitsRowID = false
 
     /// The table name quoted for SQL, in the main schema.
     var qualifiedName: String { "main." + DBBDatabase.quoteIdentifier(name) }
@@ -64,7 +67,7 @@ struct TableLayout {
     /// The values a row of `selectSQL` holds, as written in it: the rowid first when stored, then the columns.
     var selectedValues: [String] {
         var names = columns.map(DBBDatabase.quoteIdentifier)
-        if storesRowID, let rowIDName { names.insert(rowIDName, at: 0) }
+        if storesRowID && !omitsRowID, let rowIDName { names.insert(rowIDName, at: 0) }
         return names
     }
 

@@ -20,6 +20,39 @@ extension DBBDumpHeader {
         ]
         // Only a dump of a damaged source has the member, so older readers see every other dump as before.
         if !damage.isEmpty { members.append(("damage", .array(damage.map { .string($0) }))) }
+        // Likewise only a dump of another engine has these.
+        if let source {
+            var described: [(key: String, value: JSONValue)] = [
+                ("engine", .string(source.engine)), ("version", .string(source.version)),
+                ("database", .string(source.database)),
+            ]
+            if let schema = source.schema { described.append(("schema", .string(schema))) }
+            members.append(("source", .object(described)))
+        }
+        if !conversions.isEmpty {
+            members.append(
+                (
+                    "conversions",
+                    .array(
+                        conversions.map {
+                            .object([
+                                ("table", .string($0.table)), ("column", .string($0.column)),
+                                ("sourceType", .string($0.sourceType)), ("storedAs", .string($0.storedAs)),
+                                ("note", .string($0.note)),
+                            ])
+                        })
+                ))
+        }
+        if !sourceObjects.isEmpty {
+            members.append(
+                (
+                    "sourceObjects",
+                    .array(
+                        sourceObjects.map {
+                            .object([("type", .string($0.type)), ("name", .string($0.name)), ("sql", .string($0.sql))])
+                        })
+                ))
+        }
         return .object(members)
     }
 
@@ -60,6 +93,40 @@ extension DBBDumpHeader {
         damage = try notes.map { note in
             guard let text = string(note) else { throw error("the header's \"damage\" must be an array of strings") }
             return text
+        }
+        if let described = json["source"] {
+            guard let engine = described["engine"].flatMap(string), let version = described["version"].flatMap(string),
+                let database = described["database"].flatMap(string)
+            else {
+                throw error("the header's \"source\" needs string members \"engine\", \"version\" and \"database\"")
+            }
+            source = DBBDumpSource(
+                engine: engine, version: version, database: database, schema: described["schema"].flatMap(string))
+        }
+        let conversionList: [JSONValue] = try member(
+            "conversions", { if case .array(let value) = $0 { value } else { nil } }, default: [])
+        conversions = try conversionList.map { entry in
+            guard let table = entry["table"].flatMap(string), let column = entry["column"].flatMap(string),
+                let sourceType = entry["sourceType"].flatMap(string), let storedAs = entry["storedAs"].flatMap(string),
+                let note = entry["note"].flatMap(string)
+            else {
+                throw error(
+                    "an entry of the header's \"conversions\" needs string members \"table\", \"column\", "
+                        + "\"sourceType\", \"storedAs\" and \"note\"")
+            }
+            return DBBDumpConversion(
+                table: table, column: column, sourceType: sourceType, storedAs: storedAs, note: note)
+        }
+        let objectList: [JSONValue] = try member(
+            "sourceObjects", { if case .array(let value) = $0 { value } else { nil } }, default: [])
+        sourceObjects = try objectList.map { entry in
+            guard let type = entry["type"].flatMap(string), let name = entry["name"].flatMap(string),
+                let sql = entry["sql"].flatMap(string)
+            else {
+                throw error(
+                    "an entry of the header's \"sourceObjects\" needs string members \"type\", \"name\" and \"sql\"")
+            }
+            return DBBDumpSourceObject(type: type, name: name, sql: sql)
         }
         var total = 0
         for table in tables {

@@ -28,6 +28,14 @@ public struct DBBDumpHeader: Sendable, Equatable {
     /// (``DBBDumpOptions/allowsDamaged``): the integrity check's findings, rows left out, tables cut short.
     /// Empty for a dump of a sound database.
     public var damage: [String]
+    /// The server the dump was read from, for a dump of another engine's database (PostgreSQL); `nil` for a dump
+    /// of an SQLite file.
+    public var source: DBBDumpSource?
+    /// How columns of the source whose types SQLite lacks were written (a dump of another engine only).
+    public var conversions: [DBBDumpConversion] = []
+    /// The source's views, functions, triggers, sequences and extensions, as the source's SQL text: kept for the
+    /// reader, never run by a restore (a dump of another engine only).
+    public var sourceObjects: [DBBDumpSourceObject] = []
 
     /// The total number of rows in all table sections (`Int.max` if they add up to more).
     public var totalRows: Int { tables.saturatingRowTotal }

@@ -179,6 +179,15 @@ struct RestoreSchemaWriter {
             default: break
             }
         }
+        // A dump of another engine keeps that engine's objects as text: kept here too, under the engine's name, so
+        // that a dump of this schema keeps them again; an SQLite object kept so goes back to SQLite's own key.
+        for object in report.header.sourceObjects {
+            if object.type.hasPrefix("SQLite ") {
+                rows.append(("\(object.type.dropFirst("SQLite ".count)) \(object.name)", object.sql))
+            } else if let engine = report.header.source?.engine.lowercased() {
+                rows.append(("\(engine) \(object.type) \(object.name)", object.sql))
+            }
+        }
         for (key, value) in rows where !value.utf8.contains(0) {
             try connection.execute("INSERT INTO \(table) (key, value) VALUES ($1, $2)", [.text(key), .text(value)])
         }

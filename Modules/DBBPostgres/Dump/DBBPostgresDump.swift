@@ -1,0 +1,297 @@
+public import DBBExport
+internal import DBBSQL
+public import Foundation
+internal import NIOCore
+internal import PostgresNIO
+
+/// Dumps a schema of a PostgreSQL database to a `DBBExport` dump: the format of a dump of an SQLite file, which
+/// the same restore takes into a new SQLite file (atomic, checked, refusing to replace a file unless asked) or,
+/// with ``DBBPostgresRestore``, into another PostgreSQL schema.
+///
+/// ```swift
+/// let connection = try DBBPostgresConnection.connect(try DBBPostgresConfiguration(url: "postgres://app@db/app"))
+/// let report = try DBBPostgresDump.dump(
+///     from: connection, to: URL(fileURLWithPath: "app.json.gz"), options: DBBPostgresDumpOptions(schema: "public"))
+/// for conversion in report.header.conversions { print("note: \(conversion)") }
+/// try DBBExport.restore(dumpAt: URL(fileURLWithPath: "app.json.gz"), to: URL(fileURLWithPath: "app.sqlite"))
+/// ```
+///
+/// Every table of the schema is dumped with its rows, read in one `REPEATABLE READ` transaction (so the dump is
+/// one consistent snapshot while other sessions write) that holds an `ACCESS SHARE` lock on each table, as
+/// `pg_dump` does, so none is dropped or altered meanwhile. Its schema is SQLite's SQL, written from the catalog:
+/// each column with the SQLite type its values keep (``DBBDumpConversion`` names each column whose PostgreSQL type
+/// SQLite lacks, and what its values become), a one-column integer primary key as `INTEGER PRIMARY KEY`
+/// (`AUTOINCREMENT` for an identity or a serial, its sequence's last value in `sqlite_sequence`), other primary
+/// keys as `WITHOUT ROWID` tables, plain indexes, unique constraints and foreign keys within the schema. Views,
+/// functions, triggers, sequences, enum types, check constraints and extensions are kept as PostgreSQL's SQL text
+/// in the header (``DBBDumpHeader/sourceObjects``), which no restore runs. A schema a restore of an SQLite dump
+/// made goes back as it came: its tables' declared SQLite types, rowids, `user_version` and `application_id` are
+/// read from the restore's metadata table, which is not dumped itself.
+///
+/// Rows stream through a server-side cursor, a batch of about ``batchBytes`` at a time, and are compressed on
+/// other threads as they are written: the memory a dump takes is bounded by about three copies of the longest
+/// value (the limit on one value, ``DBBPostgresDumpOptions/maximumValueLength``, 64 MiB by default) plus 50 MiB;
+/// a schema of a million rows and one 100 MB value was dumped in 255 MiB.
+///
+/// The synchronous calls wait on the calling thread: call them from a thread or `DispatchQueue` of your own, not
+/// inside a Swift concurrency task.
+public enum DBBPostgresDump {
+    /// About how many bytes of rows one batch of the cursor fetches.
+    public static let batchBytes = 4 << 20
+
+    /// Dumps a schema to a gzip-compressed JSON file, written under a temporary name beside it, synced, and
+    /// moved into place only when complete: on any error no file is left under the final name.
+    ///
+    /// - Parameters:
+    ///   - connection: an open connection, not in a transaction.
+    ///   - dumpURL: the file to write, conventionally ending in `.json.gz`.
+    ///   - options: the schema, `strict`, the compression level, whether to replace an existing file, the longest
+    ///     value.
+    ///   - progress: called on the calling thread as tables and rows are done.
+    /// - Returns: what was written; the header's `conversions` name what was converted.
+    /// - Throws: `DBBExportError` — (targetExists) for an existing file without `replaceExisting`, (io) for a
+    ///   target that cannot be written or a full disk, (unknownTable) for a schema that does not exist,
+    ///   (malformed) with `strict` for a type that has no mapping or a `numeric` no double holds, (valueTooLong)
+    ///   for a value longer than the limit; `DBBError` when the server refuses a statement or the connection
+    ///   fails.
+    @discardableResult
+    public static func dump(
+        from connection: DBBPostgresConnection, to dumpURL: URL, options: DBBPostgresDumpOptions,
+        progress: ((DBBExportProgress) -> Void)? = nil
+    ) throws -> DBBDumpReport {
+        try DBBPostgresConnection.requireBlockingAllowed(context: "dumping a schema", sql: nil)
+        let writer = try DumpWriter(to: dumpURL, options: options.dumpOptions, progress: progress)
+        return try dump(from: connection, into: writer, options: options)
+    }
+
+    /// Dumps a schema to an open handle, such as standard output or a pipe; the handle stays open. There is no
+    /// temporary file: on failure, a reader sees a truncated stream.
+    ///
+    /// - Parameters:
+    ///   - connection: an open connection, not in a transaction.
+    ///   - output: the handle to write the dump to.
+    ///   - options: the schema, `strict`, the compression level and the longest value.
+    ///   - progress: called on the calling thread as tables and rows are done.
+    /// - Returns: what was written.
+    /// - Throws: what ``dump(from:to:options:progress:)`` throws.
+    @discardableResult
+    public static func dump(
+        from connection: DBBPostgresConnection, writingTo output: FileHandle, options: DBBPostgresDumpOptions,
+        progress: ((DBBExportProgress) -> Void)? = nil
+    ) throws -> DBBDumpReport {
+        try DBBPostgresConnection.requireBlockingAllowed(context: "dumping a schema", sql: nil)
+        let writer = try DumpWriter(writingTo: output, options: options.dumpOptions, progress: progress)
+        return try dump(from: connection, into: writer, options: options)
+    }
+
+    private static func dump(
+        from connection: DBBPostgresConnection, into writer: DumpWriter, options: DBBPostgresDumpOptions
+    ) throws -> DBBDumpReport {
+        var inTransaction = false
+        do {
+            try connection.begin(isolation: .repeatableRead, readOnly: true)
+            inTransaction = true
+            try applySettings(on: connection)
+            let plan = try PostgresDumpPlan(connection: connection, schema: options.schema, strict: options.strict)
+            try writer.begin(header: plan.header, schema: plan.schema)
+            for table in plan.tables {
+                try writer.beginTable(table.section)
+                try readRows(of: table, from: connection, into: writer, strict: options.strict)
+                try writer.endTable()
+            }
+            if plan.hasSequenceTable {
+                let section = DBBDumpTable(
+                    name: PostgresDumpPlan.sequenceTable, columns: ["name", "seq"], hasRowID: true,
+                    rowCount: plan.sequences.count)
+                try writer.beginTable(section)
+                for (index, entry) in plan.sequences.enumerated() {
+                    try writer.row(
+                        [.integer(Int64(index + 1)), .text(entry.table), .integer(entry.value)], of: section)
+                }
+                try writer.endTable()
+            }
+            inTransaction = false
+            try connection.rollback()  // a read-only transaction: nothing to keep
+            return try writer.finish()
+        } catch {
+            writer.abandon()
+            if inTransaction { try? connection.rollback() }
+            throw error
+        }
+    }
+
+    /// Sets what the text of values depends on, for the dump's transaction only: the same dump whatever the
+    /// session's settings were.
+    static func applySettings(on connection: DBBPostgresConnection) throws {
+        for setting in [
+            "SET LOCAL TimeZone = 'UTC'", "SET LOCAL DateStyle = 'ISO, YMD'", "SET LOCAL IntervalStyle = 'iso_8601'",
+            "SET LOCAL extra_float_digits = 3", "SET LOCAL bytea_output = 'hex'",
+        ] {
+            try connection.run(setting, [], context: "dumping a schema")
+        }
+    }
+
+    /// Reads a table's rows and writes them.
+    private static func readRows(
+        of table: PostgresDumpPlan.Table, from connection: DBBPostgresConnection, into writer: DumpWriter,
+        strict: Bool
+    ) throws {
+        let reader = try TableReader(table: table, connection: connection)
+        while let values = try reader.next(strict: strict) {
+            try writer.row(values, of: table.section)
+        }
+        try reader.close()
+    }
+}
+
+/// Reads a table's rows as a dump writes them, through a server-side cursor, in batches of about
+/// ``DBBPostgresDump/batchBytes``.
+final class TableReader {
+    private static let cursor = "dbb_dump_rows"
+    private let table: PostgresDumpPlan.Table
+    private let connection: DBBPostgresConnection
+    private let context: String
+    private var batch: [[DBBValue]] = []
+    private var position = 0
+    /// The size of the batch asked for last, the one received next.
+    private var requested = 1000
+    /// The next batch, asked for as soon as the one before it came, so the server reads and sends it while this
+    /// one is written.
+    private var pending: EventLoopFuture<PostgresQueryResult>?
+    private var isLastBatch = false
+    private var number = 0
+    private var bytes = 0
+
+    /// Opens the cursor and asks for the first batch.
+    ///
+    /// - Throws: `DBBError` when the server refuses the query.
+    init(table: PostgresDumpPlan.Table, connection: DBBPostgresConnection) throws {
+        self.table = table
+        self.connection = connection
+        context = "dumping table \(table.section.name)"
+        try connection.run(
+            "DECLARE \(Self.cursor) NO SCROLL CURSOR FOR \(table.recordSelectSQL)", [], context: context)
+        fetch(requested)
+    }
+
+    private func fetch(_ size: Int) {
+        requested = size
+        pending = connection.connection.query(
+            PostgresQuery(unsafeSQL: "FETCH FORWARD \(size) FROM \(Self.cursor)"), logger: connection.logger)
+    }
+
+    /// The next row as the dump writes it, or `nil` after the last.
+    ///
+    /// - Parameter strict: whether a `numeric` no double holds is refused.
+    /// - Throws: `DBBExportError` (malformed) for a `numeric` `strict` refuses; `DBBError` from the server.
+    func next(strict: Bool) throws -> [DBBValue]? {
+        if position == batch.count {
+            guard !isLastBatch, let next = pending else { return nil }
+            pending = nil
+            // The batch after next holds about batchBytes, whatever the rows' width, by the rows of this one.
+            let perRow = batch.isEmpty ? 0 : max(1, bytes / batch.count)
+            batch = []  // let the last batch go before the next one comes
+            let sql = "FETCH FORWARD \(requested) FROM \(Self.cursor)"
+            let result: PostgresQueryResult
+            do {
+                result = try next.wait()
+            } catch {
+                throw connection.map(error, sql: sql, context: context)
+            }
+            batch = []
+            batch.reserveCapacity(result.rows.count)
+            for row in result.rows {
+                // One cell: the row as a record, in binary format.
+                let record = row.first { $0.dataType == .record }?.bytes
+                guard
+                    let values = record?.withUnsafeReadableBytes({ RecordDecoder.values(of: $0) }),
+                    values.count == table.columns.count
+                else {
+                    throw DBBError.library(
+                        .mismatch,
+                        message: "a row of table \(table.section.name) did not come as a record of the "
+                            + "types the dump reads", sql: table.selectSQL, context: context)
+                }
+                batch.append(values)
+            }
+            position = 0
+            bytes = 0
+            isLastBatch = batch.count < requested
+            if !isLastBatch {
+                fetch(perRow == 0 ? requested : min(50_000, max(1, DBBPostgresDump.batchBytes / perRow)))
+            }
+            if batch.isEmpty { return nil }
+        }
+        let row = batch[position]
+        position += 1
+        number += 1
+        var values: [DBBValue] = []
+        values.reserveCapacity(table.columns.count)
+        for (index, value) in row.enumerated() where index < table.columns.count {
+            let mapping = table.columns[index]
+            guard let converted = mapping.dumpValue(value, strict: strict) else {
+                throw DBBExportError(
+                    .malformed,
+                    "the numeric value has more digits than a double holds (dump without --strict to write the "
+                        + "nearest double)", table: table.section.name, row: number, column: mapping.name)
+            }
+            switch converted {
+            case .text(let text): bytes += text.utf8.count
+            case .blob(let data): bytes += data.count
+            default: bytes += 8
+            }
+            values.append(converted)
+        }
+        return values
+    }
+
+    /// Closes the cursor.
+    func close() throws {
+        _ = try? pending?.wait()  // statements run in order anyway; this one's rows are not needed
+        pending = nil
+        try connection.run("CLOSE \(Self.cursor)", [], context: context)
+    }
+}
+
+/// How ``DBBPostgresDump`` dumps.
+///
+/// `Sendable`: a value type of `Sendable` values.
+public struct DBBPostgresDumpOptions: Sendable, Equatable {
+    /// The PostgreSQL schema whose tables are dumped.
+    public var schema: String
+    /// Whether a column whose type has no mapping to SQLite (written as its text otherwise), or a `numeric` value
+    /// no double holds exactly (written as the nearest double otherwise), makes the dump fail.
+    public var strict: Bool
+    /// The gzip compression level, from 0 (store only) to 9 (smallest). Default: 6.
+    public var compressionLevel: Int
+    /// Whether an existing file at the target may be replaced. Default: `false`.
+    public var replaceExisting: Bool
+    /// The longest string or BLOB the dump writes, in bytes; a longer value is refused. Default: 64 MiB.
+    public var maximumValueLength: Int
+
+    /// Creates options.
+    ///
+    /// - Parameters:
+    ///   - schema: the schema to dump.
+    ///   - strict: whether a type without a mapping, or a `numeric` no double holds, is an error.
+    ///   - compressionLevel: the gzip level, 0–9.
+    ///   - replaceExisting: whether to replace an existing file.
+    ///   - maximumValueLength: the longest value written, in bytes.
+    public init(
+        schema: String, strict: Bool = false, compressionLevel: Int = 6, replaceExisting: Bool = false,
+        maximumValueLength: Int = DBBExport.defaultMaximumValueLength
+    ) {
+        self.schema = schema
+        self.strict = strict
+        self.compressionLevel = compressionLevel
+        self.replaceExisting = replaceExisting
+        self.maximumValueLength = maximumValueLength
+    }
+
+    /// The options of the writer.
+    var dumpOptions: DBBDumpOptions {
+        var options = DBBDumpOptions(compressionLevel: compressionLevel, replaceExisting: replaceExisting)
+        options.maximumValueLength = maximumValueLength
+        return options
+    }
+}

@@ -1,0 +1,333 @@
+internal import DBBExport
+internal import DBBSQL
+internal import Foundation
+
+/// The catalog queries of a dump of one schema, run in the dump's transaction.
+struct PostgresCatalog {
+    let connection: DBBPostgresConnection
+    let schema: String
+    private static let context = "reading the catalog to dump a schema"
+
+    private func rows(_ sql: String, _ arguments: [DBBValue] = []) throws -> [[DBBValue]] {
+        try connection.run(sql, arguments.map { .value($0) }, context: Self.context).rows
+    }
+
+    private static func text(_ value: DBBValue) -> String? {
+        if case .text(let text) = value { text } else { nil }
+    }
+
+    private static func integer(_ value: DBBValue) -> Int64? {
+        if case .integer(let number) = value { number } else { nil }
+    }
+
+    private static func numbers(_ value: DBBValue) -> [Int] {
+        (text(value) ?? "").split(separator: " ").compactMap { Int($0) }
+    }
+
+    func schemaExists() throws -> Bool {
+        try !rows("SELECT 1 FROM pg_namespace WHERE nspname = $1", [.text(schema)]).isEmpty
+    }
+
+    /// The server, its version, the database and the schema.
+    func source() throws -> DBBDumpSource {
+        let row = try rows("SELECT current_setting('server_version'), current_database()::text").first ?? []
+        return DBBDumpSource(
+            engine: "PostgreSQL", version: row.first.flatMap(Self.text) ?? "",
+            database: row.count > 1 ? Self.text(row[1]) ?? "" : "", schema: schema)
+    }
+
+    /// The schema's ordinary tables (partitions among them), in the order they were made.
+    func tables() throws -> [String] {
+        try rows(
+            "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                + "WHERE n.nspname = $1 AND c.relkind = 'r' ORDER BY c.oid", [.text(schema)]
+        ).compactMap { $0.first.flatMap(Self.text) }
+    }
+
+    /// Takes `ACCESS SHARE` locks on the tables, as `pg_dump` does, so that none is dropped or altered while the
+    /// dump reads it; waits at most 30 seconds for a lock another session holds.
+    func lock(_ tables: [String]) throws {
+        guard !tables.isEmpty else { return }
+        _ = try rows("SET LOCAL lock_timeout = '30s'")
+        let names = tables.map { RestoreSchemaWriter.qualified($0, in: schema) }.joined(separator: ", ")
+        _ = try rows("LOCK TABLE \(names) IN ACCESS SHARE MODE")
+    }
+
+    /// The number of rows of a table, in the snapshot.
+    func rowCount(of table: String) throws -> Int {
+        let row = try rows("SELECT count(*) FROM \(RestoreSchemaWriter.qualified(table, in: schema))").first
+        return Int(row?.first.flatMap(Self.integer) ?? 0)
+    }
+
+    /// Every column of the schema's tables, by table, in column order.
+    func columns() throws -> [String: [CatalogColumn]] {
+        let result = try rows(
+            """
+            SELECT c.relname::text, a.attname::text, format_type(a.atttypid, a.atttypmod), bt.typname::text,
+                format_type(bt.oid, CASE WHEN t.typtype = 'd' THEN t.typtypmod ELSE a.atttypmod END),
+                bt.typtype::text, bt.typcategory::text, t.typtype = 'd', a.attnotnull,
+                a.attidentity::text, pg_get_expr(d.adbin, d.adrelid),
+                a.attidentity <> '' OR coalesce(pg_get_expr(d.adbin, d.adrelid) LIKE 'nextval(%', false)
+            FROM pg_attribute a
+            JOIN pg_class c ON c.oid = a.attrelid
+            JOIN pg_namespace n ON n.oid = c.relnamespace
+            JOIN pg_type t ON t.oid = a.atttypid
+            JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+            LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+            WHERE n.nspname = $1 AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
+            ORDER BY c.oid, a.attnum
+            """, [.text(schema)])
+        var byTable: [String: [CatalogColumn]] = [:]
+        for row in result where row.count == 12 {
+            guard let table = Self.text(row[0]), let name = Self.text(row[1]), let formatted = Self.text(row[2]),
+                let base = Self.text(row[3]), let baseFormatted = Self.text(row[4])
+            else { continue }
+            let isDomain = row[7] == .integer(1)
+            let mapping = DumpColumnMapping(
+                name: name, formatted: formatted, base: base, baseFormatted: baseFormatted,
+                kind: Self.text(row[5]) ?? "b", category: Self.text(row[6]) ?? "", isDomain: isDomain)
+            byTable[table, default: []].append(
+                CatalogColumn(
+                    name: name, mapping: mapping, base: base, isDomain: isDomain, notNull: row[8] == .integer(1),
+                    defaultSQL: Self.text(row[10]), isSequence: row[11] == .integer(1)))
+        }
+        return byTable
+    }
+
+    /// The indexes of the schema's tables, primary keys and unique constraints among them.
+    func indexes() throws -> [CatalogIndex] {
+        let result = try rows(
+            """
+            SELECT c.relname::text, ic.relname::text, i.indisprimary, i.indisunique,
+                array_to_string(i.indkey::int2[], ' '), array_to_string(i.indoption::int2[], ' '),
+                i.indnkeyatts = i.indnatts AND i.indexprs IS NULL AND i.indpred IS NULL AND am.amname = 'btree',
+                pg_get_indexdef(i.indexrelid),
+                (SELECT json_object_agg(a.attnum, a.attname)::text FROM pg_attribute a
+                 WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped)
+            FROM pg_index i
+            JOIN pg_class c ON c.oid = i.indrelid
+            JOIN pg_class ic ON ic.oid = i.indexrelid
+            JOIN pg_am am ON am.oid = ic.relam
+            JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = $1 AND c.relkind = 'r'
+            ORDER BY c.oid, ic.oid
+            """, [.text(schema)])
+        return result.compactMap { row in
+            guard row.count == 9, let table = Self.text(row[0]), let name = Self.text(row[1]) else { return nil }
+            let names = Self.attributeNames(row[8])
+            let keys = Self.numbers(row[4])
+            let options = Self.numbers(row[5])
+            let columns = keys.enumerated().compactMap { index, number in
+                names[number].map { (name: $0, descending: index < options.count && options[index] & 1 != 0) }
+            }
+            return CatalogIndex(
+                table: table, name: name, isPrimary: row[2] == .integer(1), isUnique: row[3] == .integer(1),
+                columns: columns.count == keys.count ? columns : [], isPlain: row[6] == .integer(1),
+                sql: Self.text(row[7]) ?? "")
+        }
+    }
+
+    /// `{"1": "id", "2": "name"}` as `[1: "id", 2: "name"]`.
+    private static func attributeNames(_ value: DBBValue) -> [Int: String] {
+        guard let text = text(value),
+            let names = try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))
+        else { return [:] }
+        return Dictionary(
+            names.compactMap { key, name in Int(key).map { ($0, name) } }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The foreign keys of the schema's tables.
+    func foreignKeys() throws -> [CatalogForeignKey] {
+        let result = try rows(
+            """
+            SELECT c.relname::text, con.conname::text, pn.nspname = n.nspname, pc.relname::text,
+                (SELECT string_agg(a.attname, ' ' ORDER BY k.ordinality) FROM unnest(con.conkey) WITH ORDINALITY k(num, ordinality)
+                 JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.num),
+                (SELECT string_agg(a.attname, ' ' ORDER BY k.ordinality) FROM unnest(con.confkey) WITH ORDINALITY k(num, ordinality)
+                 JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.num),
+                con.confupdtype::text, con.confdeltype::text, pg_get_constraintdef(con.oid),
+                (SELECT json_agg(a.attname ORDER BY k.ordinality)::text FROM unnest(con.conkey) WITH ORDINALITY k(num, ordinality)
+                 JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.num),
+                (SELECT json_agg(a.attname ORDER BY k.ordinality)::text FROM unnest(con.confkey) WITH ORDINALITY k(num, ordinality)
+                 JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.num)
+            FROM pg_constraint con
+            JOIN pg_class c ON c.oid = con.conrelid
+            JOIN pg_namespace n ON n.oid = c.relnamespace
+            JOIN pg_class pc ON pc.oid = con.confrelid
+            JOIN pg_namespace pn ON pn.oid = pc.relnamespace
+            WHERE con.contype = 'f' AND n.nspname = $1
+            ORDER BY c.oid, con.oid
+            """, [.text(schema)])
+        func action(_ value: DBBValue) -> String {
+            switch Self.text(value) {
+            case "r": "RESTRICT"
+            case "c": "CASCADE"
+            case "n": "SET NULL"
+            case "d": "SET DEFAULT"
+            default: "NO ACTION"
+            }
+        }
+        func names(_ value: DBBValue) -> [String] {
+            guard let text = Self.text(value), let data = text.data(using: .utf8),
+                let list = try? JSONDecoder().decode([String].self, from: data)
+            else { return [] }
+            return list
+        }
+        return result.compactMap { row in
+            guard row.count == 11, let table = Self.text(row[0]), let name = Self.text(row[1]),
+                let parent = Self.text(row[3])
+            else { return nil }
+            let definition = Self.text(row[8]) ?? ""
+            return CatalogForeignKey(
+                table: table, name: name, columns: names(row[9]),
+                // A parent in another schema is not dumped: the key is kept as text.
+                parent: row[2] == .integer(1) ? parent : "", parentColumns: names(row[10]), onUpdate: action(row[6]),
+                onDelete: action(row[7]),
+                sql: "ALTER TABLE \(DBBDatabase.quoteIdentifier(table)) ADD CONSTRAINT "
+                    + "\(DBBDatabase.quoteIdentifier(name)) \(definition)")
+        }
+    }
+
+    /// The last value the sequence of a table's identity (or serial) column handed out: its `last_value`, or one
+    /// less when it has not handed that one out yet (a new sequence, or one restarted); `nil` without a sequence.
+    func lastSequenceValue(table: String, column: String) throws -> Int64? {
+        let qualified = RestoreSchemaWriter.qualified(table, in: schema)
+        let found = try rows("SELECT pg_get_serial_sequence($1, $2)", [.text(qualified), .text(column)]).first
+        guard let name = found?.first.flatMap(Self.text) else { return nil }
+        // The name comes quoted and qualified as SQL from the server.
+        let row = try rows("SELECT last_value, is_called FROM \(name)").first ?? []
+        guard row.count == 2, let last = Self.integer(row[0]) else { return nil }
+        return row[1] == .integer(1) ? last : last - 1
+    }
+
+    /// What the dump keeps as text: the schema's views, materialized views, functions and procedures, triggers,
+    /// sequences that are no identity's, enum types, check constraints, partitioned and foreign tables, and the
+    /// database's extensions.
+    func sourceObjects() throws -> [DBBDumpSourceObject] {
+        var objects: [DBBDumpSourceObject] = []
+        func add(_ type: String, _ sql: String) throws {
+            for row in try rows(sql, [.text(schema)]) where row.count == 2 {
+                if let name = Self.text(row[0]), let definition = Self.text(row[1]) {
+                    objects.append(DBBDumpSourceObject(type: type, name: name, sql: definition))
+                }
+            }
+        }
+        try add(
+            "extension",
+            "SELECT e.extname::text, 'CREATE EXTENSION IF NOT EXISTS ' || quote_ident(e.extname) || ' VERSION ' "
+                + "|| quote_literal(e.extversion) FROM pg_extension e WHERE e.extname <> 'plpgsql' AND $1 <> '' "
+                + "ORDER BY e.oid")
+        try add(
+            "type",
+            "SELECT t.typname::text, 'CREATE TYPE ' || quote_ident(t.typname) || ' AS ENUM (' "
+                + "|| string_agg(quote_literal(e.enumlabel), ', ' ORDER BY e.enumsortorder) || ')' "
+                + "FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid JOIN pg_namespace n ON n.oid = t.typnamespace "
+                + "WHERE n.nspname = $1 GROUP BY t.oid, t.typname ORDER BY t.oid")
+        try add(
+            "sequence",
+            "SELECT s.sequencename::text, 'CREATE SEQUENCE ' || quote_ident(s.sequencename) || ' AS ' "
+                + "|| s.data_type::text || ' INCREMENT ' || s.increment_by || ' MINVALUE ' || s.min_value "
+                + "|| ' MAXVALUE ' || s.max_value || ' START ' || s.start_value || CASE WHEN s.cycle THEN ' CYCLE' "
+                + "ELSE '' END || '; -- last value: ' || coalesce(s.last_value::text, 'none') FROM pg_sequences s "
+                + "WHERE s.schemaname = $1 AND NOT EXISTS (SELECT 1 FROM pg_depend d JOIN pg_class c "
+                + "ON c.relname = s.sequencename JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = $1 "
+                + "WHERE d.objid = c.oid AND d.deptype = 'i') ORDER BY 1")
+        try add(
+            "view",
+            "SELECT c.relname::text, 'CREATE VIEW ' || quote_ident(c.relname) || ' AS ' || pg_get_viewdef(c.oid, true) "
+                + "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 "
+                + "AND c.relkind = 'v' ORDER BY c.oid")
+        try add(
+            "materialized view",
+            "SELECT c.relname::text, 'CREATE MATERIALIZED VIEW ' || quote_ident(c.relname) || ' AS ' "
+                + "|| pg_get_viewdef(c.oid, true) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                + "WHERE n.nspname = $1 AND c.relkind = 'm' ORDER BY c.oid")
+        try add(
+            "partitioned table",
+            "SELECT c.relname::text, 'partitioned table; its partitions are dumped as tables' FROM pg_class c "
+                + "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'p' "
+                + "ORDER BY c.oid")
+        try add(
+            "foreign table",
+            "SELECT c.relname::text, 'foreign table; its rows are not dumped' FROM pg_class c "
+                + "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'f' "
+                + "ORDER BY c.oid")
+        try add(
+            "function",
+            "SELECT p.proname::text || '(' || pg_get_function_identity_arguments(p.oid) || ')', "
+                + "pg_get_functiondef(p.oid) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                + "WHERE n.nspname = $1 AND p.prokind IN ('f', 'p') AND NOT EXISTS (SELECT 1 FROM pg_depend d "
+                + "WHERE d.objid = p.oid AND d.deptype = 'e') ORDER BY p.oid")
+        try add(
+            "trigger",
+            "SELECT c.relname::text || '.' || t.tgname::text, pg_get_triggerdef(t.oid, true) FROM pg_trigger t "
+                + "JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
+                + "WHERE n.nspname = $1 AND NOT t.tgisinternal ORDER BY t.oid")
+        try add(
+            "constraint",
+            "SELECT c.relname::text || '.' || con.conname::text, 'ALTER TABLE ' || quote_ident(c.relname) "
+                + "|| ' ADD CONSTRAINT ' || quote_ident(con.conname) || ' ' || pg_get_constraintdef(con.oid) "
+                + "FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid "
+                + "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND con.contype IN ('c', 'x') "
+                + "ORDER BY con.oid")
+        return objects
+    }
+
+    /// What a restore of an SQLite dump into this schema kept in its metadata table: the plan (with each column's
+    /// declared SQLite type and the column that keeps the rowids), `user_version`, `application_id`, and the
+    /// SQLite SQL of what it did not create. `nil` when the schema has no such table.
+    func restoreMetadata() throws -> RestoreMetadata? {
+        let candidates = try rows(
+            "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                + "WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname::text LIKE 'dbb\\_sqlite\\_metadata%' "
+                + "ORDER BY c.oid DESC", [.text(schema)]
+        ).compactMap { $0.first.flatMap(Self.text) }
+        for table in candidates {
+            let entries: [[DBBValue]]
+            do {
+                entries = try rows("SELECT key, value FROM \(RestoreSchemaWriter.qualified(table, in: schema))")
+            } catch {
+                continue
+            }
+            var values: [(String, String)] = []
+            for entry in entries where entry.count == 2 {
+                if let key = Self.text(entry[0]), let value = Self.text(entry[1]) { values.append((key, value)) }
+            }
+            guard let planText = values.first(where: { $0.0 == "plan" })?.1,
+                let plan = try? JSONDecoder().decode(DBBPostgresRestorePlan.self, from: Data(planText.utf8)),
+                plan.metadataTable == table
+            else { continue }
+            let kept = ["user_version", "application_id", "sqlite_version", "dump_created", "plan"]
+            let objects = values.filter { !kept.contains($0.0) }.map { key, sql in
+                // SQLite's objects are "view v", "trigger t", "virtual table t", "index i"; those a dump of
+                // PostgreSQL kept as text, "postgresql function f", "postgresql view v", ….
+                if key.hasPrefix("postgresql ") {
+                    let rest = key.dropFirst("postgresql ".count)
+                    let type =
+                        Self.postgresObjectTypes.first { rest.hasPrefix($0 + " ") } ?? String(rest.prefix { $0 != " " })
+                    return DBBDumpSourceObject(type: type, name: String(rest.dropFirst(type.count + 1)), sql: sql)
+                }
+                let type = ["virtual table", "view", "trigger", "index"].first { key.hasPrefix($0 + " ") } ?? "object"
+                let name = type == "object" ? key : String(key.dropFirst(type.count + 1))
+                return DBBDumpSourceObject(type: "SQLite \(type)", name: name, sql: sql)
+            }
+            return RestoreMetadata(table: table, plan: plan, sourceObjects: objects)
+        }
+        return nil
+    }
+}
+
+extension PostgresCatalog {
+    /// The types of the objects a dump keeps as text, longest first where one starts another.
+    static let postgresObjectTypes = [
+        "materialized view", "partitioned table", "foreign table", "view", "function", "trigger", "sequence",
+        "extension", "type", "constraint", "index", "default",
+    ]
+}
+
+/// What a restore of an SQLite dump kept in its metadata table.
+struct RestoreMetadata {
+    var table: String
+    var plan: DBBPostgresRestorePlan
+    var sourceObjects: [DBBDumpSourceObject]
+}
