@@ -3,9 +3,9 @@ import Foundation
 import Testing
 
 /// What a trace of the writer connection saw: whether the first statement of a save ran, and whether its
-/// COMMIT did. After the first insert, the writer waits (up to a minute) until the reader is done, so that the
-/// transaction is open while the reader works however the threads are scheduled: a fetch that needed the writer
-/// would then wait out the minute, and see the commit.
+/// COMMIT did. After the first insert, the writer waits (up to 4 minutes: a loaded CI machine once took more than
+/// one to run the fetch) until the reader is done, so that the transaction is open while the reader works however
+/// the threads are scheduled: a fetch that needed the writer would then wait out the 4 minutes, and see the commit.
 private final class WriterProgress: @unchecked Sendable {
     // @unchecked: guarded by `lock`.
     private let lock = NSLock()
@@ -23,7 +23,7 @@ private final class WriterProgress: @unchecked Sendable {
         }
         guard isFirstInsert else { return }
         transactionOpen.signal()
-        _ = readerDone.wait(timeout: .now() + 60)
+        _ = readerDone.wait(timeout: .now() + 240)
     }
 
     var hasCommitted: Bool { lock.withLock { committed } }

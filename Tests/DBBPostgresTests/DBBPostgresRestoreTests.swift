@@ -463,8 +463,11 @@ struct DBBPostgresRestoreTests {
         // The dump is checked end to end before the COPY starts: on a loaded machine that takes a while.
         let copyDeadline = ContinuousClock.now + .seconds(180)
         while !sawCopy && ContinuousClock.now < copyDeadline {
+            // Running now: a session keeps showing its last statement after it ended.
             let copying = try await TestPostgres.onQueue {
-                try db.fetchAll("SELECT 1 FROM pg_stat_activity WHERE query LIKE 'COPY %big%'").count
+                try db.fetchAll(
+                    "SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'COPY %big%'"
+                ).count
             }
             sawCopy = copying > 0
             if !sawCopy { try await Task.sleep(nanoseconds: 5_000_000) }
