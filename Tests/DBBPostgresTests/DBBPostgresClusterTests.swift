@@ -40,6 +40,15 @@ struct DBBPostgresClusterTests {
         return fresh
     }
 
+    /// A manager of `configuration` with the server models registered, made on a dispatch queue.
+    static func registeredManager(_ configuration: DBBPostgresConfiguration, readers: Int) async throws -> DBBManager {
+        try await TestPostgres.onQueue {
+            let manager = try DBBManager(postgres: configuration, readers: readers)
+            try manager.addTableClasses(ServerModels.all)
+            return manager
+        }
+    }
+
     /// Each node's count of committed transactions in a database, from its own statistics.
     static func commits(_ cluster: TestCluster.Cluster, database: String) throws -> [String: Int64] {
         var counts: [String: Int64] = [:]
@@ -380,11 +389,7 @@ struct DBBPostgresClusterTests {
         let pooled = configured
         #expect(pooled.pooler == DBBPostgresConfiguration.Pooler.transaction)
         #expect(pooled.listenHosts?.count == 3)
-        let manager = try await TestPostgres.onQueue {
-            let manager = try DBBManager(postgres: pooled, readers: 2)
-            try manager.addTableClasses(ServerModels.all)
-            return manager
-        }
+        let manager = try await Self.registeredManager(pooled, readers: 2)
         defer { try? manager.close() }
         // An observation listens on a direct connection to the primary, and sees a commit made through the pooler.
         let (observing, seen) = Self.collect(manager)
@@ -477,11 +482,7 @@ struct DBBPostgresClusterTests {
         let cluster = try await TestCluster.shared()
         let configuration = try await Self.freshDatabase(cluster)
         let leader = try cluster.leader()
-        let manager = try await TestPostgres.onQueue {
-            let manager = try DBBManager(postgres: configuration, readers: 1)
-            try manager.addTableClasses(ServerModels.all)
-            return manager
-        }
+        let manager = try await Self.registeredManager(configuration, readers: 1)
         defer { try? manager.close() }
         let (observing, seen) = Self.collect(manager)
         defer { observing.cancel() }
