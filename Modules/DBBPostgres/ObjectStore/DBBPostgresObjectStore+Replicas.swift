@@ -48,9 +48,9 @@ extension DBBPostgresObjectStore {
     /// commit, keeps serving reads.
     func readConnection() throws -> Connection {
         let reader = nextReaderConnection()
+        // The common case, a reader that needs no check, allocates nothing.
         guard let needed = catchUpNeeded(reader) else { return reader }
-        if needed == .max { return writer }
-        for (candidate, timeout) in candidates(after: reader) {
+        for (candidate, timeout) in candidates(after: reader, needed: needed) {
             if catchUpNeeded(candidate) == nil { return candidate }
             let fresh = try candidate.waiting { [configuration] in
                 candidate.catchUp(to: needed, timeout: timeout, maxLag: configuration.maxStandbyLag)
@@ -63,9 +63,9 @@ extension DBBPostgresObjectStore {
     /// ``readConnection()`` without blocking the calling task.
     func readConnection() async throws -> Connection {
         let reader = nextReaderConnection()
+        // The common case, a reader that needs no check, allocates nothing.
         guard let needed = catchUpNeeded(reader) else { return reader }
-        if needed == .max { return writer }
-        for (candidate, timeout) in candidates(after: reader) {
+        for (candidate, timeout) in candidates(after: reader, needed: needed) {
             if catchUpNeeded(candidate) == nil { return candidate }
             let fresh = try await candidate.suspending { [configuration] in
                 candidate.catchUp(to: needed, timeout: timeout, maxLag: configuration.maxStandbyLag)
@@ -75,11 +75,13 @@ extension DBBPostgresObjectStore {
         return writer
     }
 
-    /// The readers on standbys to try for a read: the chosen one first, with the whole timeout, then the others,
-    /// asked once.
-    private func candidates(after reader: Connection) -> [(Connection, Double)] {
-        [(reader, configuration.readYourWritesTimeout)]
-            + readers.filter { $0 !== reader && $0.onStandby.load(ordering: .relaxed) }.map { ($0, 0) }
+    /// The connections to try for a read that must see `needed`, in order, each with how long it may wait for its
+    /// standby: the chosen reader first, with the whole timeout, then the other readers on standbys, asked once.
+    /// None when the position of the last commit is unknown: the read runs on the writer.
+    private func candidates(after reader: Connection, needed: Int) -> [(Connection, Double)] {
+        if needed == .max { return [] }
+        let others = readers.filter { $0 !== reader && $0.onStandby.load(ordering: .relaxed) }
+        return [(reader, configuration.readYourWritesTimeout)] + others.map { ($0, 0) }
     }
 
     /// The position a reader on a standby must have replayed before it reads, when it must be checked; `nil` when
