@@ -160,7 +160,7 @@ final class DBBObservationCounter: Sendable {
 
     func add(_ value: [String]) { collected.withLock { $0.append(value) } }
 
-    func wait(forCount count: Int, seconds: Double = 60) async throws {
+    func wait(forCount count: Int, seconds: Double = 300) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while values.count < count {
             guard Date() < deadline else {

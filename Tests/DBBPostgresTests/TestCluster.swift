@@ -286,7 +286,8 @@ enum TestCluster {
         let deadline = Date().addingTimeInterval(60)
         while (try? cluster.leader()) == nil || (try? DBBPostgresConnection.connect(postgres)) == nil {
             guard Date() < deadline else {
-                let log = (try? String(contentsOf: nodes[0].folder.appendingPathComponent("patroni.log"))) ?? ""
+                let file = nodes[0].folder.appendingPathComponent("patroni.log")
+                let log = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
                 throw TestPostgres.SetupError(description: "the first node did not lead in 60 s:\n\(log.suffix(3000))")
             }
             usleep(200_000)
