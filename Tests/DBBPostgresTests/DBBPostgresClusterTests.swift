@@ -560,6 +560,98 @@ struct DBBPostgresClusterTests {
         }
     }
 
+    /// One request of wrk's mixed load, as `Examples/load/mixed.lua` records it: sent and answered (wall clock,
+    /// ms), whether it writes, and its HTTP status.
+    struct LoadRequest {
+        var sent: Double
+        var answered: Double
+        var isWrite: Bool
+        var status: Int
+
+        /// The records of every file `RECORDS.<thread>` in a folder.
+        static func read(in folder: URL) throws -> [LoadRequest] {
+            try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+                .filter { $0.lastPathComponent.hasPrefix("records.") }
+                .flatMap { file in
+                    try String(contentsOf: file, encoding: .utf8).split(separator: "\n").compactMap { line in
+                        let fields = line.split(separator: " ")
+                        guard fields.count == 4, let sent = Double(fields[0]), let answered = Double(fields[1]),
+                            let status = Int(fields[3])
+                        else { return nil }
+                        return LoadRequest(
+                            sent: sent, answered: answered, isWrite: fields[2] == "write", status: status)
+                    }
+                }
+        }
+    }
+
+    /// The example server (`Examples/`) on the cluster under wrk's mixed load (`Examples/load/run.sh`, 4 readers,
+    /// 16 connections, 30 s), with the primary's whole node killed 10 s in. Prints wrk's result, and the failover
+    /// window — from the kill to the first write sent after it that succeeded — with the requests in flight during
+    /// it: their count, failures and latencies. Runs when `DBB_CLUSTER_EXAMPLE_SERVER` names a built
+    /// `library-server` and wrk is installed (Examples/README.md, "Under load").
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["DBB_CLUSTER_EXAMPLE_SERVER"] != nil))
+    func measureTheExampleServerThroughAFailover() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let server = try #require(environment["DBB_CLUSTER_EXAMPLE_SERVER"])
+        let cluster = try await TestCluster.shared()
+        let configuration = try await Self.freshDatabase(cluster)
+        let hosts = cluster.nodes.map { "127.0.0.1:\($0.port)" }.joined(separator: ",")
+        let url = "postgres://dbb_app:\(cluster.appPassword)@\(hosts)/\(configuration.database!)?sslmode=disable"
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../Examples/load/run.sh"
+        ).standardizedFileURL
+        let duration = Int(environment["DBB_CLUSTER_EXAMPLE_SECONDS"] ?? "") ?? 30
+        let port = try TestPostgres.freeLoopbackPort()
+        let leader = try cluster.leader()
+        let folder = try TemporaryFolder()
+        let records = folder.url
+        let (output, killedAt) = try await TestPostgres.onQueue {
+            let child = try ChildProcess(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                [
+                    "BINARY=\(server)", "LIBRARY_POSTGRES_URL=\(url)", "DURATION=\(duration)", "PORT=\(port)",
+                    "THREADS=16", "CONNECTIONS=16", "RECORDS=\(records.appendingPathComponent("records").path)",
+                    // The requests the failover holds up wait for it: wrk's timeout is longer than the window.
+                    "TIMEOUT=30s", "bash", script.path, "4",
+                ], outputIn: records)
+            // run.sh prints the reader count when the seeding is done and wrk starts.
+            let deadline = Date().addingTimeInterval(300)
+            while !child.output.contains("readers=4"), Date() < deadline { usleep(100_000) }
+            Thread.sleep(forTimeInterval: Double(duration) / 3)
+            let killedAt = Date().timeIntervalSince1970 * 1000
+            cluster.kill(leader, wholeNode: true)
+            let status = child.wait()
+            print("cluster example (primary \(leader.name) killed at \(duration / 3) s):\n\(child.output)")
+            // The server's log at level warning: the requests that failed, and why.
+            print("cluster example, the server's log:\n\(child.errorOutput.suffix(4000))")
+            #expect(status == 0, "\(child.errorOutput)")
+            try cluster.start(leader)
+            try cluster.waitUntilHealthy()
+            return (child.output, killedAt)
+        }
+        #expect(output.contains("RESULT requests="))
+        let requests = try LoadRequest.read(in: records)
+        let recovered = try #require(
+            requests.filter { $0.isWrite && $0.sent >= killedAt && $0.status < 300 }.map(\.answered).min(),
+            "no write succeeded after the kill")
+        let window = requests.filter { $0.sent < recovered && $0.answered > killedAt }
+        let latencies = window.map { $0.answered - $0.sent }.sorted()
+        func percentile(_ p: Double) -> Double {
+            latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+        }
+        let failed = window.filter { $0.status >= 300 }
+        print(
+            "cluster example: failover window \((recovered - killedAt) / 1000) s; \(window.count) requests in flight "
+                + "during it (\(window.filter(\.isWrite).count) writes), \(failed.count) not 2xx "
+                + "(\(failed.map(\.status))); latency p50 \(percentile(0.5)) ms, p99 \(percentile(0.99)) ms, "
+                + "max \(latencies.last ?? 0) ms; reads answered within it: "
+                + "\(window.filter { !$0.isWrite && $0.sent >= killedAt && $0.status < 300 }.count); "
+                + "all requests \(requests.count), not 2xx \(requests.filter { $0.status >= 300 }.count)")
+        #expect(recovered - killedAt < 30_000)
+        #expect(requests.count > 100)
+    }
+
     /// The cost of reading on the standbys with read-your-writes, against reading on the primary: rounds of a save
     /// followed by a fetch of what it saved, and of fetches alone, alternating a manager whose two readers are on
     /// the standbys with one that reads on the primary. Prints medians and each host's share of the reads; asserts

@@ -456,6 +456,18 @@ struct DBBPostgresReconnectionTests {
         #expect(try await Self.endOtherConnections(configuration) == 2)
         #expect(try await Member.fetchCount(manager: manager) == 2)
         #expect(try await Member.fetchCount(manager: manager) == 2)
+        // A write closure whose connection ended before it began runs once, on a new connection.
+        #expect(try await Self.endOtherConnections(configuration) > 0)
+        let runs = Tally()
+        let id = try await manager.write {
+            runs.add()
+            let third = Member(dbManager: manager)
+            third.name = "Closure"
+            try third.save()
+            return third.idNum
+        }
+        #expect(runs.count == 1 && id > 0)
+        #expect(try await manager.read { try Member.fetchCount(manager: manager) } == 3)
         try manager.close()
     }
 }

@@ -40,7 +40,8 @@ public struct LibraryConfiguration: Sendable {
             guard let value = Int(readers), value >= 0 else { throw ConfigurationError("LIBRARY_READERS", readers) }
             self.readers = value
         }
-        postgresURL = environment["LIBRARY_POSTGRES_URL"]
+        // Empty is unset, as a shell's `LIBRARY_POSTGRES_URL= ...` means.
+        postgresURL = environment["LIBRARY_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
         if let level = environment["LIBRARY_LOG_LEVEL"] {
             guard let value = Logger.Level(rawValue: level) else {
                 throw ConfigurationError("LIBRARY_LOG_LEVEL", level)
