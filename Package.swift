@@ -31,6 +31,14 @@ let package = Package(
         .executable(name: "dbb-generate", targets: ["dbb-generate"]),
         .plugin(name: "DBBGenerate", targets: ["DBBGenerate"]),
     ],
+    traits: [
+        // On by default. A client that declares `traits: []` on this package gets the umbrella without the macro,
+        // and so builds no swift-syntax: its classes come from `dbb-generate` (the macro-free path).
+        .trait(
+            name: "DBBTableMacro",
+            description: "The @DBBTable macro in the umbrella DBBBuilder; its compiler plugin builds swift-syntax."),
+        .default(enabledTraits: ["DBBTableMacro"]),
+    ],
     dependencies: [
         // The tools' command-line interfaces only; the library targets depend on sqlite3 and zlib alone.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -122,7 +130,10 @@ let package = Package(
             swiftSettings: libraryModuleSettings),
         .target(
             name: "DBBBuilder",
-            dependencies: ["DBBSQL", "DBBSchema", "DBBQuery", "DBBObjects", "DBBExport", "DBBMacros"],
+            dependencies: [
+                "DBBSQL", "DBBSchema", "DBBQuery", "DBBObjects", "DBBExport",
+                .target(name: "DBBMacros", condition: .when(traits: ["DBBTableMacro"])),
+            ],
             path: "Modules/DBBBuilder", swiftSettings: libraryModuleSettings
         ),
         // The PostgreSQL plugin: DBBSQL, DBBSchema, DBBObjects, DBBExport ← DBBPostgres (postgres-nio). Not part

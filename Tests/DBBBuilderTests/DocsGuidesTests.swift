@@ -17,9 +17,10 @@ import Testing
         let guide = try String(
             contentsOf: repositoryRoot.appendingPathComponent("Docs/GettingStarted.md"), encoding: .utf8)
         let manifests = DocSnippets.manifests(in: guide)
-        #expect(manifests.count == 3)
+        #expect(manifests.count == 4)
         var identities: [String] = []
         var products: [[String]] = []
+        var traits: [[String]] = []
         for manifest in manifests {
             let folder = try TemporaryFolder()
             try FileManager.default.createDirectory(
@@ -37,6 +38,7 @@ import Testing
             let dependency = try #require((json["dependencies"] as? [[String: Any]])?.first)
             let kind = try #require((dependency["fileSystem"] ?? dependency["sourceControl"]) as? [[String: Any]])
             identities.append(kind.first?["identity"] as? String ?? "")
+            traits.append((kind.first?["traits"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
             let target = try #require((json["targets"] as? [[String: Any]])?.first)
             let names = (target["dependencies"] as? [[String: Any]] ?? []).compactMap {
                 ($0["product"] as? [Any])?.first as? String
@@ -44,8 +46,11 @@ import Testing
             products.append(names)
         }
         // Every identity matches the products' `package:` "DBBBuilder" (identities compare without case).
-        #expect(identities == ["dbbbuilder", "dbbbuilder", "dbbbuilder"])
-        #expect(products == [["DBBBuilder"], ["DBBObjects", "DBBExport"], ["DBBObjects", "DBBQuery"]])
+        #expect(identities == ["dbbbuilder", "dbbbuilder", "dbbbuilder", "dbbbuilder"])
+        #expect(
+            products == [["DBBBuilder"], ["DBBObjects", "DBBExport"], ["DBBObjects", "DBBQuery"], ["DBBBuilder"]])
+        // The last is the umbrella without the macro: the package's default traits (DBBTableMacro) off.
+        #expect(traits == [["default"], ["default"], ["default"], []])
     }
 
     @Test func gettingStarted() throws {
