@@ -149,12 +149,15 @@ extension DBBPostgresObjectStore {
             try Self.waiting(on: queue, body)
         }
 
-        /// Runs `body` on `queue` and waits for it. The body runs on the queue's own thread, never on the
-        /// caller's: a caller inside a Swift concurrency task waits for it as it waits for SQLite's queue, while
-        /// the connection's synchronous calls run where waiting on postgres-nio is allowed.
+        /// Runs `body` on `queue` and waits for it. A caller outside any task runs it on its own thread, holding
+        /// the queue (`sync`): a statement then wakes two threads (the event loop, then the caller) rather than
+        /// four (the queue's, the event loop, the queue's again, the caller). A caller inside a Swift concurrency
+        /// task hands it to the queue's own thread, where waiting on postgres-nio is allowed, and waits for it as
+        /// it waits for SQLite's queue.
         private static func waiting<T: Sendable>(on queue: DispatchQueue, _ body: @escaping @Sendable () throws -> T)
             throws -> T
         {
+            if withUnsafeCurrentTask(body: { $0 == nil }) { return try queue.sync(execute: body) }
             let done = DispatchSemaphore(value: 0)
             let outcome = Mutex<Result<T, any Error>?>(nil)
             queue.async {

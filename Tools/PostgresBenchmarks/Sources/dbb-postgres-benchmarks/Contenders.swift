@@ -561,8 +561,9 @@ final class LibraryContender: Contender {
     }
 
     func saveEach() async throws {
-        try synchronously {
-            for person in prepared { try person.save() }
+        // The synchronous save as a program outside Swift concurrency calls it: on a thread of its own.
+        try await onThread {
+            for person in self.prepared { try person.save() }
         }
     }
 
@@ -602,3 +603,21 @@ final class LibraryContender: Contender {
 /// Runs `body`, a closure that is not `async`: there Swift picks the library's synchronous calls, where an
 /// `async` function would pick their `async` overloads.
 func synchronously<Result>(_ body: () throws -> Result) rethrows -> Result { try body() }
+
+/// Runs `body` on a thread of its own, not one of Swift concurrency's, and suspends the task until it is done.
+func onThread(_ body: @escaping () throws -> Void) async throws {
+    let work = ThreadWork(body)
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        Thread { continuation.resume(with: Result { try work.run() }) }.start()
+    }
+}
+
+/// A closure run once on another thread while its caller is suspended waiting for it: one thread at a time uses
+/// the closure and what it captured.
+private final class ThreadWork: @unchecked Sendable {
+    private let body: () throws -> Void
+
+    init(_ body: @escaping () throws -> Void) { self.body = body }
+
+    func run() throws { try body() }
+}
