@@ -95,6 +95,7 @@ extension DBBPostgresObjectStore {
         func inTransaction<T>(isWrite: Bool, _ body: () throws -> T) throws -> T {
             try begin(isWrite: isWrite)
             do {
+                if let schemaStatement { try objects.connection.execute(schemaStatement) }
                 let result = try body()
                 try objects.connection.commit()
                 return result
@@ -104,30 +105,23 @@ extension DBBPostgresObjectStore {
             }
         }
 
-        /// Begins a transaction (and sets its schema behind a transaction pooler). A connection found ended there
-        /// (its server died, or was switched over, since its last use) is made anew, on a host of the role wanted,
-        /// and the transaction begun on it: nothing of the work has run yet, so a `write { }` closure, which is
-        /// never run twice, runs once on the new primary instead of failing.
+        /// Begins a transaction. A connection found ended there (its server died, or was switched over, since its
+        /// last use) is made anew, on a host of the role wanted (``reconnect()`` searches for up to the failover
+        /// timeout), and the transaction begun on it: nothing of the work has run yet, so a `write { }` closure,
+        /// which is never run twice, runs once on the new primary instead of failing.
         private func begin(isWrite: Bool) throws {
-            var attempt = 1
-            while true {
-                do {
-                    try reconnectIfClosed()
-                    try objects.connection.begin(isolation: isWrite ? nil : .repeatableRead, readOnly: !isWrite)
-                } catch {
-                    let ended = DBBPostgresObjectStore.connectionEnded(by: error, closed: objects.connection.isClosed)
-                    guard ended, attempt < 3 else { throw error }
-                    attempt += 1
-                    try reconnect()
-                    continue
-                }
-                do {
-                    if let schemaStatement { try objects.connection.execute(schemaStatement) }
-                    return
-                } catch {
-                    rollback()
+            func begin() throws {
+                try objects.connection.begin(isolation: isWrite ? nil : .repeatableRead, readOnly: !isWrite)
+            }
+            do {
+                try reconnectIfClosed()
+                try begin()
+            } catch {
+                guard DBBPostgresObjectStore.connectionEnded(by: error, closed: objects.connection.isClosed) else {
                     throw error
                 }
+                try reconnect()
+                try begin()
             }
         }
 
