@@ -40,6 +40,40 @@ struct DBBPostgresDumpMemoryTests {
         return (status ?? -1, peak, child.errorOutput)
     }
 
+    /// Opt-in (`DBB_DUMP_LARGE_BATCH=1`): it moves about a GiB through the server, the dump and a restore.
+    @Test(
+        "a batch too large for one array of the server is read again in smaller ones",
+        .enabled(if: ProcessInfo.processInfo.environment["DBB_DUMP_LARGE_BATCH"] == "1"))
+    func batchOverTheArrayLimit() async throws {
+        let folder = try TemporaryFolder()
+        let configuration = try await TestPostgres.freshDatabase()
+        let rows = 66
+        let length = 16 << 20
+        try await TestPostgres.onQueue {
+            let db = try DBBPostgresConnection.connect(configuration)
+            defer { try? db.close() }
+            _ = try db.execute("CREATE TABLE wide (id bigint PRIMARY KEY, v text)")
+            // The first batch asks for 64 rows: 64 values of 16 MiB pass the server's 1 GiB limit on one array.
+            _ = try db.execute(
+                "INSERT INTO wide SELECT i, repeat(chr(64 + i % 26), \(length)) FROM generate_series(1, \(rows)) AS i")
+        }
+        let dump = folder.file("wide.json.gz")
+        let tool = try #require(ToolProcess.executable("dbb-backup"))
+        let run = try Self.runMeasuringPeak(
+            tool, ["dump", "-q", DBBPostgresDumpTests.url(of: configuration), dump.path], in: folder.url)
+        #expect(run.status == 0, "\(run.errors)")
+        print("dump of \(rows) values of 16 MiB: peak \(run.peakKiB / 1024) MiB")
+        let sqlite = folder.file("wide.sqlite")
+        try DBBExport.restore(dumpAt: dump, to: sqlite)
+        let db = try DBBDatabase(path: sqlite.path, mode: .readOnly)
+        defer { try? db.close() }
+        #expect(try db.fetchValue(Int.self, "SELECT count(*) FROM wide") == rows)
+        #expect(
+            try db.fetchValue(
+                Int.self, "SELECT count(*) FROM wide WHERE length(v) = ? AND substr(v, ?, 1) = char(64 + id % 26)",
+                length, length) == rows)
+    }
+
     @Test("a million rows and a 100 MB value are dumped in bounded memory, and restore exactly")
     func millionRowsAndALongValue() async throws {
         let folder = try TemporaryFolder()

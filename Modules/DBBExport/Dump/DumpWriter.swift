@@ -102,44 +102,32 @@ package final class DumpWriter {
     ///   column; (malformed) for a row of the wrong width, or past the table's row count; (io) when the output
     ///   cannot be written.
     package func row(_ values: [DBBValue], of table: DBBDumpTable) throws {
-        let width = table.columns.count + (table.hasRowID ? 1 : 0)
-        guard values.count == width, rowsOfTable < table.rowCount else {
-            throw DBBExportError(
-                .malformed,
-                values.count == width
-                    ? "the table has more rows than the \(table.rowCount) its header lists"
-                    : "the row has \(values.count) values where \(width) are expected", table: table.name,
-                row: rowsOfTable + 1)
+        try rows { encoder in
+            try encoder.beginRow()
+            for value in values { try encoder.value(value) }
+            try encoder.endRow()
         }
-        json.raw(rowsOfTable == 0 ? "\n[" : ",\n[")
-        for (index, value) in values.enumerated() {
-            if index > 0 { json.byte(UInt8(ascii: ",")) }
-            switch value {
-            case .text(let text): try requireLength(text.utf8.count, table, index)
-            case .blob(let data): try requireLength(data.count, table, index)
-            default: break
-            }
-            // NaN is never written: SQLite stores it as NULL.
-            if case .real(let number) = value, number.isNaN {
-                json.raw("null")
-            } else {
-                try json.value(value)
-            }
-        }
-        json.byte(UInt8(ascii: "]"))
-        rowsOfTable += 1
-        try json.flushIfNeeded()
-        counter.add(rows: 1)
     }
 
-    private func requireLength(_ count: Int, _ table: DBBDumpTable, _ index: Int) throws {
-        guard count > maximumValueLength else { return }
-        let column = table.hasRowID ? (index == 0 ? "rowid" : table.columns[index - 1]) : table.columns[index]
-        throw DBBExportError(
-            .valueTooLong,
-            "the value is \(count) bytes, longer than the \(maximumValueLength)-byte limit on one value "
-                + "(DBBDumpOptions.maximumValueLength); a restore with that limit would refuse it",
-            table: table.name, row: rowsOfTable + 1, column: column)
+    /// Writes rows of the current table value by value, as they are read: what ``row(_:of:)`` writes, without a
+    /// `DBBValue` for each, and with the same checks.
+    ///
+    /// - Parameter body: writes rows with the encoder's `beginRow()`, one value call per value, `endRow()`.
+    /// - Throws: what `body` throws; ``DBBExportError`` (malformed) outside a table, and what ``row(_:of:)``
+    ///   throws.
+    package func rows(_ body: (inout DumpRowEncoder) throws -> Void) throws {
+        guard let table else { throw DBBExportError(.malformed, "a row was written outside a table") }
+        // The JSON writer moves into the encoder and back, so its buffer is never shared (and never copied).
+        var encoder = DumpRowEncoder(
+            json: DumpJSONWriter(output: output, reserving: false), table: table,
+            maximumValueLength: maximumValueLength, rowsOfTable: rowsOfTable)
+        swap(&json, &encoder.json)
+        defer {
+            swap(&json, &encoder.json)
+            counter.add(rows: encoder.rowsOfTable - rowsOfTable)
+            rowsOfTable = encoder.rowsOfTable
+        }
+        try body(&encoder)
     }
 
     /// Ends the current table section.
@@ -230,5 +218,122 @@ extension DumpJSONWriter {
     /// The end of the dump.
     mutating func endDocument(hasTables: Bool) {
         raw(hasTables ? "\n]\n}\n" : "]\n}\n")
+    }
+}
+
+/// Writes the rows of one table of a ``DumpWriter`` value by value, checking each row's width, the table's row
+/// count and the limit on one value as it goes.
+///
+/// Not `Sendable`, not copyable: it holds the writer's JSON buffer while ``DumpWriter/rows(_:)`` runs.
+package struct DumpRowEncoder: ~Copyable {
+    fileprivate var json: DumpJSONWriter
+    private let table: DBBDumpTable
+    private let maximumValueLength: Int
+    private let width: Int
+    fileprivate private(set) var rowsOfTable: Int
+    private var valuesInRow = 0
+
+    fileprivate init(json: DumpJSONWriter, table: DBBDumpTable, maximumValueLength: Int, rowsOfTable: Int) {
+        self.json = json
+        self.table = table
+        self.maximumValueLength = maximumValueLength
+        width = table.columns.count + (table.hasRowID ? 1 : 0)
+        self.rowsOfTable = rowsOfTable
+    }
+
+    /// The number of the row being written, from 1.
+    package var rowNumber: Int { rowsOfTable + 1 }
+
+    /// Starts a row.
+    ///
+    /// - Throws: ``DBBExportError`` (malformed) when the table already has the rows its header lists.
+    package mutating func beginRow() throws {
+        guard rowsOfTable < table.rowCount else {
+            throw DBBExportError(
+                .malformed, "the table has more rows than the \(table.rowCount) its header lists", table: table.name,
+                row: rowsOfTable + 1)
+        }
+        json.raw(rowsOfTable == 0 ? "\n[" : ",\n[")
+        valuesInRow = 0
+    }
+
+    /// Ends a row, handing the JSON to the gzip writer when enough is buffered.
+    ///
+    /// - Throws: ``DBBExportError`` (malformed) when the row has fewer values than the table's width; (io) when
+    ///   the output cannot be written.
+    package mutating func endRow() throws {
+        guard valuesInRow == width else { throw wrongWidth(valuesInRow) }
+        json.byte(UInt8(ascii: "]"))
+        rowsOfTable += 1
+        try json.flushIfNeeded()
+    }
+
+    private func wrongWidth(_ count: Int) -> DBBExportError {
+        DBBExportError(
+            .malformed, "the row has \(count) values where \(width) are expected", table: table.name,
+            row: rowsOfTable + 1)
+    }
+
+    /// Counts the next value of the row and writes the comma before it.
+    private mutating func nextValue() throws {
+        guard valuesInRow < width else { throw wrongWidth(valuesInRow + 1) }
+        if valuesInRow > 0 { json.byte(UInt8(ascii: ",")) }
+        valuesInRow += 1
+    }
+
+    private func requireLength(_ count: Int) throws {
+        guard count > maximumValueLength else { return }
+        let index = valuesInRow - 1
+        let column = table.hasRowID ? (index == 0 ? "rowid" : table.columns[index - 1]) : table.columns[index]
+        throw DBBExportError(
+            .valueTooLong,
+            "the value is \(count) bytes, longer than the \(maximumValueLength)-byte limit on one value "
+                + "(DBBDumpOptions.maximumValueLength); a restore with that limit would refuse it",
+            table: table.name, row: rowsOfTable + 1, column: column)
+    }
+
+    /// Writes a value. NaN is written as NULL, as SQLite stores it.
+    ///
+    /// - Throws: ``DBBExportError`` (valueTooLong) for a string or BLOB longer than the limit; (malformed) for a
+    ///   value past the row's width; (io) when the output cannot be written.
+    package mutating func value(_ value: DBBValue) throws {
+        try nextValue()
+        switch value {
+        case .text(let text): try requireLength(text.utf8.count)
+        case .blob(let data): try requireLength(data.count)
+        case .real(let number) where number.isNaN:
+            json.raw("null")
+            return
+        default: break
+        }
+        try json.value(value)
+    }
+
+    /// Writes an integer.
+    ///
+    /// - Throws: ``DBBExportError`` (malformed) for a value past the row's width.
+    package mutating func integer(_ value: Int64) throws {
+        try nextValue()
+        json.integer(value)
+    }
+
+    /// Writes text given as its UTF-8 bytes; bytes that are not valid UTF-8 become U+FFFD.
+    ///
+    /// - Throws: ``DBBExportError`` (valueTooLong) for text longer than the limit; (malformed) for a value past
+    ///   the row's width; (io) when the output cannot be written.
+    package mutating func text(utf8 bytes: UnsafeRawBufferPointer) throws {
+        try nextValue()
+        try requireLength(bytes.count)
+        try json.text(bytes: bytes)
+    }
+
+    /// Writes a BLOB given as its bytes.
+    ///
+    /// - Throws: ``DBBExportError`` (valueTooLong) for a BLOB longer than the limit; (malformed) for a value past
+    ///   the row's width; (io) when the output cannot be written.
+    package mutating func blob(_ bytes: UnsafeRawBufferPointer) throws {
+        try nextValue()
+        try requireLength(bytes.count)
+        try json.blob(bytes: bytes)
     }
 }

@@ -16,9 +16,9 @@ struct DumpJSONWriter {
     private let output: GzipFileWriter
     static let flushThreshold = 1024 * 1024
 
-    init(output: GzipFileWriter) {
+    init(output: GzipFileWriter, reserving: Bool = true) {
         self.output = output
-        buffer.reserveCapacity(Self.flushThreshold + 64 * 1024)
+        if reserving { buffer.reserveCapacity(Self.flushThreshold + 64 * 1024) }
     }
 
     /// Hands the buffer to the gzip writer when it is full enough.
@@ -190,13 +190,66 @@ struct DumpJSONWriter {
         raw("\"}")
     }
 
+    /// Appends bytes as a BLOB in its tagged form, as ``blob(_:)`` does, without copying them first.
+    ///
+    /// - Throws: ``DBBExportError`` (io) when an earlier chunk could not be compressed or written.
+    mutating func blob(bytes: UnsafeRawBufferPointer) throws {
+        raw("{\"blob\":\"")
+        try base64(bytes)
+        raw("\"}")
+    }
+
+    /// Appends UTF-8 text given as bytes as a JSON string: ASCII as it is (escaped), other text as
+    /// `String(decoding:as:)` reads it, each byte that is not valid UTF-8 becoming U+FFFD.
+    ///
+    /// - Throws: ``DBBExportError`` (io) when an earlier chunk could not be compressed or written.
+    mutating func text(bytes: UnsafeRawBufferPointer) throws {
+        let ascii = bytes.withMemoryRebound(to: UInt8.self) { utf8 in
+            if utf8.allSatisfy({ $0 < 0x80 }) {
+                if utf8.count <= Self.flushThreshold { appendEscaped(utf8) }
+                return true
+            }
+            return false
+        }
+        if !ascii || bytes.count > Self.flushThreshold {
+            try streamedString(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
     /// Base64 in parts of a multiple of 3 bytes, which encode to the same text as the whole.
     private mutating func base64(_ data: Data) throws {
+        try data.withUnsafeBytes { try base64($0) }
+    }
+
+    private static let base64Digits: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// Standard base64 with padding (RFC 4648), handing the buffer to the gzip writer every ``flushThreshold``
+    /// bytes or so: parts of a multiple of 3 bytes encode to the same text as the whole.
+    private mutating func base64(_ bytes: UnsafeRawBufferPointer) throws {
+        let digits = Self.base64Digits
         let part = Self.flushThreshold / 4 * 3
-        var start = data.startIndex
-        while start < data.endIndex {
-            let end = data.index(start, offsetBy: part, limitedBy: data.endIndex) ?? data.endIndex
-            buffer.append(contentsOf: data[start..<end].base64EncodedData())
+        var start = 0
+        while start < bytes.count {
+            let end = min(start + part, bytes.count)
+            buffer.reserveCapacity(buffer.count + (end - start + 2) / 3 * 4)
+            var index = start
+            while index + 3 <= end {
+                let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                buffer.append(digits[Int(chunk >> 18)])
+                buffer.append(digits[Int(chunk >> 12 & 0x3F)])
+                buffer.append(digits[Int(chunk >> 6 & 0x3F)])
+                buffer.append(digits[Int(chunk & 0x3F)])
+                index += 3
+            }
+            if index < end {
+                let second = index + 1 < end ? UInt32(bytes[index + 1]) : 0
+                let chunk = UInt32(bytes[index]) << 16 | second << 8
+                buffer.append(digits[Int(chunk >> 18)])
+                buffer.append(digits[Int(chunk >> 12 & 0x3F)])
+                buffer.append(index + 1 < end ? digits[Int(chunk >> 6 & 0x3F)] : UInt8(ascii: "="))
+                buffer.append(UInt8(ascii: "="))
+            }
             try flushIfNeeded()
             start = end
         }

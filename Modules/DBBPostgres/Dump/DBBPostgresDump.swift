@@ -28,7 +28,9 @@ internal import PostgresNIO
 /// made goes back as it came: its tables' declared SQLite types, rowids, `user_version` and `application_id` are
 /// read from the restore's metadata table, which is not dumped itself.
 ///
-/// Rows stream through a server-side cursor, a batch of about ``batchBytes`` at a time, and are compressed on
+/// Rows stream a batch of about ``batchBytes`` at a time (the rows after the last one read, one array per column,
+/// for a table ordered by one integer column, as the library's tables are; through a server-side cursor for
+/// others), each value written as JSON straight from the bytes the server sent, and are compressed on
 /// other threads as they are written: the memory a dump takes is bounded by about three copies of the longest
 /// value (the limit on one value, ``DBBPostgresDumpOptions/maximumValueLength``, 64 MiB by default) plus 50 MiB;
 /// a schema of a million rows and one 100 MB value was dumped in 255 MiB.
@@ -36,7 +38,7 @@ internal import PostgresNIO
 /// The synchronous calls wait on the calling thread: call them from a thread or `DispatchQueue` of your own, not
 /// inside a Swift concurrency task.
 public enum DBBPostgresDump {
-    /// About how many bytes of rows one batch of the cursor fetches.
+    /// About how many bytes of rows one batch reads.
     public static let batchBytes = 4 << 20
 
     /// Dumps a schema to a gzip-compressed JSON file, written under a temporary name beside it, synced, and
@@ -137,119 +139,60 @@ public enum DBBPostgresDump {
         strict: Bool
     ) throws {
         let reader = try TableReader(table: table, connection: connection)
-        while let values = try reader.next(strict: strict) {
-            try writer.row(values, of: table.section)
+        let rules = table.columns.map(\.rules)
+        while let batch = try reader.nextBatch() {
+            try batch.bytes.withUnsafeBytes { bytes in
+                try writer.rows { encoder in
+                    for row in 0..<batch.rows {
+                        try encoder.beginRow()
+                        for column in 0..<batch.columns {
+                            try write(
+                                batch.field(row: row, column: column, in: bytes), rule: rules[column], column: column,
+                                of: table, strict: strict, into: &encoder)
+                        }
+                        try encoder.endRow()
+                    }
+                }
+            }
         }
         try reader.close()
     }
+
+    /// Writes a field as the dump's value, straight from its bytes where the value is written as read.
+    private static func write(
+        _ field: FieldBatch.Field, rule: DumpColumnMapping.ValueRules, column: Int, of table: PostgresDumpPlan.Table,
+        strict: Bool, into encoder: inout DumpRowEncoder
+    ) throws {
+        guard let bytes = field.bytes else { return try encoder.value(.null) }
+        if field.oid == RecordDecoder.OID.bytea {
+            try encoder.blob(bytes)
+        } else if RecordDecoder.OID.isText(field.oid) && rule.writesAsRead(text: bytes) {
+            try encoder.text(utf8: bytes)
+        } else {
+            guard let value = RecordDecoder.value(bytes, oid: field.oid) else { throw table.mismatch }
+            guard let converted = rule.dumpValue(value, strict: strict) else {
+                throw table.numericRefused(row: encoder.rowNumber, column: column)
+            }
+            try encoder.value(converted)
+        }
+    }
 }
 
-/// Reads a table's rows as a dump writes them, through a server-side cursor, in batches of about
-/// ``DBBPostgresDump/batchBytes``.
-final class TableReader {
-    private static let cursor = "dbb_dump_rows"
-    private let table: PostgresDumpPlan.Table
-    private let connection: DBBPostgresConnection
-    private let context: String
-    private var batch: [[DBBValue]] = []
-    private var position = 0
-    /// The size of the batch asked for last, the one received next.
-    private var requested = 1000
-    /// The next batch, asked for as soon as the one before it came, so the server reads and sends it while this
-    /// one is written.
-    private var pending: EventLoopFuture<PostgresQueryResult>?
-    private var isLastBatch = false
-    private var number = 0
-    private var bytes = 0
-
-    /// Opens the cursor and asks for the first batch.
-    ///
-    /// - Throws: `DBBError` when the server refuses the query.
-    init(table: PostgresDumpPlan.Table, connection: DBBPostgresConnection) throws {
-        self.table = table
-        self.connection = connection
-        context = "dumping table \(table.section.name)"
-        try connection.run(
-            "DECLARE \(Self.cursor) NO SCROLL CURSOR FOR \(table.recordSelectSQL)", [], context: context)
-        fetch(requested)
+extension PostgresDumpPlan.Table {
+    /// The error for a `numeric` value `strict` refuses.
+    func numericRefused(row: Int, column: Int) -> DBBExportError {
+        DBBExportError(
+            .malformed,
+            "the numeric value has more digits than a double holds (dump without --strict to write the nearest "
+                + "double)", table: section.name, row: row, column: columns[column].name)
     }
 
-    private func fetch(_ size: Int) {
-        requested = size
-        pending = connection.connection.query(
-            PostgresQuery(unsafeSQL: "FETCH FORWARD \(size) FROM \(Self.cursor)"), logger: connection.logger)
-    }
-
-    /// The next row as the dump writes it, or `nil` after the last.
-    ///
-    /// - Parameter strict: whether a `numeric` no double holds is refused.
-    /// - Throws: `DBBExportError` (malformed) for a `numeric` `strict` refuses; `DBBError` from the server.
-    func next(strict: Bool) throws -> [DBBValue]? {
-        if position == batch.count {
-            guard !isLastBatch, let next = pending else { return nil }
-            pending = nil
-            // The batch after next holds about batchBytes, whatever the rows' width, by the rows of this one.
-            let perRow = batch.isEmpty ? 0 : max(1, bytes / batch.count)
-            batch = []  // let the last batch go before the next one comes
-            let sql = "FETCH FORWARD \(requested) FROM \(Self.cursor)"
-            let result: PostgresQueryResult
-            do {
-                result = try next.wait()
-            } catch {
-                throw connection.map(error, sql: sql, context: context)
-            }
-            batch = []
-            batch.reserveCapacity(result.rows.count)
-            for row in result.rows {
-                // One cell: the row as a record, in binary format.
-                let record = row.first { $0.dataType == .record }?.bytes
-                guard
-                    let values = record?.withUnsafeReadableBytes({ RecordDecoder.values(of: $0) }),
-                    values.count == table.columns.count
-                else {
-                    throw DBBError.library(
-                        .mismatch,
-                        message: "a row of table \(table.section.name) did not come as a record of the "
-                            + "types the dump reads", sql: table.selectSQL, context: context)
-                }
-                batch.append(values)
-            }
-            position = 0
-            bytes = 0
-            isLastBatch = batch.count < requested
-            if !isLastBatch {
-                fetch(perRow == 0 ? requested : min(50_000, max(1, DBBPostgresDump.batchBytes / perRow)))
-            }
-            if batch.isEmpty { return nil }
-        }
-        let row = batch[position]
-        position += 1
-        number += 1
-        var values: [DBBValue] = []
-        values.reserveCapacity(table.columns.count)
-        for (index, value) in row.enumerated() where index < table.columns.count {
-            let mapping = table.columns[index]
-            guard let converted = mapping.dumpValue(value, strict: strict) else {
-                throw DBBExportError(
-                    .malformed,
-                    "the numeric value has more digits than a double holds (dump without --strict to write the "
-                        + "nearest double)", table: table.section.name, row: number, column: mapping.name)
-            }
-            switch converted {
-            case .text(let text): bytes += text.utf8.count
-            case .blob(let data): bytes += data.count
-            default: bytes += 8
-            }
-            values.append(converted)
-        }
-        return values
-    }
-
-    /// Closes the cursor.
-    func close() throws {
-        _ = try? pending?.wait()  // statements run in order anyway; this one's rows are not needed
-        pending = nil
-        try connection.run("CLOSE \(Self.cursor)", [], context: context)
+    /// The error for a row that did not come as a record of the types a dump reads.
+    var mismatch: DBBError {
+        DBBError.library(
+            .mismatch,
+            message: "a row of table \(section.name) did not come as a record of the types the dump reads",
+            sql: recordSelectSQL, context: "dumping table \(section.name)")
     }
 }
 

@@ -163,7 +163,41 @@ struct DumpColumnMapping {
         return mapping
     }
 
+    /// What turns a value read into a dump value, without the column's strings: copied for each value read.
+    struct ValueRules {
+        var form: Form
+        var integerAffinity: Bool
+        var realAffinity: Bool
+
+        /// Whether text read is written as it is (``dumpValue(_:strict:)`` returns it unchanged): always in a
+        /// column of TEXT or BLOB affinity; in one of INTEGER, REAL or NUMERIC affinity unless it is spelt with
+        /// nothing but the characters of a number's text (digits, `.`, `-`, `+`, `e`), which may make it a number.
+        func writesAsRead(text utf8: UnsafeRawBufferPointer) -> Bool {
+            guard case .asRead = form else { return false }
+            if !integerAffinity && !realAffinity { return true }
+            return utf8.contains { byte in
+                !((byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: ".")
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "e"))
+            }
+        }
+    }
+
+    /// The rules of ``dumpValue(_:strict:)``.
+    var rules: ValueRules {
+        ValueRules(form: form, integerAffinity: integerAffinity, realAffinity: realAffinity)
+    }
+
     /// The dump value of a value read with ``select``.
+    ///
+    /// - Parameter strict: whether a `numeric` that no double holds exactly is refused.
+    /// - Returns: the value, or `nil` when `strict` refuses it.
+    func dumpValue(_ value: DBBValue, strict: Bool) -> DBBValue? {
+        rules.dumpValue(value, strict: strict)
+    }
+}
+
+extension DumpColumnMapping.ValueRules {
+    /// The dump value of a value read with the column's `select`.
     ///
     /// - Parameter strict: whether a `numeric` that no double holds exactly is refused.
     /// - Returns: the value, or `nil` when `strict` refuses it.

@@ -16,6 +16,14 @@ struct PostgresDumpPlan {
         var selectSQL: String
         /// The same query, each row as one record (`ROW(…)`).
         var recordSelectSQL: String
+        /// The one integer column, never NULL, that orders the rows (the rowid's, or a one-column integer key),
+        /// when there is one: its name, and its quoted name for SQL. The rows are then read in batches by its
+        /// values.
+        var integerOrder: (name: String, sql: String)?
+        /// The table's schema-qualified name.
+        var qualifiedName: String
+        /// The record of a row, `ROW(…)` of the columns as read.
+        var record: String
     }
 
     var header: DBBDumpHeader
@@ -138,11 +146,17 @@ struct PostgresDumpPlan {
             // ROW() of one value is that value's record; of none, an empty record.
             let recordSelectSQL = "SELECT ROW(\(list))" + from
             let count = try context.rowCount(of: name)
+            let orderColumn = rowID?.name ?? (keyColumns.count == 1 ? keyColumns[0] : nil)
+            let integerOrder = catalogColumns.first { $0.name == orderColumn }.flatMap { column in
+                ["int8", "int4", "int2"].contains(column.base) && column.notNull
+                    ? (column.name, DBBDatabase.quoteIdentifier(column.name)) : nil
+            }
             tables.append(
                 Table(
                     section: DBBDumpTable(
                         name: name, columns: mappings.map(\.name), hasRowID: rowID != nil, rowCount: count),
-                    columns: read, selectSQL: selectSQL, recordSelectSQL: recordSelectSQL))
+                    columns: read, selectSQL: selectSQL, recordSelectSQL: recordSelectSQL, integerOrder: integerOrder,
+                    qualifiedName: RestoreSchemaWriter.qualified(name, in: schema), record: "ROW(\(list))"))
         }
         if hasAutoincrement {
             let name = Self.sequenceTable

@@ -5,6 +5,7 @@ import Foundation
 /// The workloads by name, in the order a run of all of them takes.
 let workloads: KeyValuePairs<String, () -> Void> = [
     "sql": SQLBenchmark.run, "compare": Comparison.run, "export": ExportBenchmark.run, "pool": PoolBenchmark.run,
+    "rebuild": RebuildBenchmark.run,
 ]
 let names = workloads.map(\.key)
 let usage = """
@@ -16,6 +17,7 @@ let usage = """
         --contenders picks contenders by name ("raw sqlite3", "GRDB 7.10", "key paths", "closures",
         "macro"); --layout lean lays the tables out without timestamps or AUTOINCREMENT (GRDB sits it out)
       pool options: --scale N divides the object counts and the run time by N
+      rebuild options: --runs N alternating runs (default 5); --scale N divides the 1,000,000 rows by N
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())

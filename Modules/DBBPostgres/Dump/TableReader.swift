@@ -1,0 +1,307 @@
+internal import DBBExport
+internal import DBBSQL
+internal import Foundation
+internal import NIOCore
+internal import PostgresNIO
+
+/// A batch of rows as the server sent them: each field's type and bytes, copied into one buffer.
+///
+/// `Sendable` is not needed: one thread reads a batch.
+struct FieldBatch {
+    /// One field of a row.
+    struct Field {
+        /// Its type's OID.
+        var oid: UInt32
+        /// Its bytes in PostgreSQL's binary format, `nil` for NULL.
+        var bytes: UnsafeRawBufferPointer?
+    }
+
+    /// The fields' bytes, one after the other.
+    var bytes: [UInt8] = []
+    /// The number of rows.
+    private(set) var rows = 0
+    /// The number of fields a row has.
+    let columns: Int
+    /// Per field, row after row: its type, where its bytes start in ``bytes`` and how many there are (-1 for NULL).
+    private var oids: [UInt32] = []
+    private var starts: [Int] = []
+    private var lengths: [Int] = []
+
+    init(columns: Int, rows: Int) {
+        self.columns = columns
+        oids.reserveCapacity(columns * rows)
+        starts.reserveCapacity(columns * rows)
+        lengths.reserveCapacity(columns * rows)
+    }
+
+    /// A field of a row; `bytes` is ``bytes`` made unsafe for the time it is read.
+    func field(row: Int, column: Int, in bytes: UnsafeRawBufferPointer) -> Field {
+        let index = row * columns + column
+        let length = lengths[index]
+        guard length >= 0 else { return Field(oid: oids[index], bytes: nil) }
+        let start = starts[index]
+        return Field(oid: oids[index], bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]))
+    }
+
+    /// Appends a row that came as one record (`ROW(…)` in binary format).
+    ///
+    /// - Returns: `false` when the bytes are not a record of ``columns`` fields.
+    mutating func append(record: UnsafeRawBufferPointer) -> Bool {
+        var count = 0
+        let isRecord = RecordDecoder.forEachField(of: record) { _, oid, field in
+            count += 1
+            append(oid: oid, field)
+        }
+        guard isRecord, count == columns else { return false }
+        rows += 1
+        return true
+    }
+
+    private mutating func append(oid: UInt32, _ field: UnsafeRawBufferPointer?) {
+        oids.append(oid)
+        starts.append(bytes.count)
+        lengths.append(field?.count ?? -1)
+        if let field { bytes.append(contentsOf: field) }
+    }
+
+    /// Fills the batch from one array per column (`array_agg`, in binary format), each of the same length.
+    ///
+    /// - Returns: `nil` when a column is not a one-dimensional array of `count` elements.
+    static func fromColumnArrays(_ arrays: [UnsafeRawBufferPointer], count: Int) -> FieldBatch? {
+        var batch = FieldBatch(columns: arrays.count, rows: count)
+        // Per column: its element type, and where its next element begins.
+        var oids: [UInt32] = []
+        var offsets: [Int] = []
+        for array in arrays {
+            // The number of dimensions, a flag for NULLs, the element type; per dimension its length and lower
+            // bound; then per element its length (-1 for NULL) and bytes.
+            guard let dimensions = RecordDecoder.uint32(array, at: 0), dimensions == 1,
+                let oid = RecordDecoder.uint32(array, at: 8), let length = RecordDecoder.uint32(array, at: 12),
+                length == count
+            else { return nil }
+            oids.append(oid)
+            offsets.append(20)
+        }
+        batch.bytes.reserveCapacity(arrays.reduce(0) { $0 + $1.count })
+        for _ in 0..<count {
+            for (column, array) in arrays.enumerated() {
+                let offset = offsets[column]
+                guard let length = RecordDecoder.uint32(array, at: offset).map(Int32.init(bitPattern:)) else {
+                    return nil
+                }
+                if length < 0 {
+                    batch.append(oid: oids[column], nil)
+                    offsets[column] = offset + 4
+                    continue
+                }
+                let end = offset + 4 + Int(length)
+                guard end <= array.count else { return nil }
+                batch.append(oid: oids[column], UnsafeRawBufferPointer(rebasing: array[(offset + 4)..<end]))
+                offsets[column] = end
+            }
+            batch.rows += 1
+        }
+        guard zip(offsets, arrays).allSatisfy({ $0 == $1.count }) else { return nil }
+        return batch
+    }
+}
+
+/// Reads a table's rows as a dump writes them, in batches of about ``DBBPostgresDump/batchBytes``, each batch
+/// asked for as soon as the one before it came, so the server reads and sends it while that one is written.
+///
+/// A table ordered by one integer column (its rowid, or a one-column integer key, as most are) is read a batch per
+/// query: the rows after the last one read, one array (`array_agg`) per column. postgres-nio's work on each row it
+/// receives costs more than the server's on each value, so one row a batch saves most of it; arrays of columns
+/// rather than of records, because the server keeps each field's buffer of a record until the whole array is sent.
+/// Other tables are read through a server-side cursor, each row as one record.
+final class TableReader {
+    private static let cursor = "dbb_dump_rows"
+    private let table: PostgresDumpPlan.Table
+    private let connection: DBBPostgresConnection
+    private let context: String
+    /// The column whose values order the rows, when they are read by its values.
+    private let orderColumn: Int?
+    /// The current batch, for ``next(strict:)``.
+    private var current: FieldBatch?
+    private var position = 0
+    /// The number of rows asked for last, the batch received next: few at first, as a row's size is not known.
+    private var requested = 64
+    private var pending: EventLoopFuture<PostgresQueryResult>?
+    private var pendingSQL = ""
+    /// The key the pending batch starts after.
+    private var pendingAfter: Int64?
+    /// The savepoint taken before a batch read by its key, so that a batch too large for one array (the server
+    /// refuses an array over 1 GB) is read again in smaller ones.
+    private static let savepoint = "dbb_dump_batch"
+    private var isLastBatch = false
+    private var number = 0
+
+    /// Asks for the first batch (opening the cursor of a table read through one).
+    ///
+    /// - Throws: `DBBError` when the server refuses the query.
+    init(table: PostgresDumpPlan.Table, connection: DBBPostgresConnection) throws {
+        self.table = table
+        self.connection = connection
+        context = "dumping table \(table.section.name)"
+        orderColumn = table.integerOrder.flatMap { order in table.columns.firstIndex { $0.name == order.name } }
+        if orderColumn == nil {
+            try connection.run(
+                "DECLARE \(Self.cursor) NO SCROLL CURSOR FOR \(table.recordSelectSQL)", [], context: context)
+        }
+        fetch(requested, after: nil)
+    }
+
+    /// Asks for the next batch: the rows after `last` (from the first with `nil`) of a table ordered by an
+    /// integer, the cursor's next rows otherwise.
+    private func fetch(_ size: Int, after last: Int64?) {
+        requested = size
+        pendingAfter = last
+        if let order = table.integerOrder?.sql, orderColumn != nil {
+            // Sent without waiting: statements run in the order they are sent.
+            for sql in (last == nil ? [] : ["RELEASE SAVEPOINT \(Self.savepoint)"]) + ["SAVEPOINT \(Self.savepoint)"] {
+                _ = connection.connection.query(PostgresQuery(unsafeSQL: sql), logger: connection.logger)
+            }
+            // `last` is an integer, written into the statement as one.
+            let arrays = table.columns.map { "array_agg(\($0.select))" }.joined(separator: ", ")
+            pendingSQL =
+                "SELECT count(*), max(\(order))::int8, \(arrays) FROM (SELECT * FROM \(table.qualifiedName)"
+                + "\(last.map { " WHERE \(order) > \($0)" } ?? "") ORDER BY \(order) LIMIT \(size)) AS batch"
+        } else {
+            pendingSQL = "FETCH FORWARD \(size) FROM \(Self.cursor)"
+        }
+        pending = connection.connection.query(PostgresQuery(unsafeSQL: pendingSQL), logger: connection.logger)
+    }
+
+    /// Receives the next batch.
+    ///
+    /// - Returns: the batch, or `nil` after the last.
+    /// - Throws: `DBBError` from the server, or (mismatch) for rows not in the form asked for.
+    func nextBatch() throws -> FieldBatch? {
+        guard !isLastBatch, let next = pending else { return nil }
+        pending = nil
+        let result: PostgresQueryResult
+        do {
+            result = try next.wait()
+        } catch {
+            let mapped = connection.map(error, sql: pendingSQL, context: context)
+            // 54000: an array over 1 GB; 53200: out of memory. One row always fits in an array.
+            guard orderColumn != nil, requested > 1, mapped.sqlState == "54000" || mapped.sqlState == "53200" else {
+                throw mapped
+            }
+            try connection.run("ROLLBACK TO SAVEPOINT \(Self.savepoint)", [], context: context)
+            fetch(max(1, requested / 8), after: pendingAfter)
+            return try nextBatch()
+        }
+        let batch: FieldBatch
+        var last: Int64?
+        if let orderColumn {
+            guard let row = result.rows.first else { throw table.mismatch }
+            let cells = Array(row)
+            guard cells.count == table.columns.count + 2, let count = Self.int64(cells[0]) else {
+                throw table.mismatch
+            }
+            last = Self.int64(cells[1])
+            var arrays: [ByteBuffer] = []
+            for cell in cells.dropFirst(2) {
+                guard count > 0 else { break }
+                guard let bytes = cell.bytes else { throw table.mismatch }
+                arrays.append(bytes)
+            }
+            guard let made = Self.batch(ofColumns: arrays, count: Int(count), columns: table.columns.count) else {
+                throw table.mismatch
+            }
+            try requireOrder(of: made, column: orderColumn)
+            batch = made
+        } else {
+            var made = FieldBatch(columns: table.columns.count, rows: result.rows.count)
+            for row in result.rows {
+                // One cell: the row as a record, in binary format.
+                guard let cell = row.first, cell.dataType == .record, let record = cell.bytes,
+                    record.withUnsafeReadableBytes({ made.append(record: $0) })
+                else { throw table.mismatch }
+            }
+            batch = made
+        }
+        isLastBatch = batch.rows < requested
+        if !isLastBatch {
+            // The batch after next holds about batchBytes, whatever the rows' width, by the rows of this one.
+            let perRow = max(1, batch.bytes.count / max(1, batch.rows))
+            fetch(min(50_000, requested * 8, max(1, DBBPostgresDump.batchBytes / perRow)), after: last)
+        }
+        return batch.rows == 0 ? nil : batch
+    }
+
+    private static func int64(_ cell: PostgresCell) -> Int64? {
+        guard let bytes = cell.bytes, bytes.readableBytes == 8 else { return nil }
+        return bytes.getInteger(at: bytes.readerIndex, as: Int64.self)
+    }
+
+    private static func batch(ofColumns arrays: [ByteBuffer], count: Int, columns: Int) -> FieldBatch? {
+        if count == 0 { return FieldBatch(columns: columns, rows: 0) }
+        // The arrays are slices of one message; each is read in turn, nested, without a copy.
+        func read(_ index: Int, _ views: [UnsafeRawBufferPointer]) -> FieldBatch? {
+            if index == arrays.count { return FieldBatch.fromColumnArrays(views, count: count) }
+            return arrays[index].withUnsafeReadableBytes { read(index + 1, views + [$0]) }
+        }
+        return read(0, [])
+    }
+
+    /// Checks that the batch's rows came in the order of their integer column, as the query orders them.
+    private func requireOrder(of batch: FieldBatch, column: Int) throws {
+        try batch.bytes.withUnsafeBytes { bytes in
+            var previous: Int64?
+            for row in 0..<batch.rows {
+                let field = batch.field(row: row, column: column, in: bytes)
+                guard let value = field.bytes.flatMap({ RecordDecoder.number($0, oid: field.oid) }),
+                    case .integer(let key) = value, previous.map({ $0 < key }) ?? true
+                else {
+                    throw DBBError.library(
+                        .mismatch, message: "the rows of table \(table.section.name) came out of their order",
+                        sql: pendingSQL, context: context)
+                }
+                previous = key
+            }
+        }
+    }
+
+    /// The next row as the dump writes it, or `nil` after the last.
+    ///
+    /// - Parameter strict: whether a `numeric` no double holds is refused.
+    /// - Throws: `DBBExportError` (malformed) for a `numeric` `strict` refuses; `DBBError` from the server.
+    func next(strict: Bool) throws -> [DBBValue]? {
+        if current == nil || position == current?.rows {
+            guard let batch = try nextBatch() else { return nil }
+            current = batch
+            position = 0
+        }
+        guard let batch = current else { return nil }
+        let row = position
+        position += 1
+        number += 1
+        return try batch.bytes.withUnsafeBytes { bytes in
+            var values: [DBBValue] = []
+            values.reserveCapacity(batch.columns)
+            for (column, mapping) in table.columns.enumerated() {
+                let field = batch.field(row: row, column: column, in: bytes)
+                guard let fieldBytes = field.bytes else {
+                    values.append(.null)
+                    continue
+                }
+                guard let value = RecordDecoder.value(fieldBytes, oid: field.oid) else { throw table.mismatch }
+                guard let converted = mapping.dumpValue(value, strict: strict) else {
+                    throw table.numericRefused(row: number, column: column)
+                }
+                values.append(converted)
+            }
+            return values
+        }
+    }
+
+    /// Closes the cursor.
+    func close() throws {
+        _ = try? pending?.wait()  // statements run in order anyway; this one's rows are not needed
+        pending = nil
+        try connection.run(
+            orderColumn == nil ? "CLOSE \(Self.cursor)" : "RELEASE SAVEPOINT \(Self.savepoint)", [], context: context)
+    }
+}
