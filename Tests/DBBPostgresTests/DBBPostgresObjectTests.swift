@@ -472,6 +472,60 @@ struct DBBPostgresReconnectionTests {
     }
 }
 
+extension DBBPostgresReconnectionTests {
+    /// A `write { }` closure whose connection ends under its `COMMIT` reports what the library's own
+    /// transactions report there: `08007`, whether it committed is unknown, and it is not run again. A deferred
+    /// constraint trigger ends its own server process as the transaction commits, so the connection ends exactly
+    /// then.
+    @Test func aWriteClosureWhoseConnectionEndsAtItsCommitReportsTheOutcomeUnknown() async throws {
+        let configuration = try await TestPostgres.freshDatabase()
+        let manager = try await TestPostgres.onQueue {
+            let manager = try DBBManager(postgres: configuration)
+            try manager.addTableClasses(ServerModels.all)
+            let admin = try DBBPostgresConnection.connect(configuration)
+            defer { try? admin.close() }
+            _ = try admin.execute(
+                """
+                CREATE FUNCTION end_at_commit() RETURNS trigger LANGUAGE plpgsql AS
+                $$ BEGIN IF NEW.name = 'Doomed' THEN
+                    PERFORM pg_terminate_backend(pg_backend_pid());
+                    PERFORM pg_sleep(10);  -- where the process takes the signal, before the commit
+                END IF;
+                RETURN NULL; END $$
+                """)
+            _ = try admin.execute(
+                """
+                CREATE CONSTRAINT TRIGGER end_at_commit AFTER INSERT ON "Member" DEFERRABLE INITIALLY DEFERRED
+                FOR EACH ROW EXECUTE FUNCTION end_at_commit()
+                """)
+            return manager
+        }
+        let runs = Tally()
+        let error = await #expect(throws: DBBError.self) {
+            try await TestPostgres.onQueue {
+                try manager.write {
+                    runs.add()
+                    let member = Member(dbManager: manager)
+                    member.name = "Doomed"
+                    try member.save()
+                }
+            }
+        }
+        #expect(error?.sqlState == "08007", "\(String(describing: error))")
+        #expect(error?.message.contains("whether it committed is unknown") == true)
+        #expect(error?.message.contains("(the connection") == false, "reported once, not wrapped twice")
+        #expect(runs.count == 1)
+        // The server ended the transaction before it committed, and the manager connects again.
+        try await TestPostgres.onQueue {
+            let member = Member(dbManager: manager)
+            member.name = "After"
+            try member.save()
+            #expect(try Member.fetchAll(manager: manager).map(\.name) == ["After"])
+            try manager.close()
+        }
+    }
+}
+
 @Suite(.postgres)
 struct DBBPostgresManagerTLSTests {
     @Test(

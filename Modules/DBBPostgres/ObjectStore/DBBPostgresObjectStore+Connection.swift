@@ -92,12 +92,23 @@ extension DBBPostgresObjectStore {
             return "SET LOCAL search_path TO \"" + schema.replacing("\"", with: "\"\"") + "\""
         }
 
+        /// Runs `body` in a transaction. A write whose connection ends under its `COMMIT` fails with `08007`
+        /// (``DBBPostgresObjectStore/outcomeUnknown(_:on:)``), for a `write { }` closure as for the library's own
+        /// work: the server may have committed it.
         func inTransaction<T>(isWrite: Bool, _ body: () throws -> T) throws -> T {
             try begin(isWrite: isWrite)
             do {
                 if let schemaStatement { try objects.connection.execute(schemaStatement) }
                 let result = try body()
-                try objects.connection.commit()
+                do {
+                    try objects.connection.commit()
+                } catch {
+                    let ended = DBBPostgresObjectStore.connectionEnded(by: error, closed: objects.connection.isClosed)
+                    if isWrite, ended, (error as? DBBError)?.sqlState != DBBPostgresErrors.notSent {
+                        throw DBBPostgresObjectStore.outcomeUnknown(error, on: self)
+                    }
+                    throw error
+                }
                 return result
             } catch {
                 rollback()

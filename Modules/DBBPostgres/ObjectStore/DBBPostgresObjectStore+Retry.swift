@@ -40,6 +40,8 @@ extension DBBPostgresObjectStore {
                     return result
                 }
             } catch {
+                // Its COMMIT was sent on a connection that then ended: reported as it is.
+                if (error as? DBBError)?.sqlState == DBBPostgresErrors.outcomeUnknown { throw error }
                 let ended = connectionEnded(by: error, closed: connection.objects.connection.isClosed)
                 let unsafe = isWrite && commitSent
                 if ended, unsafe, (error as? DBBError)?.sqlState != DBBPostgresErrors.notSent {
