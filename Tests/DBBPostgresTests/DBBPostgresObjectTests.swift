@@ -473,49 +473,69 @@ struct DBBPostgresReconnectionTests {
 }
 
 extension DBBPostgresReconnectionTests {
-    /// A `write { }` closure whose connection ends under its `COMMIT` reports what the library's own
-    /// transactions report there: `08007`, whether it committed is unknown, and it is not run again. A deferred
-    /// constraint trigger ends its own server process as the transaction commits, so the connection ends exactly
-    /// then.
-    @Test func aWriteClosureWhoseConnectionEndsAtItsCommitReportsTheOutcomeUnknown() async throws {
+    /// A write refused or ended at its commit is reported, never taken for saved. A deferred constraint
+    /// trigger acts as the transaction commits: for the name `Refused` it raises an error, for `Doomed` it ends
+    /// its own server process, so the connection ends exactly under the `COMMIT`. postgres-nio reports a
+    /// statement's success before its implicit commit, so a manager that finds such checks in its schema runs
+    /// even a save of one statement in a transaction.
+    @Test func aWriteRefusedOrEndedAtItsCommitIsReportedNeverTakenForSaved() async throws {
         let configuration = try await TestPostgres.freshDatabase()
-        let manager = try await TestPostgres.onQueue {
-            let manager = try DBBManager(postgres: configuration)
-            try manager.addTableClasses(ServerModels.all)
+        try await TestPostgres.onQueue {
+            let first = try DBBManager(postgres: configuration)
+            try first.addTableClasses(ServerModels.all)
+            try first.close()
             let admin = try DBBPostgresConnection.connect(configuration)
             defer { try? admin.close() }
             _ = try admin.execute(
                 """
-                CREATE FUNCTION end_at_commit() RETURNS trigger LANGUAGE plpgsql AS
-                $$ BEGIN IF NEW.name = 'Doomed' THEN
-                    PERFORM pg_terminate_backend(pg_backend_pid());
-                    PERFORM pg_sleep(10);  -- where the process takes the signal, before the commit
-                END IF;
-                RETURN NULL; END $$
+                CREATE FUNCTION check_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+                    IF NEW.name = 'Refused' THEN RAISE EXCEPTION 'refused at commit'; END IF;
+                    IF NEW.name = 'Doomed' THEN
+                        PERFORM pg_terminate_backend(pg_backend_pid());
+                        PERFORM pg_sleep(10);  -- where the process takes the signal, before the commit
+                    END IF;
+                    RETURN NULL;
+                END $$
                 """)
             _ = try admin.execute(
                 """
-                CREATE CONSTRAINT TRIGGER end_at_commit AFTER INSERT ON "Member" DEFERRABLE INITIALLY DEFERRED
-                FOR EACH ROW EXECUTE FUNCTION end_at_commit()
+                CREATE CONSTRAINT TRIGGER check_at_commit AFTER INSERT ON "Member" DEFERRABLE INITIALLY DEFERRED
+                FOR EACH ROW EXECUTE FUNCTION check_at_commit()
                 """)
+        }
+        let manager = try await TestPostgres.onQueue {
+            let manager = try DBBManager(postgres: configuration)
+            try manager.addTableClasses(ServerModels.all)
             return manager
         }
-        let runs = Tally()
-        let error = await #expect(throws: DBBError.self) {
-            try await TestPostgres.onQueue {
-                try manager.write {
-                    runs.add()
+        for (name, inClosure, state) in [
+            ("Refused", false, "P0001"), ("Refused", true, "P0001"), ("Doomed", false, "08007"),
+            ("Doomed", true, "08007"),
+        ] {
+            let runs = Tally()
+            let error = await #expect(throws: DBBError.self, "\(name), in a closure: \(inClosure)") {
+                try await TestPostgres.onQueue {
                     let member = Member(dbManager: manager)
-                    member.name = "Doomed"
-                    try member.save()
+                    member.name = name
+                    if inClosure {
+                        try manager.write {
+                            runs.add()
+                            try member.save()
+                        }
+                    } else {
+                        runs.add()
+                        try member.save()
+                    }
                 }
             }
+            #expect(error?.sqlState == state, "\(name), in a closure: \(inClosure): \(String(describing: error))")
+            #expect(runs.count == 1)
+            if state == "08007" {
+                #expect(error?.message.contains("whether it committed is unknown") == true)
+                #expect(error?.message.contains("(the connection") == false, "reported once, not wrapped twice")
+            }
         }
-        #expect(error?.sqlState == "08007", "\(String(describing: error))")
-        #expect(error?.message.contains("whether it committed is unknown") == true)
-        #expect(error?.message.contains("(the connection") == false, "reported once, not wrapped twice")
-        #expect(runs.count == 1)
-        // The server ended the transaction before it committed, and the manager connects again.
+        // Nothing was stored, and the manager connects again.
         try await TestPostgres.onQueue {
             let member = Member(dbManager: manager)
             member.name = "After"

@@ -20,6 +20,11 @@ extension DBBPostgresObjectStore {
         /// The WAL position the standby had replayed at its last check, in bytes, and when that check was
         /// (`DispatchTime` nanoseconds): a read needs no check while both are recent enough.
         let replayed = Atomic<Int>(0)
+        /// Whether a table of the schema has a constraint or a trigger checked at commit (`DEFERRABLE INITIALLY
+        /// DEFERRED`), as the store found when it opened: a write of one statement then runs in a transaction too,
+        /// because postgres-nio reports a statement's success when the statement completes, before the commit that
+        /// follows it, so a commit that fails would go unreported. Set before the connection is used.
+        let checksAtCommit = Atomic<Bool>(false)
         let checkedAt = Atomic<UInt64>(0)
 
         /// Marks each connection's queue with the connection, so that a call made on it is recognised: one from

@@ -1,6 +1,7 @@
 internal import DBBObjects
 internal import DBBSQL
 internal import Foundation
+internal import Synchronization
 
 /// When failed work runs again.
 extension DBBPostgresObjectStore {
@@ -18,14 +19,19 @@ extension DBBPostgresObjectStore {
     /// (SQLSTATE `08003`) was never sent, so its work runs again even after its `COMMIT` or its one statement.
     ///
     /// Work of one statement runs without `BEGIN` and `COMMIT`: the statement is its own transaction. Its
-    /// "commit" is sent with it, so a write of one statement whose connection ended is not run again.
+    /// "commit" is sent with it, so a write of one statement whose connection ended is not run again. Where a
+    /// table of the schema has checks at commit (``Connection/checksAtCommit``), writes of one statement run in a
+    /// transaction too.
     static func run<Work: DBBObjectWork>(_ work: Work, on connection: Connection, isWrite: Bool) throws
         -> Work.Result
     {
         var attempt = 1
         // Behind a pooler in transaction mode with a schema, even one statement needs its transaction, which sets
         // the schema.
-        let isTransaction = !work.isSingleStatement || connection.schemaStatement != nil
+        // A table with checks at commit: the commit's refusal is reported only for an explicit COMMIT.
+        let isTransaction =
+            !work.isSingleStatement || connection.schemaStatement != nil
+            || (isWrite && connection.checksAtCommit.load(ordering: .relaxed))
         while true {
             var commitSent = false
             do {

@@ -65,10 +65,31 @@ final class DBBPostgresObjectStore: DBBObjectStore {
             throw error
         }
         self.readers = opened
+        do {
+            let found = try writer.waiting { [writer] in
+                try writer.objects.connection.fetchAll(
+                    Self.checksAtCommitSQL, [configuration.schema.map(DBBValue.text) ?? .null])
+            }
+            writer.checksAtCommit.store(found == [[.integer(1)]], ordering: .relaxed)
+        } catch {
+            for connection in opened + [writer] { connection.closeWaiting() }
+            throw error
+        }
         // A writer that found a new primary: notifications are sent there, and the listener's connection to the
         // old one may linger (a killed server's backends end late), so it listens again, and tells observers.
         if cluster { writer.onNewServer = { [listener] in listener.listenAgain() } }
     }
+
+    /// Whether a table of the schema (the configuration's, or the session's) has a constraint or a trigger checked
+    /// at commit, or is referenced by a foreign key that is.
+    static let checksAtCommitSQL = """
+        SELECT (EXISTS (SELECT 1 FROM pg_constraint k JOIN pg_class c ON c.oid IN (k.conrelid, k.confrelid)
+            JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE k.condeferred AND n.nspname = COALESCE($1::text, current_schema()))
+        OR EXISTS (SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+            JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE t.tginitdeferred AND n.nspname = COALESCE($1::text, current_schema())))::int
+        """
 
     /// The next reader, or the writer for a store without readers.
     func nextReaderConnection() -> Connection {
