@@ -12,9 +12,9 @@ import Testing
 /// A dump of PostgreSQL streams: a million rows and a 100 MB value are dumped by `dbb-backup` in bounded memory.
 @Suite(.postgres)
 struct DBBPostgresDumpMemoryTests {
-    /// The documented ceiling of a dump: about three copies of the longest value (postgres-nio's message, the
-    /// value read from it, the batch's row) plus 50 MiB (a batch of about 4 MiB, the gzip members in flight, the
-    /// process itself) — 336 MiB with a value of 100 MB.
+    /// The ceiling here: the documented two copies of the largest batch (postgres-nio's message and the batch
+    /// copied from it; the batch holding the value is that one row) plus 50 MiB (the gzip members in flight, the
+    /// process itself), with room for a third copy of the value — 336 MiB with a value of 100 MB.
     static let peakLimitKiB = (3 * 100_000_000 / 1024) + 50 * 1024
 
     /// Runs a child to its end, polling its peak resident memory (`VmHWM`).

@@ -31,9 +31,11 @@ internal import PostgresNIO
 /// Rows stream a batch of about ``batchBytes`` at a time (the rows after the last one read, one array per column,
 /// for a table ordered by one integer column, as the library's tables are; through a server-side cursor for
 /// others), each value written as JSON straight from the bytes the server sent, and are compressed on
-/// other threads as they are written: the memory a dump takes is bounded by about three copies of the longest
-/// value (the limit on one value, ``DBBPostgresDumpOptions/maximumValueLength``, 64 MiB by default) plus 50 MiB;
-/// a schema of a million rows and one 100 MB value was dumped in 255 MiB.
+/// other threads as they are written: the memory a dump takes is bounded by about two copies of its largest batch
+/// plus 50 MiB. A batch is about ``batchBytes``, or one row when a row is longer; the first batch of a table is
+/// 64 rows, as the rows' size is not known yet, so a table of many long values (up to the limit on one value,
+/// ``DBBPostgresDumpOptions/maximumValueLength``, 64 MiB by default) can take up to 64 of them at first. A schema of
+/// a million rows and one 100 MB value was dumped in 246 MiB, one of 66 values of 16 MiB in 300 MiB.
 ///
 /// The synchronous calls wait on the calling thread: call them from a thread or `DispatchQueue` of your own, not
 /// inside a Swift concurrency task.
