@@ -12,20 +12,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
-out=.build-fuzz
+. Scripts/fuzz-build-dbbsql.sh
 mkdir -p "$out/corpus"
 
-# The upcoming features Package.swift sets for the library targets, without which their imports do not compile.
-features="-enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature MemberImportVisibility"
-
 echo "building the fuzzer…"
-swiftc $features -parse-as-library -emit-module -emit-library -static -module-name DBBSQL -package-name DBBBuilder \
-    -I Modules/CSQLite -emit-module-path "$out/DBBSQL.swiftmodule" -o "$out/libDBBSQL.a" \
-    $(find Modules/DBBSQL -name '*.swift')
 swiftc $features -sanitize=fuzzer,address -parse-as-library -module-name DBBExport -package-name DBBBuilder \
-    -I "$out" -I Modules/CSQLite -I Modules/CZlib \
+    -I "$out" -I "$deps" -I Modules/CSQLite -I Modules/CZlib \
     $(find Modules/DBBExport -name '*.swift') Tests/Fuzz/DumpReaderFuzzer.swift \
-    "$out/libDBBSQL.a" -lsqlite3 -lz -o "$out/dump-reader-fuzzer"
+    "$out/libDBBSQL.a" $depobjs -lsqlite3 -lz -o "$out/dump-reader-fuzzer"
 
 cp Tests/Corpus/Seeds/*.json "$out/corpus/"
 for dump in Tests/Corpus/HostileDumps/*.json.gz; do
