@@ -39,7 +39,9 @@ public func postgresBatchFuzzTest(_ data: UnsafePointer<UInt8>, _ size: Int) -> 
                 let field = batch.field(row: row, column: column, in: bytes)
                 if let value = field.bytes {
                     _ = RecordDecoder.value(value, oid: field.oid)
-                    _ = RecordDecoder.values(of: value)
+                    _ = RecordDecoder.forEachField(of: value) { _, oid, bytes in
+                        _ = bytes.map { RecordDecoder.value($0, oid: oid) }
+                    }
                 }
             }
         }

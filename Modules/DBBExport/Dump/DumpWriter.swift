@@ -93,15 +93,13 @@ package final class DumpWriter {
         return header.tables[tableIndex]
     }
 
-    /// Writes one row of the current table.
+    /// Writes one row of the current table (the one ``beginTable(_:)`` began).
     ///
-    /// - Parameters:
-    ///   - values: the rowid first when the table stores it, then one value per column.
-    ///   - table: the current table, as given to ``beginTable(_:)``.
+    /// - Parameter values: the rowid first when the table stores it, then one value per column.
     /// - Throws: ``DBBExportError`` (valueTooLong) for a string or BLOB longer than the limit, naming its row and
     ///   column; (malformed) for a row of the wrong width, or past the table's row count; (io) when the output
     ///   cannot be written.
-    package func row(_ values: [DBBValue], of table: DBBDumpTable) throws {
+    package func row(_ values: [DBBValue]) throws {
         try rows { encoder in
             try encoder.beginRow()
             for value in values { try encoder.value(value) }
@@ -109,11 +107,11 @@ package final class DumpWriter {
         }
     }
 
-    /// Writes rows of the current table value by value, as they are read: what ``row(_:of:)`` writes, without a
+    /// Writes rows of the current table value by value, as they are read: what ``row(_:)`` writes, without a
     /// `DBBValue` for each, and with the same checks.
     ///
     /// - Parameter body: writes rows with the encoder's `beginRow()`, one value call per value, `endRow()`.
-    /// - Throws: what `body` throws; ``DBBExportError`` (malformed) outside a table, and what ``row(_:of:)``
+    /// - Throws: what `body` throws; ``DBBExportError`` (malformed) outside a table, and what ``row(_:)``
     ///   throws.
     package func rows(_ body: (inout DumpRowEncoder) throws -> Void) throws {
         guard let table else { throw DBBExportError(.malformed, "a row was written outside a table") }

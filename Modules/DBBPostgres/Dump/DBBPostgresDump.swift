@@ -109,8 +109,7 @@ public enum DBBPostgresDump {
                     rowCount: plan.sequences.count)
                 try writer.beginTable(section)
                 for (index, entry) in plan.sequences.enumerated() {
-                    try writer.row(
-                        [.integer(Int64(index + 1)), .text(entry.table), .integer(entry.value)], of: section)
+                    try writer.row([.integer(Int64(index + 1)), .text(entry.table), .integer(entry.value)])
                 }
                 try writer.endTable()
             }
@@ -141,7 +140,7 @@ public enum DBBPostgresDump {
         strict: Bool
     ) throws {
         let reader = try TableReader(table: table, connection: connection)
-        let rules = table.columns.map(\.rules)
+        let rules = reader.rules
         while let batch = try reader.nextBatch() {
             try batch.bytes.withUnsafeBytes { bytes in
                 try writer.rows { encoder in
@@ -150,7 +149,7 @@ public enum DBBPostgresDump {
                         for column in 0..<batch.columns {
                             try write(
                                 batch.field(row: row, column: column, in: bytes), rule: rules[column], column: column,
-                                of: table, strict: strict, into: &encoder)
+                                reader: reader, strict: strict, into: &encoder)
                         }
                         try encoder.endRow()
                     }
@@ -160,22 +159,18 @@ public enum DBBPostgresDump {
         try reader.close()
     }
 
-    /// Writes a field as the dump's value, straight from its bytes where the value is written as read.
+    /// Writes a field as the dump's value, straight from its bytes where the value is written as read (BLOBs,
+    /// text its column keeps as text), else as the reader converts it.
     private static func write(
-        _ field: FieldBatch.Field, rule: DumpColumnMapping.ValueRules, column: Int, of table: PostgresDumpPlan.Table,
+        _ field: FieldBatch.Field, rule: DumpColumnMapping.ValueRules, column: Int, reader: TableReader,
         strict: Bool, into encoder: inout DumpRowEncoder
     ) throws {
-        guard let bytes = field.bytes else { return try encoder.value(.null) }
-        if field.oid == RecordDecoder.OID.bytea {
+        if let bytes = field.bytes, field.oid == RecordDecoder.OID.bytea {
             try encoder.blob(bytes)
-        } else if RecordDecoder.OID.isText(field.oid) && rule.writesAsRead(text: bytes) {
+        } else if let bytes = field.bytes, RecordDecoder.OID.isText(field.oid) && rule.writesAsRead(text: bytes) {
             try encoder.text(utf8: bytes)
         } else {
-            guard let value = RecordDecoder.value(bytes, oid: field.oid) else { throw table.mismatch }
-            guard let converted = rule.dumpValue(value, strict: strict) else {
-                throw table.numericRefused(row: encoder.rowNumber, column: column)
-            }
-            try encoder.value(converted)
+            try encoder.value(reader.value(of: field, column: column, row: encoder.rowNumber, strict: strict))
         }
     }
 }

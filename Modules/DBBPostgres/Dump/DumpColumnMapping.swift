@@ -169,7 +169,7 @@ struct DumpColumnMapping {
         var integerAffinity: Bool
         var realAffinity: Bool
 
-        /// Whether text read is written as it is (``dumpValue(_:strict:)`` returns it unchanged): always in a
+        /// Whether text read is written as it is (``ValueRules/dumpValue(_:strict:)`` returns it unchanged): always in a
         /// column of TEXT or BLOB affinity; in one of INTEGER, REAL or NUMERIC affinity unless it is spelt with
         /// nothing but the characters of a number's text (digits, `.`, `-`, `+`, `e`), which may make it a number.
         func writesAsRead(text utf8: UnsafeRawBufferPointer) -> Bool {
@@ -182,18 +182,11 @@ struct DumpColumnMapping {
         }
     }
 
-    /// The rules of ``dumpValue(_:strict:)``.
+    /// The rules of ``ValueRules/dumpValue(_:strict:)``.
     var rules: ValueRules {
         ValueRules(form: form, integerAffinity: integerAffinity, realAffinity: realAffinity)
     }
 
-    /// The dump value of a value read with ``select``.
-    ///
-    /// - Parameter strict: whether a `numeric` that no double holds exactly is refused.
-    /// - Returns: the value, or `nil` when `strict` refuses it.
-    func dumpValue(_ value: DBBValue, strict: Bool) -> DBBValue? {
-        rules.dumpValue(value, strict: strict)
-    }
 }
 
 extension DumpColumnMapping.ValueRules {

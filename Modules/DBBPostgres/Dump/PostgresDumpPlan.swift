@@ -17,9 +17,9 @@ struct PostgresDumpPlan {
         /// The same query, each row as one record (`ROW(…)`).
         var recordSelectSQL: String
         /// The one integer column, never NULL, that orders the rows (the rowid's, or a one-column integer key),
-        /// when there is one: its name, and its quoted name for SQL. The rows are then read in batches by its
-        /// values.
-        var integerOrder: (name: String, sql: String)?
+        /// when there is one: its index in ``columns``, and its quoted name for SQL. The rows are then read in
+        /// batches by its values.
+        var integerOrder: (column: Int, sql: String)?
         /// The table's schema-qualified name.
         var qualifiedName: String
         /// The record of a row, `ROW(…)` of the columns as read.
@@ -149,7 +149,8 @@ struct PostgresDumpPlan {
             let orderColumn = rowID?.name ?? (keyColumns.count == 1 ? keyColumns[0] : nil)
             let integerOrder = catalogColumns.first { $0.name == orderColumn }.flatMap { column in
                 ["int8", "int4", "int2"].contains(column.base) && column.notNull
-                    ? (column.name, DBBDatabase.quoteIdentifier(column.name)) : nil
+                    ? read.firstIndex { $0.name == column.name }.map { ($0, DBBDatabase.quoteIdentifier(column.name)) }
+                    : nil
             }
             tables.append(
                 Table(

@@ -61,21 +61,6 @@ enum RecordDecoder {
         return UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 
-    /// The values of a record, or `nil` when its bytes are not a record of the types read here.
-    static func values(of record: UnsafeRawBufferPointer) -> [DBBValue]? {
-        var values: [DBBValue] = []
-        var known = true
-        let isRecord = forEachField(of: record) { _, oid, bytes in
-            guard let bytes else { return values.append(.null) }
-            if let value = value(bytes, oid: oid) {
-                values.append(value)
-            } else {
-                known = false
-            }
-        }
-        return isRecord && known ? values : nil
-    }
-
     /// One field's value by its type: `bool` as 0 or 1, `int8`, `int2`, `int4`, `float4` (widened), `float8`,
     /// `bytea`, and `text`, `name`, `bpchar`, `varchar` as text.
     static func value(_ bytes: UnsafeRawBufferPointer, oid: UInt32) -> DBBValue? {

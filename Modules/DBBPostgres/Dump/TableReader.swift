@@ -17,8 +17,8 @@ final class TableReader {
     private let table: PostgresDumpPlan.Table
     private let connection: DBBPostgresConnection
     private let context: String
-    /// The column whose values order the rows, when they are read by its values.
-    private let orderColumn: Int?
+    /// How each column's values become the dump's.
+    let rules: [DumpColumnMapping.ValueRules]
     /// The current batch, for ``next(strict:)``.
     private var current: FieldBatch?
     private var position = 0
@@ -41,8 +41,8 @@ final class TableReader {
         self.table = table
         self.connection = connection
         context = "dumping table \(table.section.name)"
-        orderColumn = table.integerOrder.flatMap { order in table.columns.firstIndex { $0.name == order.name } }
-        if orderColumn == nil {
+        rules = table.columns.map(\.rules)
+        if table.integerOrder == nil {
             try connection.run(
                 "DECLARE \(Self.cursor) NO SCROLL CURSOR FOR \(table.recordSelectSQL)", [], context: context)
         }
@@ -54,7 +54,7 @@ final class TableReader {
     private func fetch(_ size: Int, after last: Int64?) {
         requested = size
         pendingAfter = last
-        if let order = table.integerOrder?.sql, orderColumn != nil {
+        if let order = table.integerOrder?.sql {
             // Sent without waiting: statements run in the order they are sent.
             for sql in (last == nil ? [] : ["RELEASE SAVEPOINT \(Self.savepoint)"]) + ["SAVEPOINT \(Self.savepoint)"] {
                 _ = connection.connection.query(PostgresQuery(unsafeSQL: sql), logger: connection.logger)
@@ -83,7 +83,8 @@ final class TableReader {
         } catch {
             let mapped = connection.map(error, sql: pendingSQL, context: context)
             // 54000: an array over 1 GB; 53200: out of memory. One row always fits in an array.
-            guard orderColumn != nil, requested > 1, mapped.sqlState == "54000" || mapped.sqlState == "53200" else {
+            guard table.integerOrder != nil, requested > 1, mapped.sqlState == "54000" || mapped.sqlState == "53200"
+            else {
                 throw mapped
             }
             try connection.run("ROLLBACK TO SAVEPOINT \(Self.savepoint)", [], context: context)
@@ -92,7 +93,7 @@ final class TableReader {
         }
         let batch: FieldBatch
         var last: Int64?
-        if let orderColumn {
+        if let order = table.integerOrder {
             guard let row = result.rows.first else { throw table.mismatch }
             let cells = Array(row)
             guard cells.count == table.columns.count + 2, let count = Self.int64(cells[0]) else {
@@ -108,7 +109,7 @@ final class TableReader {
             guard let made = Self.batch(ofColumns: arrays, count: Int(count), columns: table.columns.count) else {
                 throw table.mismatch
             }
-            try requireOrder(of: made, column: orderColumn)
+            try requireOrder(of: made, column: order.column)
             batch = made
         } else {
             var made = FieldBatch(columns: table.columns.count, rows: result.rows.count)
@@ -177,22 +178,29 @@ final class TableReader {
         position += 1
         number += 1
         return try batch.bytes.withUnsafeBytes { bytes in
-            var values: [DBBValue] = []
-            values.reserveCapacity(batch.columns)
-            for (column, mapping) in table.columns.enumerated() {
-                let field = batch.field(row: row, column: column, in: bytes)
-                guard let fieldBytes = field.bytes else {
-                    values.append(.null)
-                    continue
-                }
-                guard let value = RecordDecoder.value(fieldBytes, oid: field.oid) else { throw table.mismatch }
-                guard let converted = mapping.dumpValue(value, strict: strict) else {
-                    throw table.numericRefused(row: number, column: column)
-                }
-                values.append(converted)
+            try (0..<batch.columns).map { column in
+                try value(
+                    of: batch.field(row: row, column: column, in: bytes), column: column, row: number, strict: strict)
             }
-            return values
         }
+    }
+
+    /// A field as the dump's value, converted as its column's rules say.
+    ///
+    /// - Parameters:
+    ///   - field: the field, as the server sent it.
+    ///   - column: its column.
+    ///   - row: the number of its row, for an error.
+    ///   - strict: whether a `numeric` no double holds is refused.
+    /// - Throws: `DBBExportError` (malformed) for a `numeric` `strict` refuses; `DBBError` (mismatch) for a type
+    ///   the dump does not read.
+    func value(of field: FieldBatch.Field, column: Int, row: Int, strict: Bool) throws -> DBBValue {
+        guard let bytes = field.bytes else { return .null }
+        guard let value = RecordDecoder.value(bytes, oid: field.oid) else { throw table.mismatch }
+        guard let converted = rules[column].dumpValue(value, strict: strict) else {
+            throw table.numericRefused(row: row, column: column)
+        }
+        return converted
     }
 
     /// Closes the cursor.
@@ -200,6 +208,7 @@ final class TableReader {
         _ = try? pending?.wait()  // statements run in order anyway; this one's rows are not needed
         pending = nil
         try connection.run(
-            orderColumn == nil ? "CLOSE \(Self.cursor)" : "RELEASE SAVEPOINT \(Self.savepoint)", [], context: context)
+            table.integerOrder == nil ? "CLOSE \(Self.cursor)" : "RELEASE SAVEPOINT \(Self.savepoint)", [],
+            context: context)
     }
 }

@@ -60,12 +60,6 @@ final class DBBPostgresObjectStore: DBBObjectStore {
                 readersOn[reader.objects.connection.server, default: 0] += 1
                 opened.append(reader)
             }
-        } catch {
-            for connection in opened + [writer] { connection.closeWaiting() }
-            throw error
-        }
-        self.readers = opened
-        do {
             let found = try writer.waiting { [writer] in
                 try writer.objects.connection.fetchAll(
                     Self.checksAtCommitSQL, [configuration.schema.map(DBBValue.text) ?? .null])
@@ -75,6 +69,7 @@ final class DBBPostgresObjectStore: DBBObjectStore {
             for connection in opened + [writer] { connection.closeWaiting() }
             throw error
         }
+        self.readers = opened
         // A writer that found a new primary: notifications are sent there, and the listener's connection to the
         // old one may linger (a killed server's backends end late), so it listens again, and tells observers.
         if cluster { writer.onNewServer = { [listener] in listener.listenAgain() } }

@@ -25,28 +25,12 @@ struct RestoreDigest: Equatable, Sendable {
     ///
     /// - Returns: `false` when the bytes are not such a record.
     mutating func add(record: UnsafeRawBufferPointer) -> Bool {
-        func uint32(at offset: Int) -> UInt32? {
-            guard offset + 4 <= record.count else { return nil }
-            return UInt32(bigEndian: record.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-        }
-        guard let count = uint32(at: 0) else { return false }
         var row = RowHasher()
-        var offset = 4
-        for _ in 0..<count {
-            guard let oid = uint32(at: offset), let length = uint32(at: offset + 4).map(Int32.init(bitPattern:))
-            else { return false }
-            offset += 8
-            if length < 0 {
-                row.addNull(oid: oid)
-                continue
-            }
-            guard offset + Int(length) <= record.count else { return false }
-            row.add(UnsafeRawBufferPointer(rebasing: record[offset..<offset + Int(length)]), oid: oid)
-            offset += Int(length)
+        let isRecord = RecordDecoder.forEachField(of: record) { _, oid, bytes in
+            if let bytes { row.add(bytes, oid: oid) } else { row.addNull(oid: oid) }
         }
-        guard offset == record.count else { return false }
-        add(row)
-        return true
+        if isRecord { add(row) }
+        return isRecord
     }
 
     /// Adds to `row` the bytes PostgreSQL's binary format has for the value a column of the type holds for a
