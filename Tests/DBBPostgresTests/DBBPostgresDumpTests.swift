@@ -180,6 +180,55 @@ struct DBBPostgresDumpTests {
         try DBBExport.restore(dumpAt: dumpURL, to: sqlite, options: DBBRestoreOptions(replaceExisting: true))
     }
 
+    @Test("a parent of inherited tables holds its own rows; rowids no index keeps unique are each dumped once")
+    func inheritedRowsAndRepeatedRowIDs() async throws {
+        let folder = try TemporaryFolder()
+        // 64 rows: the first batch of a table read by its key is 64 rows, so a repeated 64 falls on its border.
+        let inserts = (1...64).map { "INSERT INTO note (body) VALUES ('note \($0)');" }.joined(separator: "\n")
+        let sqliteDump = try DBBPostgresRestoreTests.dump(of: "CREATE TABLE note (body TEXT);\n" + inserts, in: folder)
+        let (notesURL, familyURL) = (folder.file("notes.json.gz"), folder.file("family.json.gz"))
+        let configuration = try await TestPostgres.freshDatabase()
+        let (notes, family) = try await TestPostgres.onQueue {
+            let db = try DBBPostgresConnection.connect(configuration)
+            defer { try? db.close() }
+            _ = try DBBPostgresRestore.restore(
+                dumpAt: sqliteDump, into: db, options: DBBPostgresRestoreOptions(schema: "notes"))
+            // The restore's rowid column loses its unique index, and a rowid repeats.
+            let indexes = try db.fetchAll(
+                "SELECT indexname::text FROM pg_indexes WHERE schemaname = 'notes' AND tablename = 'note'")
+            for case .text(let index) in indexes.compactMap(\.first) {
+                _ = try db.execute("DROP INDEX notes.\(DBBDatabase.quoteIdentifier(index))")
+            }
+            _ = try db.execute("INSERT INTO notes.note (rowid, body) VALUES (64, 'again')")
+            let notes = try DBBPostgresDump.dump(
+                from: db, to: notesURL, options: DBBPostgresDumpOptions(schema: "notes"))
+            try Self.run(
+                [
+                    "CREATE SCHEMA family", "CREATE TABLE family.parent (id bigint PRIMARY KEY, name text)",
+                    "CREATE TABLE family.kid (toy text) INHERITS (family.parent)",
+                    "INSERT INTO family.parent VALUES (1, 'Ann'), (2, 'Bo')",
+                    "INSERT INTO family.kid VALUES (2, 'Cy', 'ball'), (3, 'Di', 'kite')",
+                ], on: db)
+            let family = try DBBPostgresDump.dump(
+                from: db, to: familyURL, options: DBBPostgresDumpOptions(schema: "family"))
+            return (notes, family)
+        }
+        #expect(notes.tables.map(\.rowCount) == [65])
+        #expect(family.tables.map(\.name) == ["parent", "kid"])
+        #expect(family.tables.map(\.rowCount) == [2, 2])
+        let sqlite = folder.file("family.sqlite")
+        try DBBExport.restore(dumpAt: familyURL, to: sqlite)
+        let db = try DBBDatabase(path: sqlite.path)
+        defer { try? db.close() }
+        #expect(
+            try Self.rows("parent", in: db, orderBy: "id") == [
+                [.integer(1), .text("Ann")], [.integer(2), .text("Bo")],
+            ])
+        #expect(
+            try Self.rows("kid", in: db, orderBy: "id")
+                == [[.integer(2), .text("Cy"), .text("ball")], [.integer(3), .text("Di"), .text("kite")]])
+    }
+
     @Test("a dump of PostgreSQL restores into another database, and verify --against compares it with either schema")
     func dumpRestoresIntoPostgresAndCompares() async throws {
         let folder = try TemporaryFolder()

@@ -544,6 +544,45 @@ extension DBBPostgresReconnectionTests {
             try manager.close()
         }
     }
+
+    /// A migration that adds a check at commit protects the next single save of the manager that ran it, without
+    /// reopening; one that drops it lets saves be single statements again.
+    @Test func aCheckAtCommitAddedByAMigrationReportsTheNextSave() async throws {
+        let configuration = try await TestPostgres.freshDatabase()
+        let (refused, stored) = try await TestPostgres.onQueue { () -> (DBBError?, [String]) in
+            let manager = try DBBManager(postgres: configuration)
+            defer { try? manager.close() }
+            try manager.addTableClasses(ServerModels.all)
+            let before = Member(dbManager: manager)
+            before.name = "Refused"
+            try before.save()  // no check yet
+            var migrator = DBBMigrator()
+            migrator.registerMigration(
+                "v2: a check at commit",
+                [
+                    .sql(
+                        """
+                        CREATE FUNCTION check_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+                            IF NEW.name = 'Refused' THEN RAISE EXCEPTION 'refused at commit'; END IF;
+                            RETURN NULL;
+                        END $$
+                        """),
+                    .sql(
+                        """
+                        CREATE CONSTRAINT TRIGGER check_at_commit AFTER INSERT ON "Member"
+                        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION check_at_commit()
+                        """),
+                ])
+            try migrator.migrate(manager)
+            let member = Member(dbManager: manager)
+            member.name = "Refused"
+            var refused: DBBError?
+            do { try member.save() } catch let error as DBBError { refused = error }
+            return (refused, try Member.fetchAll(manager: manager).map(\.name))
+        }
+        #expect(refused?.sqlState == "P0001", "\(String(describing: refused))")
+        #expect(stored == ["Refused"], "only the save before the migration is stored")
+    }
 }
 
 @Suite(.postgres)

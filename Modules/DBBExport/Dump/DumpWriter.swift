@@ -322,6 +322,10 @@ package struct DumpRowEncoder: ~Copyable {
     package mutating func text(utf8 bytes: UnsafeRawBufferPointer) throws {
         try nextValue()
         try requireLength(bytes.count)
+        // Each byte that is not UTF-8 is written as U+FFFD, three bytes: only text near the limit can pass it so.
+        if bytes.count > maximumValueLength / 3 {
+            try requireLength(String(decoding: bytes, as: UTF8.self).utf8.count)
+        }
         try json.text(bytes: bytes)
     }
 

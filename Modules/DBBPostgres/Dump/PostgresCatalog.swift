@@ -55,7 +55,7 @@ struct PostgresCatalog {
 
     /// The number of rows of a table, in the snapshot.
     func rowCount(of table: String) throws -> Int {
-        let row = try rows("SELECT count(*) FROM \(RestoreSchemaWriter.qualified(table, in: schema))").first
+        let row = try rows("SELECT count(*) FROM ONLY \(RestoreSchemaWriter.qualified(table, in: schema))").first
         return Int(row?.first.flatMap(Self.integer) ?? 0)
     }
 

@@ -138,17 +138,23 @@ struct PostgresDumpPlan {
             }
             let order = Self.order(rowID: rowID, keyColumns: keyColumns, mappings: mappings)
             let read = (rowID.map { [$0] } ?? []) + mappings
+            // ONLY: a parent of inherited tables holds its own rows; each child is a table of the dump itself.
             let from =
-                " FROM " + RestoreSchemaWriter.qualified(name, in: schema)
+                " FROM ONLY " + RestoreSchemaWriter.qualified(name, in: schema)
                 + (order.isEmpty ? "" : " ORDER BY " + order.joined(separator: ", "))
             let list = read.map(\.select).joined(separator: ", ")
             let selectSQL = "SELECT \(read.isEmpty ? "NULL" : list)" + from
             // ROW() of one value is that value's record; of none, an empty record.
             let recordSelectSQL = "SELECT ROW(\(list))" + from
             let count = try context.rowCount(of: name)
+            // Read a batch after the last key only by a column no two rows share: a primary key or a unique
+            // index of that one column, whole (not partial), and never NULL.
             let orderColumn = rowID?.name ?? (keyColumns.count == 1 ? keyColumns[0] : nil)
+            let isUnique = tableKeys.contains { key in
+                (key.isPrimary || key.isUnique) && key.isPlain && key.columns.map(\.name) == [orderColumn]
+            }
             let integerOrder = catalogColumns.first { $0.name == orderColumn }.flatMap { column in
-                ["int8", "int4", "int2"].contains(column.base) && column.notNull
+                ["int8", "int4", "int2"].contains(column.base) && column.notNull && isUnique
                     ? read.firstIndex { $0.name == column.name }.map { ($0, DBBDatabase.quoteIdentifier(column.name)) }
                     : nil
             }

@@ -51,18 +51,26 @@ final class TableReader {
 
     /// Asks for the next batch: the rows after `last` (from the first with `nil`) of a table ordered by an
     /// integer, the cursor's next rows otherwise.
-    private func fetch(_ size: Int, after last: Int64?) {
+    ///
+    /// - Parameters:
+    ///   - size: the number of rows asked for.
+    ///   - last: the key the batch starts after.
+    ///   - again: whether the batch is read again after its savepoint was rolled back to, which keeps it.
+    private func fetch(_ size: Int, after last: Int64?, again: Bool = false) {
         requested = size
         pendingAfter = last
         if let order = table.integerOrder?.sql {
             // Sent without waiting: statements run in the order they are sent.
-            for sql in (last == nil ? [] : ["RELEASE SAVEPOINT \(Self.savepoint)"]) + ["SAVEPOINT \(Self.savepoint)"] {
+            let savepoints =
+                again
+                ? [] : (last == nil ? [] : ["RELEASE SAVEPOINT \(Self.savepoint)"]) + ["SAVEPOINT \(Self.savepoint)"]
+            for sql in savepoints {
                 _ = connection.connection.query(PostgresQuery(unsafeSQL: sql), logger: connection.logger)
             }
             // `last` is an integer, written into the statement as one.
             let arrays = table.columns.map { "array_agg(\($0.select))" }.joined(separator: ", ")
             pendingSQL =
-                "SELECT count(*), max(\(order))::int8, \(arrays) FROM (SELECT * FROM \(table.qualifiedName)"
+                "SELECT count(*), max(\(order))::int8, \(arrays) FROM (SELECT * FROM ONLY \(table.qualifiedName)"
                 + "\(last.map { " WHERE \(order) > \($0)" } ?? "") ORDER BY \(order) LIMIT \(size)) AS batch"
         } else {
             pendingSQL = "FETCH FORWARD \(size) FROM \(Self.cursor)"
@@ -88,7 +96,7 @@ final class TableReader {
                 throw mapped
             }
             try connection.run("ROLLBACK TO SAVEPOINT \(Self.savepoint)", [], context: context)
-            fetch(max(1, requested / 8), after: pendingAfter)
+            fetch(max(1, requested / 8), after: pendingAfter, again: true)
             return try nextBatch()
         }
         let batch: FieldBatch
@@ -100,6 +108,8 @@ final class TableReader {
                 throw table.mismatch
             }
             last = Self.int64(cells[1])
+            // Without the last key of a batch of rows, the next batch would not know where to start.
+            guard count == 0 || last != nil else { throw table.mismatch }
             var arrays: [ByteBuffer] = []
             for cell in cells.dropFirst(2) {
                 guard count > 0 else { break }
@@ -204,9 +214,14 @@ final class TableReader {
     }
 
     /// Closes the cursor.
+    ///
+    /// - Throws: `DBBError` when the server refuses a batch still asked for, or the closing.
     func close() throws {
-        _ = try? pending?.wait()  // statements run in order anyway; this one's rows are not needed
-        pending = nil
+        if let next = pending {
+            pending = nil
+            // Its rows are not needed, but its error is the one to report: the transaction is aborted after it.
+            do { _ = try next.wait() } catch { throw connection.map(error, sql: pendingSQL, context: context) }
+        }
         try connection.run(
             table.integerOrder == nil ? "CLOSE \(Self.cursor)" : "RELEASE SAVEPOINT \(Self.savepoint)", [],
             context: context)

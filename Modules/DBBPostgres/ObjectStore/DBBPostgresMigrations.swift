@@ -2,16 +2,19 @@ internal import DBBObjects
 internal import DBBSQL
 internal import DBBSchema
 internal import Foundation
+internal import Synchronization
 
 extension DBBPostgresObjectStore {
     /// Runs one migration in one transaction of the writer connection (a `manager.write` scope, which the object
     /// calls of data steps join): the steps in PostgreSQL's own `ALTER TABLE` forms, then the migration's record.
-    /// The server checks foreign keys itself.
+    /// The server checks foreign keys itself. A migration may add or drop a check at commit; the writer reads
+    /// again whether there is one (``checksAtCommitSQL``), in the migration's transaction, and keeps what it read
+    /// once that commits.
     func runMigration(_ migration: DBBMigrator.Migration, manager: DBBManager) throws {
         let context = "running migration \(migration.name)"
         // Each step may change what a prepared statement returns: connections prepare theirs again after it.
         defer { schema.advance() }
-        try manager.write {
+        let checksAtCommit = try manager.write {
             try migration.forEachStep { step in
                 schema.advance()
                 if case .objects(_, let body) = step.kind {
@@ -21,7 +24,12 @@ extension DBBPostgresObjectStore {
                 }
             }
             try manager.perform(DBBMigrationRecordWork(migration: migration), isWrite: true)
+            guard let connection = scopedConnection else {
+                throw DBBError.library(.internal, message: "a migration ran outside its transaction", context: context)
+            }
+            return try Self.hasChecksAtCommit(on: connection, schema: configuration.schema)
         }
+        writer.checksAtCommit.store(checksAtCommit, ordering: .relaxed)
     }
 }
 

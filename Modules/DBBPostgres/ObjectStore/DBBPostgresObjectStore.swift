@@ -61,10 +61,9 @@ final class DBBPostgresObjectStore: DBBObjectStore {
                 opened.append(reader)
             }
             let found = try writer.waiting { [writer] in
-                try writer.objects.connection.fetchAll(
-                    Self.checksAtCommitSQL, [configuration.schema.map(DBBValue.text) ?? .null])
+                try Self.hasChecksAtCommit(on: writer.objects.connection, schema: configuration.schema)
             }
-            writer.checksAtCommit.store(found == [[.integer(1)]], ordering: .relaxed)
+            writer.checksAtCommit.store(found, ordering: .relaxed)
         } catch {
             for connection in opened + [writer] { connection.closeWaiting() }
             throw error
@@ -85,6 +84,13 @@ final class DBBPostgresObjectStore: DBBObjectStore {
             JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE t.tginitdeferred AND n.nspname = COALESCE($1::text, current_schema())))::int
         """
+
+    /// Whether a table of `schema` (or of the session's schema) has a check at commit, by ``checksAtCommitSQL``.
+    ///
+    /// - Throws: `DBBError` when the server refuses the query.
+    static func hasChecksAtCommit(on connection: DBBPostgresConnection, schema: String?) throws -> Bool {
+        try connection.fetchAll(checksAtCommitSQL, [schema.map(DBBValue.text) ?? .null]) == [[.integer(1)]]
+    }
 
     /// The next reader, or the writer for a store without readers.
     func nextReaderConnection() -> Connection {

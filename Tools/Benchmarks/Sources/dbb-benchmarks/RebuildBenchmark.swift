@@ -13,7 +13,7 @@ enum RebuildBenchmark {
 
     static func run() {
         runWorkload("rebuild") {
-            let rows = 1_000_000 / BenchmarkOptions.current.scale
+            let rows = max(1, 1_000_000 / BenchmarkOptions.current.scale)
             let runs = BenchmarkOptions.current.runs
             var copies: [Double] = []
             var rebuilds: [Double] = []
