@@ -37,7 +37,8 @@ enum Comparison {
 
     static func contenders() -> [any Contender] {
         [
-            HandWrittenContender(.prepared), HandWrittenContender(.copy), FluentContender(), LibraryContender(),
+            HandWrittenContender(.prepared), HandWrittenContender(.copy), HandWrittenContender(.synchronous),
+            FluentContender(), LibraryContender(),
         ]
     }
 

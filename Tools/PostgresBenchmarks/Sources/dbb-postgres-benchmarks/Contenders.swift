@@ -51,8 +51,12 @@ extension Contender {
 /// - W5: one autocommit `INSERT … RETURNING id` per object, prepared: one round trip per save.
 /// - W4: the query prepared once, run with each pair of values.
 /// - W2, W3: each statement runs once per run: sent unnamed.
+///
+/// The `synchronous` variant takes part in W5 only: the same prepared `INSERT … RETURNING id`, through
+/// postgres-nio's synchronous `PreparedQuery` (the one the library uses), from a thread of its own, waiting on
+/// each future. It shows what a synchronous caller of postgres-nio costs without the library's layers.
 final class HandWrittenContender: Contender {
-    enum Variant { case prepared, copy }
+    enum Variant { case prepared, copy, synchronous }
 
     let name: String
     private let variant: Variant
@@ -68,10 +72,21 @@ final class HandWrittenContender: Contender {
 
     init(_ variant: Variant) {
         self.variant = variant
-        name = variant == .copy ? "hand-written COPY" : "hand-written"
+        name =
+            switch variant {
+            case .prepared: "hand-written"
+            case .copy: "hand-written COPY"
+            case .synchronous: "hand-written sync"
+            }
     }
 
-    func takesPart(in id: String) -> Bool { variant == .prepared || id == "W1" }
+    func takesPart(in id: String) -> Bool {
+        switch variant {
+        case .prepared: true
+        case .copy: id == "W1"
+        case .synchronous: id == "W5"
+        }
+    }
 
     private func db() throws -> PostgresConnection {
         guard let connection else { throw BenchmarkError("not open") }
@@ -284,7 +299,7 @@ final class HandWrittenContender: Contender {
         let connection = try db()
         try await inTransaction(connection) {
             switch variant {
-            case .prepared: try await insertBatches(now: Date(), on: connection)
+            case .prepared, .synchronous: try await insertBatches(now: Date(), on: connection)
             case .copy: try await copy(now: Date(), on: connection)
             }
         }
@@ -293,6 +308,11 @@ final class HandWrittenContender: Contender {
     /// Each save is one autocommit statement: its own transaction, one round trip.
     func saveEach() async throws {
         let connection = try db()
+        if variant == .synchronous {
+            let people = prepared
+            try await onThread { try Self.saveEachWaiting(people, on: connection) }
+            return
+        }
         for person in prepared {
             let now = Date()
             for try await id in try await connection.execute(
@@ -300,6 +320,28 @@ final class HandWrittenContender: Contender {
             {
                 person.id = id
             }
+            person.createdTime = now
+            person.modifiedTime = now
+        }
+    }
+
+    /// W5 through postgres-nio's synchronous API: the statement prepared once, then run for each person,
+    /// waiting for its row on the calling thread.
+    private static func saveEachWaiting(_ people: [PlainPerson], on connection: PostgresConnection) throws {
+        let insert = try connection.prepare(query: InsertPerson.sql).wait()
+        for person in people {
+            let now = Date()
+            let stamp = now.timeIntervalSinceReferenceDate
+            let values = PersonValues(person)
+            let binds: [PostgresData] = [
+                PostgresData(double: stamp), PostgresData(double: stamp), PostgresData(int64: values.active),
+                PostgresData(double: values.budget), PostgresData(string: values.code),
+                PostgresData(string: values.name), values.startDate.map { PostgresData(double: $0) } ?? .null,
+            ]
+            guard let id = try insert.execute(binds).wait().first?.makeRandomAccess()[data: 0].int64 else {
+                throw BenchmarkError("an INSERT returned no id")
+            }
+            person.id = id
             person.createdTime = now
             person.modifiedTime = now
         }

@@ -9,8 +9,8 @@ let usage = """
       rounds of every contender, reported as medians);
       --scale N divides every count by N (short runs for profiling); --only picks workloads W1–W5, or
       restore (a dump restored into PostgreSQL against pgloader and psql COPY; run only when named);
-      --contenders picks contenders by name ("hand-written", "hand-written COPY", "Fluent 4",
-      "DBBBuilder")
+      --contenders picks contenders by name ("hand-written", "hand-written COPY", "hand-written sync",
+      "Fluent 4", "DBBBuilder")
       The server: a throwaway one (initdb and pg_ctl from PATH or /usr/lib/postgresql/*/bin), or the one
       DBB_POSTGRES_URL names (postgres://user:password@host:port/database; the role needs CREATEDB).
     """
