@@ -180,7 +180,7 @@ struct DBBPostgresDumpTests {
         try DBBExport.restore(dumpAt: dumpURL, to: sqlite, options: DBBRestoreOptions(replaceExisting: true))
     }
 
-    @Test("a parent of inherited tables holds its own rows; rowids no index keeps unique are each dumped once")
+    @Test("a parent of inherited tables holds its own rows; a rowid no valid index keeps unique is checked")
     func inheritedRowsAndRepeatedRowIDs() async throws {
         let folder = try TemporaryFolder()
         // 64 rows: the first batch of a table read by its key is 64 rows, so a repeated 64 falls on its border.
@@ -188,7 +188,7 @@ struct DBBPostgresDumpTests {
         let sqliteDump = try DBBPostgresRestoreTests.dump(of: "CREATE TABLE note (body TEXT);\n" + inserts, in: folder)
         let (notesURL, familyURL) = (folder.file("notes.json.gz"), folder.file("family.json.gz"))
         let configuration = try await TestPostgres.freshDatabase()
-        let (notes, family) = try await TestPostgres.onQueue {
+        let (refused, indexFailed, notes, family) = try await TestPostgres.onQueue {
             let db = try DBBPostgresConnection.connect(configuration)
             defer { try? db.close() }
             _ = try DBBPostgresRestore.restore(
@@ -200,6 +200,20 @@ struct DBBPostgresDumpTests {
                 _ = try db.execute("DROP INDEX notes.\(DBBDatabase.quoteIdentifier(index))")
             }
             _ = try db.execute("INSERT INTO notes.note (rowid, body) VALUES (64, 'again')")
+            // A unique index built concurrently over the repeat fails and is left invalid: it keeps nothing unique.
+            var indexFailed = false
+            do {
+                _ = try db.execute("CREATE UNIQUE INDEX CONCURRENTLY note_rowid ON notes.note (rowid)")
+            } catch is DBBError {
+                indexFailed = true
+            }
+            var refused: DBBExportError?
+            do {
+                _ = try DBBPostgresDump.dump(from: db, to: notesURL, options: DBBPostgresDumpOptions(schema: "notes"))
+            } catch let error as DBBExportError {
+                refused = error
+            }
+            _ = try db.execute("DELETE FROM notes.note WHERE body = 'again'")
             let notes = try DBBPostgresDump.dump(
                 from: db, to: notesURL, options: DBBPostgresDumpOptions(schema: "notes"))
             try Self.run(
@@ -211,9 +225,17 @@ struct DBBPostgresDumpTests {
                 ], on: db)
             let family = try DBBPostgresDump.dump(
                 from: db, to: familyURL, options: DBBPostgresDumpOptions(schema: "family"))
-            return (notes, family)
+            return (refused, indexFailed, notes, family)
         }
-        #expect(notes.tables.map(\.rowCount) == [65])
+        #expect(indexFailed)
+        #expect(refused?.message.contains("the rowid 64 repeats") == true, "\(String(describing: refused))")
+        #expect(refused?.table == "note" && refused?.column == "rowid")
+        #expect(notes.tables.map(\.rowCount) == [64])
+        let restoredNotes = folder.file("notes.sqlite")
+        try DBBExport.restore(dumpAt: notesURL, to: restoredNotes)
+        let notesDB = try DBBDatabase(path: restoredNotes.path)
+        defer { try? notesDB.close() }
+        #expect(try Self.rows("note", in: notesDB).map(\.first) == (1...64).map { .text("note \($0)") })
         #expect(family.tables.map(\.name) == ["parent", "kid"])
         #expect(family.tables.map(\.rowCount) == [2, 2])
         let sqlite = folder.file("family.sqlite")

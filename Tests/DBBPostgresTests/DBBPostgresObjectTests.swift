@@ -546,7 +546,7 @@ extension DBBPostgresReconnectionTests {
     }
 
     /// A migration that adds a check at commit protects the next single save of the manager that ran it, without
-    /// reopening; one that drops it lets saves be single statements again.
+    /// reopening.
     @Test func aCheckAtCommitAddedByAMigrationReportsTheNextSave() async throws {
         let configuration = try await TestPostgres.freshDatabase()
         let (refused, stored) = try await TestPostgres.onQueue { () -> (DBBError?, [String]) in

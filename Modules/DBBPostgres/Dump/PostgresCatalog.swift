@@ -94,7 +94,9 @@ struct PostgresCatalog {
         return byTable
     }
 
-    /// The indexes of the schema's tables, primary keys and unique constraints among them.
+    /// The valid indexes of the schema's tables, primary keys and unique constraints among them. An index a
+    /// `CREATE INDEX CONCURRENTLY` left invalid (a unique one that found repeated keys) is not the table's, as
+    /// `pg_dump` leaves it out too.
     func indexes() throws -> [CatalogIndex] {
         let result = try rows(
             """
@@ -109,7 +111,7 @@ struct PostgresCatalog {
             JOIN pg_class ic ON ic.oid = i.indexrelid
             JOIN pg_am am ON am.oid = ic.relam
             JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = $1 AND c.relkind = 'r'
+            WHERE n.nspname = $1 AND c.relkind = 'r' AND i.indisvalid
             ORDER BY c.oid, ic.oid
             """, [.text(schema)])
         return result.compactMap { row in
@@ -186,6 +188,15 @@ struct PostgresCatalog {
                 sql: "ALTER TABLE \(DBBDatabase.quoteIdentifier(table)) ADD CONSTRAINT "
                     + "\(DBBDatabase.quoteIdentifier(name)) \(definition)")
         }
+    }
+
+    /// A value that makes a column no rowid: one that repeats, or `NULL` (as `.null`); `nil` when there is none.
+    func repeatedOrNull(_ column: String, in table: String) throws -> DBBValue? {
+        let name = DBBDatabase.quoteIdentifier(column)
+        let found = try rows(
+            "SELECT \(name) FROM ONLY \(RestoreSchemaWriter.qualified(table, in: schema)) GROUP BY \(name) "
+                + "HAVING count(*) > 1 OR \(name) IS NULL LIMIT 1")
+        return found.first?.first
     }
 
     /// The last value the sequence of a table's identity (or serial) column handed out: its `last_value`, or one

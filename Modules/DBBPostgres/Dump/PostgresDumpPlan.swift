@@ -153,6 +153,16 @@ struct PostgresDumpPlan {
             let isUnique = tableKeys.contains { key in
                 (key.isPrimary || key.isUnique) && key.isPlain && key.columns.map(\.name) == [orderColumn]
             }
+            // A restored rowid column that lost its unique index may hold what no rowid can: SQLite would refuse
+            // the dump's rows, so the dump refuses them first.
+            if let rowID, !isUnique, let value = try context.repeatedOrNull(rowID.name, in: name) {
+                throw DBBExportError(
+                    .malformed,
+                    "the column \(rowID.name) holds the table's SQLite rowids, and "
+                        + (value == .null ? "a row has none (NULL)" : "the rowid \(value.int64Value ?? 0) repeats")
+                        + ": a restore into SQLite would refuse the rows (give each row its own value)",
+                    table: name, column: rowID.name)
+            }
             let integerOrder = catalogColumns.first { $0.name == orderColumn }.flatMap { column in
                 ["int8", "int4", "int2"].contains(column.base) && column.notNull && isUnique
                     ? read.firstIndex { $0.name == column.name }.map { ($0, DBBDatabase.quoteIdentifier(column.name)) }

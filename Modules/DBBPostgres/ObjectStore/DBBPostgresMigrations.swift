@@ -27,7 +27,11 @@ extension DBBPostgresObjectStore {
             guard let connection = scopedConnection else {
                 throw DBBError.library(.internal, message: "a migration ran outside its transaction", context: context)
             }
-            return try Self.hasChecksAtCommit(on: connection, schema: configuration.schema)
+            let found = try Self.hasChecksAtCommit(on: connection, schema: configuration.schema)
+            // A save waiting for the writer runs as soon as the commit frees it, before the store below: a check
+            // the migration adds protects it already (one it drops makes that save a transaction, no more).
+            if found { writer.checksAtCommit.store(true, ordering: .relaxed) }
+            return found
         }
         writer.checksAtCommit.store(checksAtCommit, ordering: .relaxed)
     }

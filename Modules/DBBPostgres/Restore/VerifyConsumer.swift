@@ -75,7 +75,8 @@ final class VerifyConsumer: DumpConsumer {
             DBBDatabase.quoteIdentifier(name) + (type == .numeric ? "::text" : "")
         }.joined(separator: ", ")
         return
-            "SELECT \(asRecords ? "ROW(\(values))" : values) FROM \(RestoreSchemaWriter.qualified(table.name, in: schema))"
+            "SELECT \(asRecords ? "ROW(\(values))" : values) FROM ONLY "
+            + RestoreSchemaWriter.qualified(table.name, in: schema)
     }
 
     /// The digest of a table's rows as the server holds them, made from the rows it sends as it scans the table

@@ -62,6 +62,8 @@ final class HandWrittenContender: Contender {
     private let variant: Variant
     private let logger = Logger(label: "dbb-postgres-benchmarks.hand-written")
     private var connection: PostgresConnection?
+    /// The synchronous variant's `INSERT`, prepared when the connection opens.
+    private var preparedInsert: PreparedQuery?
     private var prepared: [PlainPerson] = []
     private var people: [PlainPerson] = []
     private var projects: [PlainProject] = []
@@ -94,12 +96,18 @@ final class HandWrittenContender: Contender {
     }
 
     func open(_ address: ServerAddress, database: String) async throws {
-        connection = try await PostgresConnection.connect(
+        let connection = try await PostgresConnection.connect(
             on: MultiThreadedEventLoopGroup.singleton.any(), configuration: address.postgresNIO(database), id: 1,
             logger: logger)
+        self.connection = connection
+        if variant == .synchronous {
+            preparedInsert = try await connection.prepare(query: InsertPerson.sql).get()
+        }
     }
 
     func close() async throws {
+        try await preparedInsert?.deallocate().get()
+        preparedInsert = nil
         try await connection?.close()
         connection = nil
     }
@@ -309,8 +317,9 @@ final class HandWrittenContender: Contender {
     func saveEach() async throws {
         let connection = try db()
         if variant == .synchronous {
+            guard let insert = preparedInsert else { throw BenchmarkError("not open") }
             let people = prepared
-            try await onThread { try Self.saveEachWaiting(people, on: connection) }
+            try await onThread { try Self.saveEachWaiting(people, with: insert) }
             return
         }
         for person in prepared {
@@ -325,10 +334,9 @@ final class HandWrittenContender: Contender {
         }
     }
 
-    /// W5 through postgres-nio's synchronous API: the statement prepared once, then run for each person,
-    /// waiting for its row on the calling thread.
-    private static func saveEachWaiting(_ people: [PlainPerson], on connection: PostgresConnection) throws {
-        let insert = try connection.prepare(query: InsertPerson.sql).wait()
+    /// W5 through postgres-nio's synchronous API: the statement prepared when the connection opened, run for each
+    /// person, waiting for its row on the calling thread.
+    private static func saveEachWaiting(_ people: [PlainPerson], with insert: PreparedQuery) throws {
         for person in people {
             let now = Date()
             let stamp = now.timeIntervalSinceReferenceDate
