@@ -254,6 +254,7 @@ let package = Package(
             dependencies: [
                 "DBBPostgres", "DBBBuilder", "DBBSQL", "DBBExport", "DBBTestSupport", "dbb-backup",
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/DBBPostgresTests"),
     ],

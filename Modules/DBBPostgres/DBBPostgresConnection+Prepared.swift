@@ -22,7 +22,7 @@ extension DBBPostgresConnection {
         try requireOpen(sql: sql, context: context)
         roundTrips.add(1, ordering: .relaxed)
         do {
-            return PreparedStatement(query: try connection.prepare(query: sql).wait(), sql: sql)
+            return PreparedStatement(query: try waitFor(connection.prepare(query: sql)), sql: sql)
         } catch {
             throw map(error, sql: sql, context: context)
         }
@@ -38,7 +38,7 @@ extension DBBPostgresConnection {
         let binds = try DBBPostgresCoding.data(arguments, sql: statement.sql, context: context)
         roundTrips.add(1, ordering: .relaxed)
         do {
-            return try statement.query.execute(binds).wait()
+            return try waitFor(statement.query.execute(binds))
         } catch {
             throw map(error, sql: statement.sql, context: context)
         }

@@ -1,4 +1,5 @@
 public import DBBSQL
+internal import Dispatch
 public import Logging
 internal import NIOCore
 internal import NIOPosix
@@ -439,6 +440,24 @@ public final class DBBPostgresConnection: Sendable {
 
     // MARK: Internals
 
+    /// Waits on the calling thread for a request sent on this connection. postgres-nio writes a request to its
+    /// channel without a promise for the write: one written just after the channel closed is dropped, and its
+    /// future never completes. So the wait looks at the connection every second, and once it is closed (and
+    /// postgres-nio has had a moment to fail the request itself) ends with the error of a closed connection.
+    ///
+    /// - Throws: the request's error, or `DBBError` (ioError) for a connection that closed without answering.
+    func waitFor<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        future.whenComplete { _ in done.signal() }
+        while done.wait(timeout: .now() + 1) == .timedOut {
+            if connection.isClosed, done.wait(timeout: .now() + 0.5) == .timedOut {
+                throw DBBError.library(
+                    .ioError, message: "the connection to \(server) closed before the statement was answered")
+            }
+        }
+        return try future.wait()  // completed: returns at once
+    }
+
     /// Runs a statement synchronously.
     @discardableResult
     func run(_ sql: String, _ arguments: [Argument], context: String) throws -> DBBPostgresResult {
@@ -457,7 +476,7 @@ public final class DBBPostgresConnection: Sendable {
         let query = try DBBPostgresCoding.query(sql, arguments, context: context)
         roundTrips.add(1, ordering: .relaxed)
         do {
-            return try connection.query(query, logger: logger).wait()
+            return try waitFor(connection.query(query, logger: logger))
         } catch {
             throw map(error, sql: sql, context: context)
         }

@@ -1,5 +1,7 @@
 import DBBSQL
 import Foundation
+import PostgresNIO
+import Synchronization
 import Testing
 
 @testable import DBBPostgres
@@ -50,5 +52,40 @@ struct DBBPostgresRunAgainTests {
         // anew, and a write whose commit was sent on it is reported as of unknown outcome.
         #expect(DBBPostgresObjectStore.connectionEnded(by: terminated, closed: false))
         #expect(DBBPostgresObjectStore.connectionEnded(by: dropped, closed: false))
+    }
+}
+
+/// A request sent on a connection the server has just closed: postgres-nio may drop it without answering (it
+/// writes requests without a promise for the write), and a wait for it would never end.
+@Suite(.postgres)
+struct DBBPostgresClosedConnectionWaitTests {
+    @Test func aRequestSentAfterTheServerClosedTheConnectionEndsWithAnError() async throws {
+        let configuration = try await TestPostgres.freshDatabase()
+        let (error, seconds, answered) = try await TestPostgres.onQueue { () -> (DBBError?, Double, Bool) in
+            let connection = try DBBPostgresConnection.connect(configuration)
+            let admin = try DBBPostgresConnection.connect(configuration)
+            defer { try? admin.close() }
+            let pid = try connection.fetchAll("SELECT pg_backend_pid()").first?.first ?? .null
+            _ = try admin.fetchAll("SELECT pg_terminate_backend($1::int)", [pid])
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while !connection.connection.isClosed && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            // Sent as if the connection's own check had passed just before it closed.
+            let request = connection.connection.query(PostgresQuery(unsafeSQL: "SELECT 1"), logger: connection.logger)
+            let answered = Mutex(false)
+            request.whenComplete { _ in answered.withLock { $0 = true } }
+            let start = Date()
+            do {
+                _ = try connection.waitFor(request)
+                return (nil, Date().timeIntervalSince(start), answered.withLock { $0 })
+            } catch let error as DBBError {
+                return (error, Date().timeIntervalSince(start), answered.withLock { $0 })
+            }
+        }
+        let ended = try #require(error)
+        #expect(ended.message.contains("closed before the statement was answered") || answered, "\(ended)")
+        #expect(seconds < 5, "the wait ended after \(seconds) s")
+        // The manager takes it for a connection that ended: a read runs again on a new connection.
+        #expect(DBBPostgresObjectStore.connectionEnded(by: ended, closed: true))
+        print("a request after the server closed the connection: answered by postgres-nio: \(answered)")
     }
 }

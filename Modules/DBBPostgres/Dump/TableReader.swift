@@ -87,7 +87,7 @@ final class TableReader {
         pending = nil
         let result: PostgresQueryResult
         do {
-            result = try next.wait()
+            result = try connection.waitFor(next)
         } catch {
             let mapped = connection.map(error, sql: pendingSQL, context: context)
             // 54000: an array over 1 GB; 53200: out of memory. One row always fits in an array.
@@ -220,7 +220,9 @@ final class TableReader {
         if let next = pending {
             pending = nil
             // Its rows are not needed, but its error is the one to report: the transaction is aborted after it.
-            do { _ = try next.wait() } catch { throw connection.map(error, sql: pendingSQL, context: context) }
+            do { _ = try connection.waitFor(next) } catch {
+                throw connection.map(error, sql: pendingSQL, context: context)
+            }
         }
         try connection.run(
             table.integerOrder == nil ? "CLOSE \(Self.cursor)" : "RELEASE SAVEPOINT \(Self.savepoint)", [],

@@ -96,7 +96,7 @@ final class VerifyConsumer: DumpConsumer {
             }
         }
         do {
-            _ = try future.wait()
+            _ = try connection.waitFor(future)
         } catch {
             throw connection.map(error, sql: sql, context: "comparing the restored rows with the dump")
         }
@@ -129,7 +129,7 @@ final class VerifyConsumer: DumpConsumer {
             let context = "comparing the restored rows with the dump"
             let result: PostgresQueryResult
             do {
-                result = try next.wait()
+                result = try connection.waitFor(next)
             } catch {
                 throw connection.map(error, sql: Self.fetchSQL, context: context)
             }
