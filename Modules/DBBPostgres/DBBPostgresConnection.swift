@@ -447,15 +447,23 @@ public final class DBBPostgresConnection: Sendable {
     ///
     /// - Throws: the request's error, or `DBBError` (ioError) for a connection that closed without answering.
     func waitFor<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
+        // One wait, the result kept as it arrives: no second blocking wait on the completed future.
         let done = DispatchSemaphore(value: 0)
-        future.whenComplete { _ in done.signal() }
+        let outcome = Mutex<Result<T, any Error>?>(nil)
+        future.whenComplete { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
         while done.wait(timeout: .now() + 1) == .timedOut {
             if connection.isClosed, done.wait(timeout: .now() + 0.5) == .timedOut {
                 throw DBBError.library(
                     .ioError, message: "the connection to \(server) closed before the statement was answered")
             }
         }
-        return try future.wait()  // completed: returns at once
+        guard let result = outcome.withLock({ $0 }) else {
+            throw DBBError.library(.internal, message: "a request ended without a result", context: "PostgreSQL")
+        }
+        return try result.get()
     }
 
     /// Runs a statement synchronously.
