@@ -454,16 +454,54 @@ public final class DBBPostgresConnection: Sendable {
             outcome.withLock { $0 = result }
             done.signal()
         }
-        while done.wait(timeout: .now() + 1) == .timedOut {
-            if connection.isClosed, done.wait(timeout: .now() + 0.5) == .timedOut {
-                throw DBBError.library(
-                    .ioError, message: "the connection to \(server) closed before the statement was answered")
-            }
-        }
+        try Self.wait(for: done, whileOpen: connection, server: server)
         guard let result = outcome.withLock({ $0 }) else {
             throw DBBError.library(.internal, message: "a request ended without a result", context: "PostgreSQL")
         }
         return try result.get()
+    }
+
+    /// Waits for `signal`, which work on `connection` gives, and ends with an error when the connection closes
+    /// and half a second more brings no signal: work whose request postgres-nio dropped is never answered.
+    ///
+    /// - Throws: `DBBError` (ioError) for a connection that closed without answering.
+    static func wait(
+        for signal: DispatchSemaphore, whileOpen connection: PostgresConnection,
+        server: DBBPostgresConfiguration.Host
+    ) throws {
+        while signal.wait(timeout: .now() + 1) == .timedOut {
+            if connection.isClosed, signal.wait(timeout: .now() + 0.5) == .timedOut {
+                throw unanswered(server)
+            }
+        }
+    }
+
+    /// The error of a request the connection closed under without answering.
+    static func unanswered(_ server: DBBPostgresConfiguration.Host) -> DBBError {
+        DBBError.library(.ioError, message: "the connection to \(server) closed before the statement was answered")
+    }
+
+    /// Suspends the calling task until a request sent on this connection is answered: ``waitFor(_:)`` for a task.
+    /// A watch on the connection's event loop fails the request once the connection has been closed at two of its
+    /// checks, half a second apart, with the request unanswered.
+    ///
+    /// - Throws: the request's error, or `DBBError` (ioError) for a connection that closed without answering.
+    func answer<T: Sendable>(_ future: EventLoopFuture<T>) async throws -> T {
+        let guarded = future.eventLoop.makePromise(of: T.self)
+        future.cascade(to: guarded)
+        let closedBefore = Mutex(false)
+        let watch = future.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .milliseconds(500)) {
+            [connection, server] _ in
+            guard connection.isClosed else { return }
+            // Closed at this check and the one before; a promise completed already ignores the failure.
+            let closedTwice = closedBefore.withLock { seen in
+                defer { seen = true }
+                return seen
+            }
+            if closedTwice { guarded.fail(Self.unanswered(server)) }
+        }
+        guarded.futureResult.whenComplete { _ in watch.cancel() }
+        return try await guarded.futureResult.get()
     }
 
     /// Runs a statement synchronously.
@@ -498,7 +536,7 @@ public final class DBBPostgresConnection: Sendable {
         roundTrips.add(1, ordering: .relaxed)
         let result: PostgresQueryResult
         do {
-            result = try await connection.query(query, logger: logger).get()
+            result = try await answer(connection.query(query, logger: logger))
         } catch {
             throw map(error, sql: sql, context: context)
         }

@@ -88,4 +88,27 @@ struct DBBPostgresClosedConnectionWaitTests {
         #expect(DBBPostgresObjectStore.connectionEnded(by: ended, closed: true))
         print("a request after the server closed the connection: answered by postgres-nio: \(answered)")
     }
+
+    @Test func anAsyncRequestSentAfterTheServerClosedTheConnectionEndsWithAnError() async throws {
+        let configuration = try await TestPostgres.freshDatabase()
+        let connection = try await DBBPostgresConnection.connect(configuration)
+        let admin = try await DBBPostgresConnection.connect(configuration)
+        let pid = try await connection.fetchAll("SELECT pg_backend_pid()").first?.first ?? .null
+        _ = try await admin.fetchAll("SELECT pg_terminate_backend($1::int)", [pid])
+        try await admin.close()
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !connection.connection.isClosed && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        // Sent as if the connection's own check had passed just before it closed.
+        let request: EventLoopFuture<PostgresQueryResult> = connection.connection.query(
+            PostgresQuery(unsafeSQL: "SELECT 1"), logger: connection.logger)
+        let start = Date()
+        // postgres-nio's own error when it answered the request after all, else the wait's.
+        let error = await #expect(throws: (any Error).self) { try await connection.answer(request) }
+        let seconds = Date().timeIntervalSince(start)
+        #expect(seconds < 5, "the wait ended after \(seconds) s")
+        if let ended = error as? DBBError {
+            #expect(ended.message.contains("closed before the statement was answered"), "\(ended)")
+            #expect(DBBPostgresObjectStore.connectionEnded(by: ended, closed: true))
+        }
+    }
 }

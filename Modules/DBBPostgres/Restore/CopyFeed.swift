@@ -28,6 +28,10 @@ final class CopyFeed: Sendable {
     private let state = Mutex(State())
     private let space = DispatchSemaphore(value: CopyFeed.capacity)
     private let ended = DispatchSemaphore(value: 0)
+    /// The connection, whose closing ends the reading thread's waits: a COPY request postgres-nio dropped on a
+    /// connection that had just closed would never end.
+    private let connection: PostgresConnection
+    private let server: DBBPostgresConfiguration.Host
 
     /// Starts `COPY table (columns) FROM STDIN` on the connection, fed by this feed's chunks.
     ///
@@ -35,8 +39,11 @@ final class CopyFeed: Sendable {
     ///   - connection: the connection, inside the restore's transaction.
     ///   - table: the schema-qualified table name, quoted.
     ///   - columns: the quoted column names.
-    ///   - logger: postgres-nio's logger.
-    init(connection: PostgresConnection, table: String, columns: [String], logger: Logger) {
+    init(connection opened: DBBPostgresConnection, table: String, columns: [String]) {
+        let connection = opened.connection
+        let logger = opened.logger
+        self.connection = connection
+        server = opened.server
         // postgres-nio writes `COPY "<table>" ("<column>", …)`, putting the names between double quotes as
         // they are: a quoted, schema-qualified name without its outer quotes comes out exactly quoted.
         let bareTable = String(table.dropFirst().dropLast())
@@ -76,9 +83,9 @@ final class CopyFeed: Sendable {
 
     /// Hands a chunk to the COPY, waiting while ``capacity`` chunks are pending.
     ///
-    /// - Throws: the COPY's error when it has failed.
+    /// - Throws: the COPY's error when it has failed, or `DBBError` (ioError) when the connection closed under it.
     func send(_ chunk: ByteBuffer) throws {
-        space.wait()
+        try DBBPostgresConnection.wait(for: space, whileOpen: connection, server: server)
         let waiting: CheckedContinuation<ByteBuffer?, Never>? = try state.withLock { state in
             if case .failure(let error) = state.outcome { throw error }
             if let waiting = state.waiting {
@@ -105,9 +112,9 @@ final class CopyFeed: Sendable {
 
     /// Waits until the COPY has ended.
     ///
-    /// - Throws: the COPY's error.
+    /// - Throws: the COPY's error, or `DBBError` (ioError) when the connection closed under it unanswered.
     func wait() throws {
-        ended.wait()
+        try DBBPostgresConnection.wait(for: ended, whileOpen: connection, server: server)
         ended.signal()
         if case .failure(let error) = state.withLock({ $0.outcome }) { throw error }
     }

@@ -127,9 +127,8 @@ final class LoadConsumer: DumpConsumer {
         buffer = Self.emptyChunk()
         digest = makesDigests ? RestoreDigest() : nil
         feed = CopyFeed(
-            connection: writer.connection.connection,
-            table: RestoreSchemaWriter.qualified(planned.name, in: writer.schema),
-            columns: layout.names.map(DBBDatabase.quoteIdentifier), logger: writer.connection.logger)
+            connection: writer.connection, table: RestoreSchemaWriter.qualified(planned.name, in: writer.schema),
+            columns: layout.names.map(DBBDatabase.quoteIdentifier))
         state = .loading
     }
 
