@@ -29,11 +29,12 @@ extension DBBPostgresConnection {
     }
 
     /// Runs a prepared statement with `arguments` and returns its rows, waiting on the calling thread. The rows
-    /// come in PostgreSQL's binary format.
+    /// come in PostgreSQL's binary format. Called on a store's connection queue only, whose threads may wait (the
+    /// store refused an event-loop thread, and runs a task's work on the queue's own thread): the statement is not
+    /// checked again.
     ///
     /// - Throws: `DBBError`: the server's error, or a misuse (text with a NUL character).
     func rows(of statement: PreparedStatement, _ arguments: [DBBValue], context: String) throws -> [PostgresRow] {
-        try Self.requireBlockingAllowed(context: context, sql: statement.sql)
         try requireOpen(sql: statement.sql, context: context)
         let binds = try DBBPostgresCoding.data(arguments, sql: statement.sql, context: context)
         roundTrips.add(1, ordering: .relaxed)

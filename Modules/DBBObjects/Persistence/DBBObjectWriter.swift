@@ -254,6 +254,10 @@ struct DBBObjectWriter {
     static func execute<Connection: DBBObjectConnection>(_ plan: DBBSavePlan, in db: Connection) throws -> Outcome {
         var outcome = Outcome()
         let stamp = outcome.now.timeIntervalSinceReferenceDate
+        if plan.rows.count == 1, let id = try insertAlone(plan.rows[0], stamp: stamp, in: db) {
+            outcome.ids = [id]
+            return outcome
+        }
         var ids = plan.rows.map(\.existingID)
         func resolve(_ reference: DBBSavePlan.Reference?) -> Int64? {
             switch reference {
@@ -383,6 +387,32 @@ struct DBBObjectWriter {
         }
         outcome.ids = ids
         return outcome
+    }
+
+    /// Inserts the row of a plan's one new object with a single `INSERT`, without the bookkeeping of several rows
+    /// (ids to resolve, batches, fix-ups): `nil`, having written nothing, when the row needs more than that (join
+    /// rows, a reference to itself, a preset id, an upsert) or is not new.
+    private static func insertAlone<Connection: DBBObjectConnection>(
+        _ row: DBBSavePlan.Row, stamp: Double, in db: Connection
+    ) throws -> Int64? {
+        guard row.existingID == 0, row.presetID == 0, row.conflict == nil,
+            row.joins.allSatisfy({ $0.values.isEmpty })
+        else { return nil }
+        let map = row.map
+        let insert = { try db.insertStatement(map.insertSQL, idColumn: map.idColumn) }
+        if !map.hasTimestamps && row.keyReferences.isEmpty { return try insert().insert(row.scalarValues[...]) }
+        var arguments: [DBBValue] = []
+        arguments.reserveCapacity(2 + row.scalarValues.count + row.keyReferences.count)
+        if map.hasTimestamps { arguments += [.real(stamp), .real(stamp)] }
+        arguments += row.scalarValues
+        for reference in row.keyReferences {
+            switch reference {
+            case .saved(let id): arguments.append(.integer(id))
+            case nil: arguments.append(.null)
+            case .pending: return nil
+            }
+        }
+        return try insert().insert(arguments[...])
     }
 
     /// An update that matched no row means the object's row was deleted meanwhile: saving it would write

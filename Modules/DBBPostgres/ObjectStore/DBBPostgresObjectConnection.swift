@@ -14,6 +14,9 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
     private var numbered: [String: String] = [:]
     /// The statements prepared on ``connection``, and how often others were sent.
     private var statements: DBBPostgresStatementCache
+    /// The inserts of the classes saved last, with their `RETURNING`: comparing a class's own text with itself is
+    /// cheap (and two different texts differ early), hashing it is not.
+    private var returning: [(insert: String, idColumn: String, returning: String)] = []
     /// Each table's identity sequence, looked up once.
     private var sequences: [String: String] = [:]
     /// The store's schema version these caches were filled under.
@@ -137,10 +140,13 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
         }
 
         func insert(_ values: ArraySlice<DBBValue>) throws -> Int64 {
-            let ids = try owner.integers(sql, Array(values), context: "saving objects")
-            guard let id = ids.first else {
-                throw DBBError.library(
-                    .internal, message: "an INSERT returned no id", sql: sql, context: "saving objects")
+            let context = "saving objects"
+            // The one cell of the one row, read as it is: no row of values is built for it.
+            var cells = try owner.rows(sql, Array(values), context: context).first?.makeIterator()
+            guard let cell = cells?.next(),
+                let id = try DBBPostgresCoding.value(of: cell, sql: sql, context: context).int64Value
+            else {
+                throw DBBError.library(.internal, message: "an INSERT returned no id", sql: sql, context: context)
             }
             return id
         }
@@ -151,7 +157,14 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
     }
 
     func insertStatement(_ sql: String, idColumn: String) throws -> Statement {
-        Statement(owner: self, sql: sql + " RETURNING " + dialect.identifier(idColumn))
+        // A class's insert is written with its RETURNING once, not for each save.
+        if let known = returning.first(where: { $0.insert == sql && $0.idColumn == idColumn }) {
+            return Statement(owner: self, sql: known.returning)
+        }
+        let text = sql + " RETURNING " + dialect.identifier(idColumn)
+        if returning.count >= 32 { returning.removeFirst() }
+        returning.append((sql, idColumn, text))
+        return Statement(owner: self, sql: text)
     }
 
     /// New rows are inserted many at a time: each statement is a round trip to the server.

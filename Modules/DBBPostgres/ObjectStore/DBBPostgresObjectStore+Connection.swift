@@ -4,6 +4,12 @@ internal import Dispatch
 internal import NIOPosix
 internal import Synchronization
 
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
 extension DBBPostgresObjectStore {
     /// One connection of the store and the serial queue it is used on, with the `write` or `read` closure running
     /// on it. Every use of the connection runs on the queue: a synchronous caller waits for it there
@@ -27,13 +33,30 @@ extension DBBPostgresObjectStore {
         let checksAtCommit = Atomic<Bool>(false)
         let checkedAt = Atomic<UInt64>(0)
 
-        /// Marks each connection's queue with the connection, so that a call made on it is recognised: one from
-        /// inside a `write` or `read` closure joins its transaction, any other (an object's initializer or a
-        /// property observer the loader runs) is refused instead of waiting for its own queue.
-        private static let key = DispatchSpecificKey<ObjectIdentifier>()
+        /// Marks the thread running a connection's work with the connection, so that a call made there is
+        /// recognised: one from inside a `write` or `read` closure joins its transaction, any other (an object's
+        /// initializer or a property observer the loader runs) is refused instead of waiting for its own queue.
+        /// A thread-specific value rather than the queue's specific: a save asks several times, and a queue's
+        /// specific is looked up through generic code each time.
+        private static let key: pthread_key_t = {
+            var key = pthread_key_t()
+            precondition(pthread_key_create(&key, nil) == 0, "no thread-specific key is left for DBBPostgres")
+            return key
+        }()
 
-        /// The connection whose queue the caller is on, if any.
-        static var current: ObjectIdentifier? { DispatchQueue.getSpecific(key: key) }
+        /// The connection whose work the calling thread runs, if any: its ``marker``.
+        static var current: UnsafeMutableRawPointer? { pthread_getspecific(key) }
+
+        /// The connection's address as the thread-specific value: only compared, never followed.
+        var marker: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+        /// Runs `body` with the calling thread marked as running `marker`'s work, and restores the mark it had.
+        private static func marking<T>(_ marker: UnsafeMutableRawPointer?, _ body: () throws -> T) rethrows -> T {
+            let previous = pthread_getspecific(key)
+            pthread_setspecific(key, marker)
+            defer { pthread_setspecific(key, previous) }
+            return try body()
+        }
 
         /// Whether the caller is on a SwiftNIO event-loop thread, where waiting could wait for itself.
         static var isOnEventLoop: Bool { MultiThreadedEventLoopGroup.currentEventLoop != nil }
@@ -41,7 +64,6 @@ extension DBBPostgresObjectStore {
         private init(queue: DispatchQueue, objects: DBBPostgresObjectConnection) {
             self.queue = queue
             self.objects = objects
-            queue.setSpecific(key: Self.key, value: ObjectIdentifier(self))
         }
 
         /// Connects on a queue of its own: a synchronous connect waits, which it may not do inside a task.
@@ -57,7 +79,7 @@ extension DBBPostgresObjectStore {
             target: DBBPostgresConfiguration.TargetSessionAttributes
         ) throws -> Connection {
             let queue = DispatchQueue(label: "DBBPostgres.\(name)")
-            let objects = try waiting(on: queue) {
+            let objects = try waiting(on: queue, marking: nil) {
                 DBBPostgresObjectConnection(
                     try DBBPostgresConnection.connect(configuration, target: target), schema: schema, target: target)
             }
@@ -156,22 +178,27 @@ extension DBBPostgresObjectStore {
 
         /// Runs `body` on the connection's queue and waits for it.
         func waiting<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
-            try Self.waiting(on: queue, body)
+            try Self.waiting(on: queue, marking: marker, body)
         }
 
         /// Runs `body` on `queue` and waits for it. A caller outside any task runs it on its own thread, holding
         /// the queue (`sync`): a statement then wakes two threads (the event loop, then the caller) rather than
         /// four (the queue's, the event loop, the queue's again, the caller). A caller inside a Swift concurrency
         /// task hands it to the queue's own thread, where waiting on postgres-nio is allowed, and waits for it as
-        /// it waits for SQLite's queue.
-        private static func waiting<T: Sendable>(on queue: DispatchQueue, _ body: @escaping @Sendable () throws -> T)
-            throws -> T
-        {
-            if withUnsafeCurrentTask(body: { $0 == nil }) { return try queue.sync(execute: body) }
+        /// it waits for SQLite's queue. The thread that runs it is marked with `marker` meanwhile.
+        private static func waiting<T: Sendable>(
+            on queue: DispatchQueue, marking marker: UnsafeMutableRawPointer?,
+            _ body: @escaping @Sendable () throws -> T
+        ) throws -> T {
+            if withUnsafeCurrentTask(body: { $0 == nil }) {
+                return try queue.sync { try marking(marker, body) }
+            }
             let done = DispatchSemaphore(value: 0)
             let outcome = Mutex<Result<T, any Error>?>(nil)
+            // The address crosses to the queue's thread as a number: it is only compared there.
+            let mark = marker.map { UInt(bitPattern: $0) }
             queue.async {
-                let result = Result { try body() }
+                let result = Result { try marking(mark.flatMap(UnsafeMutableRawPointer.init(bitPattern:)), body) }
                 outcome.withLock { $0 = result }
                 done.signal()
             }
@@ -194,8 +221,12 @@ extension DBBPostgresObjectStore {
         /// Runs `body` on the connection's queue without blocking the calling task; its result is handed to the
         /// caller.
         func suspending<T>(_ body: @escaping @Sendable () throws -> sending T) async throws -> sending T {
+            let mark = UInt(bitPattern: marker)
             let result: DBBResultTransfer<T> = try await withCheckedThrowingContinuation { continuation in
-                queue.async { continuation.resume(with: Result { DBBResultTransfer(try body()) }) }
+                queue.async {
+                    let marker = UnsafeMutableRawPointer(bitPattern: mark)
+                    continuation.resume(with: Result { DBBResultTransfer(try Self.marking(marker, body)) })
+                }
             }
             return result.take()
         }

@@ -36,7 +36,8 @@ extension DBBPostgresObjectStore {
             var commitSent = false
             do {
                 guard isTransaction else {
-                    try connection.reconnectIfClosed()
+                    // A connection found closed refuses the statement unsent (08003), and the work runs again on a
+                    // new one: no check of its own before each statement.
                     commitSent = true
                     return try work.run(on: connection.objects)
                 }

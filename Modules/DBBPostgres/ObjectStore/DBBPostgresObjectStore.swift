@@ -99,9 +99,9 @@ final class DBBPostgresObjectStore: DBBObjectStore {
 
     /// The connection whose queue the caller is on, when it is one of this store's.
     private var currentPostgresConnection: Connection? {
-        guard let id = Connection.current else { return nil }
-        if ObjectIdentifier(writer) == id { return writer }
-        return readers.first { ObjectIdentifier($0) == id }
+        guard let marker = Connection.current else { return nil }
+        if writer.marker == marker { return writer }
+        return readers.first { $0.marker == marker }
     }
 
     var currentConnection: (any DBBStoreConnection)? { currentPostgresConnection }
