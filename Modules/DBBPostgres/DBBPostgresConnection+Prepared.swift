@@ -7,10 +7,17 @@ internal import Synchronization
 /// round trip each (`Bind`, `Execute`, `Sync`).
 extension DBBPostgresConnection {
     /// A statement prepared on this connection; it exists until ``deallocate(_:)`` or the connection's end.
-    struct PreparedStatement: Sendable {
+    /// A class: a statement the cache hands out for each run is one reference, not the several of postgres-nio's
+    /// `PreparedQuery`.
+    final class PreparedStatement: Sendable {
         let query: PreparedQuery
         /// The statement's text, for errors.
         let sql: String
+
+        init(query: PreparedQuery, sql: String) {
+            self.query = query
+            self.sql = sql
+        }
     }
 
     /// Prepares a statement, waiting on the calling thread. Its text fixes every parameter's type (`$1::bigint`,

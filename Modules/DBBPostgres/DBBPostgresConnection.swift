@@ -1,6 +1,7 @@
 public import DBBSQL
 internal import Dispatch
 public import Logging
+internal import NIOConcurrencyHelpers
 internal import NIOCore
 internal import NIOPosix
 internal import NIOSSL
@@ -447,18 +448,32 @@ public final class DBBPostgresConnection: Sendable {
     ///
     /// - Throws: the request's error, or `DBBError` (ioError) for a connection that closed without answering.
     func waitFor<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
-        // One wait, the result kept as it arrives: no second blocking wait on the completed future.
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<T, any Error>?>(nil)
+        // A condition lock, as postgres-nio's own `wait()` uses: its signal costs the event loop less than a
+        // dispatch semaphore's, and a waiting caller holds the answer under the lock it woke with.
+        let answer = Answer<T>()
         future.whenComplete { result in
-            outcome.withLock { $0 = result }
-            done.signal()
+            answer.lock.lock()
+            answer.result = result
+            answer.lock.unlock(withValue: true)
         }
-        try Self.wait(for: done, whileOpen: connection, server: server)
-        guard let result = outcome.withLock({ $0 }) else {
+        while !answer.lock.lock(whenValue: true, timeoutSeconds: 1) {
+            if connection.isClosed, !answer.lock.lock(whenValue: true, timeoutSeconds: 0.5) {
+                throw Self.unanswered(server)
+            }
+        }
+        let result = answer.result
+        answer.lock.unlock()
+        guard let result else {
             throw DBBError.library(.internal, message: "a request ended without a result", context: "PostgreSQL")
         }
         return try result.get()
+    }
+
+    /// A request's answer, handed from the event loop to the thread waiting for it.
+    private final class Answer<T: Sendable>: @unchecked Sendable {
+        // @unchecked: `result` is written and read only while `lock` is held.
+        let lock = ConditionLock(value: false)
+        var result: Result<T, any Error>?
     }
 
     /// Waits for `signal`, which work on `connection` gives, and ends with an error when the connection closes
