@@ -50,7 +50,10 @@ extension DBBPostgresObjectStore {
         /// The connection's address as the thread-specific value: only compared, never followed.
         var marker: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
-        /// Runs `body` with the calling thread marked as running `marker`'s work, and restores the mark it had.
+        /// Runs `body` with the calling thread marked as running `marker`'s work, and restores the mark it had. The
+        /// mark belongs to the thread: a call that hops synchronously onto another queue from inside a `write` or
+        /// `read` closure, on the same thread, is still inside it (and joins its transaction instead of waiting for
+        /// the connection's queue, which would never come).
         private static func marking<T>(_ marker: UnsafeMutableRawPointer?, _ body: () throws -> T) rethrows -> T {
             let previous = pthread_getspecific(key)
             pthread_setspecific(key, marker)

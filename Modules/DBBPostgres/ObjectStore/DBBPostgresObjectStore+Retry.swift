@@ -26,6 +26,9 @@ extension DBBPostgresObjectStore {
         -> Work.Result
     {
         var attempt = 1
+        // A statement refused unsent on a connection found closed (as the connection's own check before each
+        // statement does) counts as no attempt, up to three times: the work had not started.
+        var unsentRetries = 0
         // Behind a pooler in transaction mode with a schema, even one statement needs its transaction, which sets
         // the schema.
         // A table with checks at commit: the commit's refusal is reported only for an explicit COMMIT.
@@ -54,8 +57,11 @@ extension DBBPostgresObjectStore {
                 if ended, unsafe, (error as? DBBError)?.sqlState != DBBPostgresErrors.notSent {
                     throw outcomeUnknown(error, on: connection)
                 }
-                guard attempt < 3, mayRunAgain(after: error, ended: ended, unsafe: unsafe) else { throw error }
-                attempt += 1
+                let unsent = ended && (error as? DBBError)?.sqlState == DBBPostgresErrors.notSent && unsentRetries < 3
+                guard unsent || attempt < 3, mayRunAgain(after: error, ended: ended, unsafe: unsafe) else {
+                    throw error
+                }
+                if unsent { unsentRetries += 1 } else { attempt += 1 }
                 if ended || (error as? DBBError).map(DBBPostgresErrors.refusedAsStandby) == true {
                     // Its server ended, or became a hot standby (a failover or a switchover): a host of the role
                     // wanted takes the work.

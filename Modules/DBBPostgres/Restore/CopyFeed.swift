@@ -29,7 +29,8 @@ final class CopyFeed: Sendable {
     private let space = DispatchSemaphore(value: CopyFeed.capacity)
     private let ended = DispatchSemaphore(value: 0)
     /// The connection, whose closing ends the reading thread's waits: a COPY request postgres-nio dropped on a
-    /// connection that had just closed would never end.
+    /// connection that had just closed would never end. The task running that `copyFrom` then stays suspended,
+    /// holding this feed, until the process ends: a few kilobytes for each table cut off that way.
     private let connection: PostgresConnection
     private let server: DBBPostgresConfiguration.Host
 
