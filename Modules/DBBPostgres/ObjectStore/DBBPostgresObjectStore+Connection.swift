@@ -44,19 +44,23 @@ extension DBBPostgresObjectStore {
             return key
         }()
 
-        /// The connection whose work the calling thread runs, if any: its ``marker``.
-        static var current: UnsafeMutableRawPointer? { pthread_getspecific(key) }
+        /// The ``marker`` of the connection whose work the calling thread runs, if any.
+        static var current: UInt? {
+            // The slot holds a marker's bits (see `marking`), never an address to follow.
+            pthread_getspecific(key).map { UInt(bitPattern: $0) }
+        }
 
-        /// The connection's address as the thread-specific value: only compared, never followed.
-        var marker: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+        /// The connection's identity as a number, the thread-specific value: only compared.
+        var marker: UInt { UInt(bitPattern: ObjectIdentifier(self)) }
 
         /// Runs `body` with the calling thread marked as running `marker`'s work, and restores the mark it had. The
         /// mark belongs to the thread: a call that hops synchronously onto another queue from inside a `write` or
         /// `read` closure, on the same thread, is still inside it (and joins its transaction instead of waiting for
         /// the connection's queue, which would never come).
-        private static func marking<T>(_ marker: UnsafeMutableRawPointer?, _ body: () throws -> T) rethrows -> T {
+        private static func marking<T>(_ marker: UInt?, _ body: () throws -> T) rethrows -> T {
             let previous = pthread_getspecific(key)
-            pthread_setspecific(key, marker)
+            // Safe: the pointer is only the marker's bits in the thread's slot; nothing reads through it.
+            pthread_setspecific(key, marker.flatMap { UnsafeRawPointer(bitPattern: $0) })
             defer { pthread_setspecific(key, previous) }
             return try body()
         }
@@ -190,7 +194,7 @@ extension DBBPostgresObjectStore {
         /// task hands it to the queue's own thread, where waiting on postgres-nio is allowed, and waits for it as
         /// it waits for SQLite's queue. The thread that runs it is marked with `marker` meanwhile.
         private static func waiting<T: Sendable>(
-            on queue: DispatchQueue, marking marker: UnsafeMutableRawPointer?,
+            on queue: DispatchQueue, marking marker: UInt?,
             _ body: @escaping @Sendable () throws -> T
         ) throws -> T {
             if withUnsafeCurrentTask(body: { $0 == nil }) {
@@ -198,10 +202,8 @@ extension DBBPostgresObjectStore {
             }
             let done = DispatchSemaphore(value: 0)
             let outcome = Mutex<Result<T, any Error>?>(nil)
-            // The address crosses to the queue's thread as a number: it is only compared there.
-            let mark = marker.map { UInt(bitPattern: $0) }
             queue.async {
-                let result = Result { try marking(mark.flatMap(UnsafeMutableRawPointer.init(bitPattern:)), body) }
+                let result = Result { try marking(marker, body) }
                 outcome.withLock { $0 = result }
                 done.signal()
             }
@@ -224,10 +226,9 @@ extension DBBPostgresObjectStore {
         /// Runs `body` on the connection's queue without blocking the calling task; its result is handed to the
         /// caller.
         func suspending<T>(_ body: @escaping @Sendable () throws -> sending T) async throws -> sending T {
-            let mark = UInt(bitPattern: marker)
+            let marker = marker
             let result: DBBResultTransfer<T> = try await withCheckedThrowingContinuation { continuation in
                 queue.async {
-                    let marker = UnsafeMutableRawPointer(bitPattern: mark)
                     continuation.resume(with: Result { DBBResultTransfer(try Self.marking(marker, body)) })
                 }
             }
