@@ -545,6 +545,65 @@ extension DBBPostgresReconnectionTests {
         }
     }
 
+    /// A save of one statement whose connection ends while that statement is prepared (a class's second save on a
+    /// connection prepares its `INSERT` first) was never sent to run: it runs again on a new connection, once,
+    /// rather than being reported as a commit of unknown outcome. Another session's lock on the table holds the
+    /// server's parse of the `INSERT`, so the connection is ended exactly in the prepare round trip.
+    @Test func aSingleSaveWhoseConnectionEndsWhileItsStatementIsPreparedRunsAgain() async throws {
+        let configuration = try await TestPostgres.freshDatabase()
+        let manager = try await TestPostgres.onQueue {
+            let manager = try DBBManager(postgres: configuration)
+            try manager.addTableClasses(ServerModels.all)
+            let first = Member(dbManager: manager)
+            first.name = "First"
+            try first.save()  // sent unprepared: the next save of the class prepares the statement
+            return manager
+        }
+        let admin = try await TestPostgres.onQueue { () -> DBBPostgresConnection in
+            let admin = try DBBPostgresConnection.connect(configuration)
+            try admin.begin()
+            _ = try admin.execute(#"LOCK TABLE "Member" IN ACCESS EXCLUSIVE MODE"#)
+            return admin
+        }
+        async let saved: Void = TestPostgres.onQueue {
+            let second = Member(dbManager: manager)
+            second.name = "Second"
+            try second.save()
+        }
+        let ended = try await TestPostgres.onQueue { () -> Bool in
+            // The lock goes whatever happens here, so that the save ends.
+            defer {
+                try? admin.rollback()
+                try? admin.close()
+            }
+            let watcher = try DBBPostgresConnection.connect(configuration)
+            defer { try? watcher.close() }
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                // The server process parsing the INSERT, waiting for the table's lock.
+                let waiting = try watcher.fetchAll(
+                    """
+                    SELECT pid FROM pg_stat_activity
+                    WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT%'
+                    """
+                ).compactMap { $0.first?.int64Value }
+                if let pid = waiting.first {
+                    _ = try watcher.fetchAll("SELECT pg_terminate_backend($1::int)", [.integer(pid)])
+                    return true
+                }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            return false
+        }
+        #expect(ended)
+        try await saved
+        let names = try await TestPostgres.onQueue { () -> [String] in
+            defer { try? manager.close() }
+            return try Member.fetchAll(manager: manager).map(\.name)
+        }
+        #expect(names == ["First", "Second"])
+    }
+
     /// A migration that adds a check at commit protects the next single save of the manager that ran it, without
     /// reopening.
     @Test func aCheckAtCommitAddedByAMigrationReportsTheNextSave() async throws {

@@ -83,7 +83,8 @@ struct DBBPostgresClosedConnectionWaitTests {
         }
         let ended = try #require(error)
         #expect(ended.message.contains("closed before the statement was answered") || answered, "\(ended)")
-        #expect(seconds < 5, "the wait ended after \(seconds) s")
+        // About 1.5 s (the closed connection seen at two checks); a loaded machine delays the checks by seconds.
+        #expect(seconds < 20, "the wait ended after \(seconds) s")
         // The manager takes it for a connection that ended: a read runs again on a new connection.
         #expect(DBBPostgresObjectStore.connectionEnded(by: ended, closed: true))
         print("a request after the server closed the connection: answered by postgres-nio: \(answered)")
@@ -105,7 +106,8 @@ struct DBBPostgresClosedConnectionWaitTests {
         // postgres-nio's own error when it answered the request after all, else the wait's.
         let error = await #expect(throws: (any Error).self) { try await connection.answer(request) }
         let seconds = Date().timeIntervalSince(start)
-        #expect(seconds < 5, "the wait ended after \(seconds) s")
+        // About 1.5 s (the closed connection seen at two checks); a loaded machine delays the checks by seconds.
+        #expect(seconds < 20, "the wait ended after \(seconds) s")
         if let ended = error as? DBBError {
             #expect(ended.message.contains("closed before the statement was answered"), "\(ended)")
             #expect(DBBPostgresObjectStore.connectionEnded(by: ended, closed: true))

@@ -19,6 +19,9 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
     private var returning: [(insert: String, idColumn: String, returning: String)] = []
     /// Each table's identity sequence, looked up once.
     private var sequences: [String: String] = [:]
+    /// Whether a statement failed in its prepare round trip, before it was sent to run: a work of one statement
+    /// whose connection ended there did nothing. Reset by the store before each run of a work.
+    var failedPreparing = false
     /// The store's schema version these caches were filled under.
     private let schema: DBBPostgresSchemaVersion
     private var schemaSeen: Int
@@ -102,7 +105,13 @@ final class DBBPostgresObjectConnection: DBBObjectConnection, @unchecked Sendabl
             return try connection.rows(numbering(sql), arguments, context: context)
         }
         let text = DBBSQLDialect.numbered(sql, casts: arguments.map(DBBPostgresCoding.cast))
-        let prepared = try connection.prepare(text, context: context)
+        let prepared: DBBPostgresConnection.PreparedStatement
+        do {
+            prepared = try connection.prepare(text, context: context)
+        } catch {
+            failedPreparing = true
+            throw error
+        }
         statements.keep(prepared, for: key, deallocatingOn: connection)
         return try connection.rows(of: prepared, arguments, context: context)
     }

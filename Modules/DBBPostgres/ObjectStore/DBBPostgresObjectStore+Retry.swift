@@ -16,7 +16,8 @@ extension DBBPostgresObjectStore {
     /// it back). The work is plain data (a save plan, ids), so it
     /// runs again unchanged. A write whose `COMMIT` was sent on a connection that then ended may or may not have
     /// committed: it is reported, never run twice. A statement refused because its connection was already closed
-    /// (SQLSTATE `08003`) was never sent, so its work runs again even after its `COMMIT` or its one statement.
+    /// (SQLSTATE `08003`) was never sent, so its work runs again even after its `COMMIT` or its one statement;
+    /// so does a work of one statement whose connection ended while the statement was being prepared.
     ///
     /// Work of one statement runs without `BEGIN` and `COMMIT`: the statement is its own transaction. Its
     /// "commit" is sent with it, so a write of one statement whose connection ended is not run again. Where a
@@ -40,9 +41,16 @@ extension DBBPostgresObjectStore {
             do {
                 guard isTransaction else {
                     // A connection found closed refuses the statement unsent (08003), and the work runs again on a
-                    // new one: no check of its own before each statement.
+                    // new one: no check of its own before each statement. One that ends while the statement is
+                    // prepared (its second run on the connection) ends before the statement was sent to run.
+                    connection.objects.failedPreparing = false
                     commitSent = true
-                    return try work.run(on: connection.objects)
+                    do {
+                        return try work.run(on: connection.objects)
+                    } catch {
+                        if connection.objects.failedPreparing { commitSent = false }
+                        throw error
+                    }
                 }
                 return try connection.inTransaction(isWrite: isWrite) {
                     let result = try work.run(on: connection.objects)
