@@ -65,7 +65,9 @@ final class GzipFileWriter {
     /// The file written, for error messages; `nil` when writing to a handle.
     let path: String?
     private let shared: DeflateShared
-    private let jobs = BoundedChannel<DeflateJob>(capacity: 4)
+    /// Sixteen chunks (``DumpJSONWriter/flushThreshold``, 256 KiB) wait at most: 4 MiB in flight, as four
+    /// chunks of 1 MiB were before chunks were made smaller so that a small dump's last one compresses sooner.
+    private let jobs = BoundedChannel<DeflateJob>(capacity: 16)
     private let group = DispatchGroup()
     private var nextSequence = 0
     private var uncompressedBytes: Int64 = 0

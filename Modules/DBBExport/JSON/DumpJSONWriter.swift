@@ -14,7 +14,7 @@ internal import Foundation
 struct DumpJSONWriter {
     private var buffer: [UInt8] = []
     private let output: GzipFileWriter
-    static let flushThreshold = 1024 * 1024
+    static let flushThreshold = 256 * 1024
 
     init(output: GzipFileWriter, reserving: Bool = true) {
         self.output = output

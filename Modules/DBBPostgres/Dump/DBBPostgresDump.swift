@@ -126,12 +126,14 @@ public enum DBBPostgresDump {
     /// Sets what the text of values depends on, for the dump's transaction only: the same dump whatever the
     /// session's settings were.
     static func applySettings(on connection: DBBPostgresConnection) throws {
-        for setting in [
-            "SET LOCAL TimeZone = 'UTC'", "SET LOCAL DateStyle = 'ISO, YMD'", "SET LOCAL IntervalStyle = 'iso_8601'",
-            "SET LOCAL extra_float_digits = 3", "SET LOCAL bytea_output = 'hex'",
-        ] {
-            try connection.run(setting, [], context: "dumping a schema")
-        }
+        // One query: `set_config(…, true)` is `SET LOCAL`.
+        let settings = [
+            ("TimeZone", "UTC"), ("DateStyle", "ISO, YMD"), ("IntervalStyle", "iso_8601"), ("extra_float_digits", "3"),
+            ("bytea_output", "hex"),
+        ]
+        try connection.run(
+            "SELECT " + settings.map { "set_config('\($0.0)', '\($0.1)', true)" }.joined(separator: ", "), [],
+            context: "dumping a schema")
     }
 
     /// Reads a table's rows and writes them.

@@ -53,10 +53,37 @@ struct PostgresCatalog {
         _ = try rows("LOCK TABLE \(names) IN ACCESS SHARE MODE")
     }
 
-    /// The number of rows of a table, in the snapshot.
-    func rowCount(of table: String) throws -> Int {
-        let row = try rows("SELECT count(*) FROM ONLY \(RestoreSchemaWriter.qualified(table, in: schema))").first
-        return Int(row?.first.flatMap(Self.integer) ?? 0)
+    /// The number of rows of each table, in the snapshot: one query for up to 200 tables.
+    func rowCounts(of tables: [String]) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for start in stride(from: 0, to: tables.count, by: 200) {
+            let part = Array(tables[start..<min(start + 200, tables.count)])
+            let select = { (table: String) in "count(*) FROM ONLY \(RestoreSchemaWriter.qualified(table, in: schema))" }
+            try union(part, select: select) { table, row in
+                if let count = row.first.flatMap(Self.integer) { counts[table] = Int(count) }
+            }
+        }
+        return counts
+    }
+
+    /// Runs one `SELECT` per entry as one query (`UNION ALL`), each row led by its entry's index, and hands each
+    /// row's other values to `read` with its entry.
+    ///
+    /// - Parameters:
+    ///   - entries: what is asked about.
+    ///   - select: the `SELECT` list and `FROM` of an entry, after its index.
+    ///   - read: called for each row the server sent, with the entry asked for and the row's values after the
+    ///     index.
+    private func union<Entry>(
+        _ entries: [Entry], select: (Entry) -> String, read: (Entry, ArraySlice<DBBValue>) -> Void
+    ) throws {
+        guard !entries.isEmpty else { return }
+        let sql = entries.enumerated().map { index, entry in "SELECT \(index)::int8, " + select(entry) }
+            .joined(separator: " UNION ALL ")
+        for row in try rows(sql) {
+            guard let index = row.first.flatMap(Self.integer), entries.indices.contains(Int(index)) else { continue }
+            read(entries[Int(index)], row.dropFirst())
+        }
     }
 
     /// Every column of the schema's tables, by table, in column order.
@@ -199,16 +226,32 @@ struct PostgresCatalog {
         return found.first?.first
     }
 
-    /// The last value the sequence of a table's identity (or serial) column handed out: its `last_value`, or one
-    /// less when it has not handed that one out yet (a new sequence, or one restarted); `nil` without a sequence.
-    func lastSequenceValue(table: String, column: String) throws -> Int64? {
-        let qualified = RestoreSchemaWriter.qualified(table, in: schema)
-        let found = try rows("SELECT pg_get_serial_sequence($1, $2)", [.text(qualified), .text(column)]).first
-        guard let name = found?.first.flatMap(Self.text) else { return nil }
-        // The name comes quoted and qualified as SQL from the server.
-        let row = try rows("SELECT last_value, is_called FROM \(name)").first ?? []
-        guard row.count == 2, let last = Self.integer(row[0]) else { return nil }
-        return row[1] == .integer(1) ? last : last - 1
+    /// The last value the sequence of each table's identity (or serial) column handed out: its `last_value`, or
+    /// one less when it has not handed that one out yet (a new sequence, or one restarted); a column without a
+    /// sequence has no entry. Two queries for up to 200 tables.
+    ///
+    /// - Parameter columns: the tables and their identity (or serial) columns.
+    func lastSequenceValues(of columns: [(table: String, column: String)]) throws -> [String: Int64] {
+        var values: [String: Int64] = [:]
+        for start in stride(from: 0, to: columns.count, by: 200) {
+            let part = Array(columns[start..<min(start + 200, columns.count)])
+            let calls = part.indices.map { "pg_get_serial_sequence($\(2 * $0 + 1), $\(2 * $0 + 2))" }
+            let arguments = part.flatMap { entry -> [DBBValue] in
+                [.text(RestoreSchemaWriter.qualified(entry.table, in: schema)), .text(entry.column)]
+            }
+            let sequenceRow = try rows("SELECT " + calls.joined(separator: ", "), arguments).first ?? []
+            // Each name comes quoted and qualified as SQL from the server.
+            let found = sequenceRow.enumerated().compactMap { index, value in
+                Self.text(value).map { (table: part[index].table, sequence: $0) }
+            }
+            try union(
+                found, select: { "last_value, is_called FROM \($0.sequence)" },
+                read: { entry, row in
+                    guard row.count == 2, let last = row.first.flatMap(Self.integer) else { return }
+                    values[entry.table] = row.last == .integer(1) ? last : last - 1
+                })
+        }
+        return values
     }
 
     /// What the dump keeps as text: the schema's views, materialized views, functions and procedures, triggers,

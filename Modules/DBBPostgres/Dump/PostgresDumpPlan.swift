@@ -69,6 +69,8 @@ struct PostgresDumpPlan {
                 table: reserved)
         }
         try context.lock(relations)
+        // The tables whose key is an identity (or a serial): their sequences' last values are read after the loop.
+        var sequenceKeys: [(table: String, column: String)] = []
         for name in relations {
             let catalogColumns = columnsByTable[name] ?? []
             columnsByTable[name] = nil
@@ -131,10 +133,7 @@ struct PostgresDumpPlan {
             }
             if let rowIDKey, rowIDKey.isSequence {
                 hasAutoincrement = true
-                // SQLite's sqlite_sequence has a row once an id was handed out.
-                if let last = try context.lastSequenceValue(table: name, column: rowIDKey.name), last > 0 {
-                    sequences.append((name, last))
-                }
+                sequenceKeys.append((name, rowIDKey.name))
             }
             let order = Self.order(rowID: rowID, keyColumns: keyColumns, mappings: mappings)
             let read = (rowID.map { [$0] } ?? []) + mappings
@@ -146,7 +145,6 @@ struct PostgresDumpPlan {
             let selectSQL = "SELECT \(read.isEmpty ? "NULL" : list)" + from
             // ROW() of one value is that value's record; of none, an empty record.
             let recordSelectSQL = "SELECT ROW(\(list))" + from
-            let count = try context.rowCount(of: name)
             // Read a batch after the last key only by a column no two rows share: a primary key or a unique
             // index of that one column, whole (not partial), and never NULL.
             let orderColumn = rowID?.name ?? (keyColumns.count == 1 ? keyColumns[0] : nil)
@@ -171,9 +169,17 @@ struct PostgresDumpPlan {
             tables.append(
                 Table(
                     section: DBBDumpTable(
-                        name: name, columns: mappings.map(\.name), hasRowID: rowID != nil, rowCount: count),
+                        name: name, columns: mappings.map(\.name), hasRowID: rowID != nil, rowCount: 0),
                     columns: read, selectSQL: selectSQL, recordSelectSQL: recordSelectSQL, integerOrder: integerOrder,
                     qualifiedName: RestoreSchemaWriter.qualified(name, in: schema), record: "ROW(\(list))"))
+        }
+        // Counted in one query rather than one a table: a small schema's dump is mostly round trips.
+        let rowCounts = try context.rowCounts(of: tables.map(\.section.name))
+        for index in tables.indices { tables[index].section.rowCount = rowCounts[tables[index].section.name] ?? 0 }
+        let lastValues = try context.lastSequenceValues(of: sequenceKeys)
+        // SQLite's sqlite_sequence has a row once an id was handed out.
+        for key in sequenceKeys {
+            if let last = lastValues[key.table], last > 0 { sequences.append((key.table, last)) }
         }
         if hasAutoincrement {
             let name = Self.sequenceTable
@@ -277,18 +283,59 @@ struct PostgresDumpPlan {
             return nil
         }
         while text.hasPrefix("("), text.hasSuffix(")") { text = String(text.dropFirst().dropLast()) }
-        if text.range(of: #"^-?[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil {
+        // Scanned by hand: Foundation's regular expressions start ICU's, which cost a small dump a few milliseconds.
+        let bytes = Array(text.utf8)
+        if isDecimal(bytes[...]) {
             return ["int8", "int4", "int2", "float8", "float4", "numeric"].contains(base) ? "(\(text))" : nil
         }
         // 'text'::type, the literal with its quotes doubled; only where the value is written as the literal's text.
-        if let literal = text.range(of: #"^'([^']|'')*'"#, options: .regularExpression),
-            text[literal.upperBound...].range(of: #"^(::[a-z ]+(\([0-9, ]+\))?)?$"#, options: .regularExpression)
-                != nil,
-            ["text", "varchar", "bpchar", "name"].contains(base)
-        {
-            return String(text[literal])
+        if let end = literalEnd(bytes), isCast(bytes[end...]), ["text", "varchar", "bpchar", "name"].contains(base) {
+            return String(decoding: bytes[..<end], as: UTF8.self)
         }
         return nil
+    }
+
+    /// Whether the bytes are `-?[0-9]+(\.[0-9]+)?`.
+    private static func isDecimal(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var rest = bytes.first == UInt8(ascii: "-") ? bytes.dropFirst() : bytes
+        let isDigit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        let integer = rest.prefix(while: isDigit)
+        guard !integer.isEmpty else { return false }
+        rest = rest.dropFirst(integer.count)
+        guard let point = rest.first else { return true }
+        let fraction = rest.dropFirst().prefix(while: isDigit)
+        return point == UInt8(ascii: ".") && !fraction.isEmpty && fraction.count == rest.count - 1
+    }
+
+    /// The end of a string literal `'…'` (its quotes doubled inside) that starts the bytes, or `nil`.
+    private static func literalEnd(_ bytes: [UInt8]) -> Int? {
+        let quote = UInt8(ascii: "'")
+        guard bytes.first == quote else { return nil }
+        var index = 1
+        while index < bytes.count {
+            if bytes[index] == quote {
+                guard index + 1 < bytes.count, bytes[index + 1] == quote else { return index + 1 }
+                index += 2
+            } else {
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    /// Whether the bytes are nothing, or a cast `::type` or `::type(n, …)`: `(::[a-z ]+(\([0-9, ]+\))?)?`.
+    private static func isCast(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard !bytes.isEmpty else { return true }
+        guard bytes.starts(with: [UInt8(ascii: ":"), UInt8(ascii: ":")]) else { return false }
+        var rest = bytes.dropFirst(2)
+        let name = rest.prefix { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || $0 == UInt8(ascii: " ") }
+        guard !name.isEmpty else { return false }
+        rest = rest.dropFirst(name.count)
+        guard !rest.isEmpty else { return true }
+        guard rest.first == UInt8(ascii: "("), rest.last == UInt8(ascii: ")"), rest.count > 2 else { return false }
+        return rest.dropFirst().dropLast().allSatisfy {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: " ")
+        }
     }
 }
 
