@@ -342,6 +342,10 @@ extension DumpParser {
             progress.beginTable(table.name)
             try consumer?.beginTable(table)
             let width = table.columns.count + (table.hasRowID ? 1 : 0)
+            // Locals, not the session's properties: a closure reading a property of the session would capture
+            // the whole session, copied (and every reference in it retained and released) for each row.
+            let reader = self.reader
+            let consumer = self.consumer
             let scans = consumer?.scans(table) ?? false
             var values: [DBBValue] = []
             var scanned: [ScannedValue] = []
@@ -354,14 +358,16 @@ extension DumpParser {
                     repeat {
                         number += 1
                         if scans {
-                            try readRow(of: table, width: width, into: &scanned, read: reader.scanRowValue) {
+                            try Self.readRow(
+                                of: table, width: width, into: &scanned, from: reader, read: reader.scanRowValue
+                            ) {
                                 $0.kind == .integer
                             }
                             try consumer?.scannedRow(scanned, number: number, of: table)
                         } else {
                             rawText.removeAll(keepingCapacity: true)
                             var position = 0
-                            try readRow(of: table, width: width, into: &values) {
+                            try Self.readRow(of: table, width: width, into: &values, from: reader) {
                                 let value = try reader.readRowValue()
                                 if reader.lastValueWasRawText {
                                     reader.lastValueWasRawText = false
@@ -392,9 +398,9 @@ extension DumpParser {
 
         /// Reads one row's values (values or scans of them, as `read` gives), checking its width and that a
         /// stored rowid is an integer (raw text, given as a BLOB, is not).
-        private func readRow<Value>(
-            of table: DBBDumpTable, width: Int, into values: inout [Value], read: () throws -> Value,
-            isInteger: (Value) -> Bool
+        private static func readRow<Value>(
+            of table: DBBDumpTable, width: Int, into values: inout [Value], from reader: DumpJSONReader,
+            read: () throws -> Value, isInteger: (Value) -> Bool
         ) throws {
             let rowOffset = reader.offset
             try reader.expect(UInt8(ascii: "["), "a row (an array of values)")
@@ -403,13 +409,15 @@ extension DumpParser {
                 repeat {
                     // Checked before each value, so a row of a billion values fails at the first extra one.
                     guard values.count < width else {
-                        throw malformed("the row has more than the \(width) values expected", at: rowOffset)
+                        throw reader.error(
+                            .malformed, "the row has more than the \(width) values expected", at: rowOffset)
                     }
                     values.append(try read())
                 } while try reader.nextArrayElement()
             }
             guard values.count == width else {
-                throw malformed("the row has \(values.count) values where \(width) are expected", at: rowOffset)
+                throw reader.error(
+                    .malformed, "the row has \(values.count) values where \(width) are expected", at: rowOffset)
             }
             if table.hasRowID {
                 guard isInteger(values[0]) else {
