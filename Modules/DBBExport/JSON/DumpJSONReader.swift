@@ -543,18 +543,23 @@ final class DumpJSONReader {
     private func readNumber(parsingReals: Bool) throws -> DBBValue {
         _ = try peek()
         let start = offset
+        // Fast path: the number ends in the current chunk, and is parsed where it lies (no copy, and few accesses
+        // to the reader's properties, each checked for exclusivity at run time).
+        let begin = index
+        let parsed = buffer.withUnsafeBufferPointer { bytes -> NumberParse? in
+            guard let run = Self.numberRun(in: bytes, from: begin) else { return nil }
+            guard run.end - begin <= Self.longestNumber else { return NumberParse(end: run.end, value: .tooLong) }
+            let number = UnsafeBufferPointer(rebasing: bytes[begin..<run.end])
+            return NumberParse(
+                end: run.end, value: Self.parseNumber(number, isReal: run.isReal, parsingReals: parsingReals))
+        }
+        if let parsed {
+            index = parsed.end
+            return try number(parsed.value, at: start)
+        }
         scratch.removeAll(keepingCapacity: true)
         var isReal = false
-        // Fast path: the number ends in the current chunk, and its bytes are taken at once.
-        let begin = index
-        let run = buffer.withUnsafeBufferPointer { Self.numberRun(in: $0, from: begin) }
-        if let run {
-            if run.end - begin > Self.longestNumber { throw error(.malformed, "the number is too long", at: start) }
-            scratch.append(contentsOf: buffer[begin..<run.end])
-            index = run.end
-            isReal = run.isReal
-        }
-        loop: while run == nil {
+        loop: while true {
             if index >= buffer.count {
                 guard try refill() else { break }
             }
@@ -571,37 +576,67 @@ final class DumpJSONReader {
             index += 1
             if scratch.count > Self.longestNumber { throw error(.malformed, "the number is too long", at: start) }
         }
-        guard Self.isValidNumber(scratch) else {
-            throw error(.malformed, "an invalid number", at: start)
+        let value = scratch.withUnsafeBufferPointer {
+            Self.parseNumber($0, isReal: isReal, parsingReals: parsingReals)
         }
+        return try number(value, at: start)
+    }
+
+    /// A number read where it lies in the chunk, and where it ends.
+    private struct NumberParse {
+        var end: Int
+        var value: ParsedNumber
+    }
+
+    /// A number's bytes as a value, or what is wrong with them.
+    private enum ParsedNumber {
+        case value(DBBValue)
+        case invalid
+        case outOfRange
+        case tooLong
+    }
+
+    /// The value of a parsed number, or the error for what is wrong with it.
+    private func number(_ parsed: ParsedNumber, at start: Int64) throws -> DBBValue {
+        switch parsed {
+        case .value(let value): return value
+        case .invalid: throw error(.malformed, "an invalid number", at: start)
+        case .outOfRange: throw error(.malformed, "the integer does not fit in 64 bits", at: start)
+        case .tooLong: throw error(.malformed, "the number is too long", at: start)
+        }
+    }
+
+    /// Parses a JSON number's bytes (at most ``longestNumber``): checked in full, an integer exactly, a real by
+    /// `strtod` (unless `parsingReals` is false and it does not start with `-`: `.real(0)` then, for a scan).
+    private static func parseNumber(_ bytes: UnsafeBufferPointer<UInt8>, isReal: Bool, parsingReals: Bool)
+        -> ParsedNumber
+    {
+        guard isValidNumber(bytes) else { return .invalid }
+        // A valid number has at least one byte.
+        let negative = bytes[0] == UInt8(ascii: "-")
         if isReal {
-            guard parsingReals || scratch[0] == UInt8(ascii: "-") else { return .real(0) }
-            scratch.append(0)
-            let value = scratch.withUnsafeBufferPointer { pointer in
-                pointer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: pointer.count) { strtod($0, nil) }
+            guard parsingReals || negative else { return .value(.real(0)) }
+            // strtod reads a C string: the bytes and a NUL, on the stack.
+            let value = withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { text in
+                for (position, byte) in bytes.enumerated() { text[position] = CChar(bitPattern: byte) }
+                text[bytes.count] = 0
+                return strtod(text.baseAddress!, nil)
             }
-            return .real(value)
+            return .value(.real(value))
         }
         var magnitude: UInt64 = 0
-        let negative = scratch[0] == UInt8(ascii: "-")
-        for byte in scratch.dropFirst(negative ? 1 : 0) {
+        for byte in bytes.dropFirst(negative ? 1 : 0) {
             let (times10, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
             let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
-            guard !overflow1 && !overflow2 else {
-                throw error(.malformed, "the integer does not fit in 64 bits", at: start)
-            }
+            guard !overflow1 && !overflow2 else { return .outOfRange }
             magnitude = sum
         }
         if negative {
-            guard magnitude <= UInt64(Int64.max) + 1 else {
-                throw error(.malformed, "the integer does not fit in 64 bits", at: start)
-            }
-            return .integer(magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude))
+            guard magnitude <= UInt64(Int64.max) + 1 else { return .outOfRange }
+            return .value(.integer(magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude)))
         }
-        guard magnitude <= UInt64(Int64.max) else {
-            throw error(.malformed, "the integer does not fit in 64 bits", at: start)
-        }
-        return .integer(Int64(magnitude))
+        guard magnitude <= UInt64(Int64.max) else { return .outOfRange }
+        return .value(.integer(Int64(magnitude)))
     }
 
     /// The most bytes a number may have.
@@ -623,7 +658,7 @@ final class DumpJSONReader {
     }
 
     /// JSON's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-    private static func isValidNumber(_ bytes: [UInt8]) -> Bool {
+    private static func isValidNumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var position = 0
         let count = bytes.count
         func isDigit(_ at: Int) -> Bool { at < count && bytes[at] >= 0x30 && bytes[at] <= 0x39 }
