@@ -578,7 +578,9 @@ extension DBBPostgresReconnectionTests {
             }
             let watcher = try DBBPostgresConnection.connect(configuration)
             defer { try? watcher.close() }
-            let deadline = Date().addingTimeInterval(30)
+            // Long: with the whole package's tests running at once, the save's queue may wait minutes for a
+            // thread (one CI run found nothing within 30 s, and the test took 164 s).
+            let deadline = Date().addingTimeInterval(300)
             while Date() < deadline {
                 // The server process parsing the INSERT, waiting for the table's lock.
                 let waiting = try watcher.fetchAll(
