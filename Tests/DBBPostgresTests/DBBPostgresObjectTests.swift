@@ -570,7 +570,7 @@ extension DBBPostgresReconnectionTests {
             second.name = "Second"
             try second.save()
         }
-        let ended = try await TestPostgres.onQueue { () -> Bool in
+        let (ended, sessions) = try await TestPostgres.onQueue { () -> (Bool, String) in
             // The lock goes whatever happens here, so that the save ends.
             defer {
                 try? admin.rollback()
@@ -591,13 +591,20 @@ extension DBBPostgresReconnectionTests {
                 ).compactMap { $0.first?.int64Value }
                 if let pid = waiting.first {
                     _ = try watcher.fetchAll("SELECT pg_terminate_backend($1::int)", [.integer(pid)])
-                    return true
+                    return (true, "")
                 }
                 Thread.sleep(forTimeInterval: 0.01)
             }
-            return false
+            // What the database's sessions were doing, for the failure's message.
+            let sessions = try watcher.fetchAll(
+                """
+                SELECT pid::text || ' ' || coalesce(state, '') || ' ' || coalesce(wait_event_type, '') || ' '
+                    || left(query, 60)
+                FROM pg_stat_activity WHERE datname = current_database()
+                """)
+            return (false, sessions.compactMap { $0.first?.stringValue }.joined(separator: "; "))
         }
-        #expect(ended)
+        #expect(ended, "no save waited for the lock; the sessions: \(sessions)")
         try await saved
         let names = try await TestPostgres.onQueue { () -> [String] in
             defer { try? manager.close() }
