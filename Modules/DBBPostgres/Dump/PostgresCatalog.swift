@@ -56,14 +56,19 @@ struct PostgresCatalog {
     /// The number of rows of each table, in the snapshot: one query for up to 200 tables.
     func rowCounts(of tables: [String]) throws -> [String: Int] {
         var counts: [String: Int] = [:]
-        for start in stride(from: 0, to: tables.count, by: 200) {
-            let part = Array(tables[start..<min(start + 200, tables.count)])
+        for part in Self.parts(of: tables) {
             let select = { (table: String) in "count(*) FROM ONLY \(RestoreSchemaWriter.qualified(table, in: schema))" }
             try union(part, select: select) { table, row in
                 if let count = row.first.flatMap(Self.integer) { counts[table] = Int(count) }
             }
         }
         return counts
+    }
+
+    /// The items in lists of up to 200, each asked about in one query (a `SELECT` list holds at most 1,664
+    /// entries).
+    private static func parts<Item>(of items: [Item]) -> [[Item]] {
+        stride(from: 0, to: items.count, by: 200).map { Array(items[$0..<min($0 + 200, items.count)]) }
     }
 
     /// Runs one `SELECT` per entry as one query (`UNION ALL`), each row led by its entry's index, and hands each
@@ -233,8 +238,7 @@ struct PostgresCatalog {
     /// - Parameter columns: the tables and their identity (or serial) columns.
     func lastSequenceValues(of columns: [(table: String, column: String)]) throws -> [String: Int64] {
         var values: [String: Int64] = [:]
-        for start in stride(from: 0, to: columns.count, by: 200) {
-            let part = Array(columns[start..<min(start + 200, columns.count)])
+        for part in Self.parts(of: columns) {
             let calls = part.indices.map { "pg_get_serial_sequence($\(2 * $0 + 1), $\(2 * $0 + 2))" }
             let arguments = part.flatMap { entry -> [DBBValue] in
                 [.text(RestoreSchemaWriter.qualified(entry.table, in: schema)), .text(entry.column)]

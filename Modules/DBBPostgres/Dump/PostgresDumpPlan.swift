@@ -69,6 +69,8 @@ struct PostgresDumpPlan {
                 table: reserved)
         }
         try context.lock(relations)
+        // Counted in one query rather than one a table: a small schema's dump is mostly round trips.
+        let rowCounts = try context.rowCounts(of: relations)
         // The tables whose key is an identity (or a serial): their sequences' last values are read after the loop.
         var sequenceKeys: [(table: String, column: String)] = []
         for name in relations {
@@ -169,13 +171,11 @@ struct PostgresDumpPlan {
             tables.append(
                 Table(
                     section: DBBDumpTable(
-                        name: name, columns: mappings.map(\.name), hasRowID: rowID != nil, rowCount: 0),
+                        name: name, columns: mappings.map(\.name), hasRowID: rowID != nil,
+                        rowCount: rowCounts[name] ?? 0),
                     columns: read, selectSQL: selectSQL, recordSelectSQL: recordSelectSQL, integerOrder: integerOrder,
                     qualifiedName: RestoreSchemaWriter.qualified(name, in: schema), record: "ROW(\(list))"))
         }
-        // Counted in one query rather than one a table: a small schema's dump is mostly round trips.
-        let rowCounts = try context.rowCounts(of: tables.map(\.section.name))
-        for index in tables.indices { tables[index].section.rowCount = rowCounts[tables[index].section.name] ?? 0 }
         let lastValues = try context.lastSequenceValues(of: sequenceKeys)
         // SQLite's sqlite_sequence has a row once an id was handed out.
         for key in sequenceKeys {
