@@ -171,6 +171,91 @@ struct DBBPostgresDumpBadInputTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path) == [])
     }
 
+    @Test("a value too long in the first of several tables stops the rows read ahead too; the connection is free")
+    func valueTooLongStopsTheReadingAhead() async throws {
+        let folder = try TemporaryFolder()
+        let dumpURL = folder.file("long.json.gz")
+        let configuration = try await TestPostgres.freshDatabase()
+        let folderURL = folder.url
+        let (error, count) = try await TestPostgres.onQueue { () -> (DBBExportError?, [[DBBValue]]) in
+            let db = try DBBPostgresConnection.connect(configuration)
+            defer { try? db.close() }
+            _ = try db.execute("CREATE TABLE first (id bigint PRIMARY KEY, v text)")
+            _ = try db.execute("INSERT INTO first SELECT i, repeat('x', i) FROM generate_series(1, 3000) AS i")
+            for name in ["second", "third", "fourth"] {
+                _ = try db.execute("CREATE TABLE \(name) (id bigint PRIMARY KEY, v text)")
+                _ = try db.execute("INSERT INTO \(name) SELECT i, 'row ' || i FROM generate_series(1, 5000) AS i")
+            }
+            var refusal: DBBExportError?
+            do {
+                try DBBPostgresDump.dump(
+                    from: db, to: dumpURL,
+                    options: DBBPostgresDumpOptions(schema: "public", maximumValueLength: 2_500))
+            } catch let error as DBBExportError {
+                refusal = error
+            }
+            // The reading thread has stopped and the dump's transaction is rolled back: the connection takes
+            // queries again, in a transaction of its own.
+            #expect(try Self.files(in: folderURL) == [])
+            try db.begin()
+            let count = try db.fetchAll("SELECT count(*) FROM fourth")
+            try db.rollback()
+            return (refusal, count)
+        }
+        #expect(error?.kind == .valueTooLong, "\(String(describing: error))")
+        #expect(error?.table == "first")
+        #expect(error?.row == 2_501)
+        #expect(count == [[.integer(5000)]])
+    }
+
+    @Test("a connection that ends while the rows are read ahead: a clear error, and no file is left")
+    func connectionEndingWhileReadingAhead() async throws {
+        let folder = try TemporaryFolder()
+        let dumpURL = folder.file("ended.json.gz")
+        let configuration = try await TestPostgres.freshDatabase()
+        let folderURL = folder.url
+        let (error, terminated) = try await TestPostgres.onQueue { () -> ((any Error)?, Bool) in
+            let db = try DBBPostgresConnection.connect(configuration)
+            defer { try? db.close() }
+            let admin = try DBBPostgresConnection.connect(configuration)
+            defer { try? admin.close() }
+            _ = try db.execute("CREATE TABLE small (id bigint PRIMARY KEY, v text)")
+            _ = try db.execute("INSERT INTO small SELECT i, 'row ' || i FROM generate_series(1, 100) AS i")
+            // More than the batches read ahead may hold (4 MiB): the reading thread has queries left to send.
+            _ = try db.execute("CREATE TABLE large (id bigint PRIMARY KEY, v text)")
+            _ = try db.execute(
+                "INSERT INTO large SELECT i, 'a row of the large table, number ' || i "
+                    + "FROM generate_series(1, 400000) AS i")
+            guard case .integer(let pid)? = try db.fetchAll("SELECT pg_backend_pid()").first?.first else {
+                return (nil, false)
+            }
+            var terminated = false
+            do {
+                try DBBPostgresDump.dump(
+                    from: db, to: dumpURL, options: DBBPostgresDumpOptions(schema: "public")
+                ) { progress in
+                    guard !terminated, progress.currentTable == "large", progress.rowsDone > 100 else { return }
+                    terminated =
+                        (try? admin.fetchAll("SELECT pg_terminate_backend($1::int)", [.integer(pid)]))
+                        == [[.integer(1)]]
+                }
+                return (nil, terminated)
+            } catch {
+                #expect(try Self.files(in: folderURL) == [])
+                return (error, terminated)
+            }
+        }
+        #expect(terminated)
+        let failure = try #require(error as? DBBError, "\(String(describing: error))")
+        // The server's error while a batch is read names the table; a batch written after the connection closed
+        // (postgres-nio drops it) is the closed connection's error.
+        let message = "\(failure)"
+        #expect(
+            message.contains("dumping table large") || message.contains("closed before the statement was answered"),
+            "\(message)")
+        #expect(try Self.files(in: folder) == [])
+    }
+
     @Test("dbb-backup dump postgres://: a refused connection, a wrong password, a missing schema, --strict")
     func backupToolRefusesBadInput() async throws {
         let folder = try TemporaryFolder()

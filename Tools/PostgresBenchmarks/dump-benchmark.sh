@@ -76,9 +76,12 @@ for schema in million sakila; do
                 "pg_dump -Fc") command="pg_dump -Fc -n $schema -f '$work/out' '$url'" ;;
                 "pg_dump | gzip") command="pg_dump -n $schema '$url' | gzip -6 > '$work/out'" ;;
             esac
-            # The pipeline's peak is its largest process's.
-            /usr/bin/time -f "%e %M" -o "$work/time" bash -c "$command"
-            read -r elapsed peak < "$work/time"
+            # The pipeline's peak is its largest process's. The wall time is read to the microsecond around
+            # /usr/bin/time (whose own figure has centiseconds only), the same few processes for every contender.
+            started_at=$EPOCHREALTIME
+            /usr/bin/time -f "%M" -o "$work/time" bash -c "$command"
+            elapsed=$(echo "$EPOCHREALTIME - $started_at" | bc -l)
+            read -r peak < "$work/time"
             seconds[$contender]+="$elapsed "
             peaks[$contender]=$(( ${peaks[$contender]:-0} > peak ? ${peaks[$contender]:-0} : peak ))
             sizes[$contender]=$(stat -c %s "$work/out")
@@ -88,7 +91,7 @@ for schema in million sakila; do
     anchor=$(echo ${seconds["pg_dump -Fc"]} | tr ' ' '\n' | median)
     for contender in dbb-backup "pg_dump -Fc" "pg_dump | gzip"; do
         middle=$(echo ${seconds[$contender]} | tr ' ' '\n' | median)
-        printf '  %-16s %7.2f s  %5.2fx pg_dump -Fc  peak %5d MiB  %7.1f MiB written\n' "$contender" "$middle" \
+        printf '  %-16s %7.3f s  %5.2fx pg_dump -Fc  peak %5d MiB  %7.1f MiB written\n' "$contender" "$middle" \
             "$(echo "$middle / $anchor" | bc -l)" $(( ${peaks[$contender]} / 1024 )) \
             "$(echo "${sizes[$contender]} / 1048576" | bc -l)"
     done

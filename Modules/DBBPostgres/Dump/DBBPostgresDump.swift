@@ -30,12 +30,14 @@ internal import PostgresNIO
 ///
 /// Rows stream a batch of about ``batchBytes`` at a time (the rows after the last one read, one array per column,
 /// for a table ordered by one integer column, as the library's tables are; through a server-side cursor for
-/// others), each value written as JSON straight from the bytes the server sent, and are compressed on
-/// other threads as they are written: the memory a dump takes is bounded by about two copies of its largest batch
-/// plus 50 MiB. A batch is about ``batchBytes``, or one row when a row is longer; the first batch of a table is
-/// 64 rows, as the rows' size is not known yet, so a table of many long values (up to the limit on one value,
+/// others), read on a thread of their own ahead of the writing (the next table's among them) while the batches
+/// waiting hold less than ``batchBytes``, each value written as JSON straight from the bytes the server sent, and
+/// compressed on other threads as they are written: the memory a dump takes is bounded by about two copies of its
+/// largest batch plus 50 MiB. A batch is about ``batchBytes``, or one row when a row is longer. The first batch of
+/// a table, its rows' size not known yet, is the rows that take an eighth of ``batchBytes`` on disk by the
+/// table's average (TOAST included), at least 64: a table of many long values (up to the limit on one value,
 /// ``DBBPostgresDumpOptions/maximumValueLength``, 64 MiB by default) can take up to 64 of them at first. A schema of
-/// a million rows and one 100 MB value was dumped in 246 MiB, one of 66 values of 16 MiB in 300 MiB.
+/// a million rows and one 100 MB value was dumped in 256 MiB, one of 66 values of 16 MiB in 300 MiB.
 ///
 /// The synchronous calls wait on the calling thread: call them from a thread or `DispatchQueue` of your own, not
 /// inside a Swift concurrency task.
@@ -98,11 +100,15 @@ public enum DBBPostgresDump {
             try applySettings(on: connection)
             let plan = try PostgresDumpPlan(connection: connection, schema: options.schema, strict: options.strict)
             try writer.begin(header: plan.header, schema: plan.schema)
+            let feed = RowFeed(tables: plan.tables, connection: connection)
+            // Until it is joined, the feed alone uses the connection.
+            defer { feed.join() }
             for table in plan.tables {
                 try writer.beginTable(table.section)
-                try readRows(of: table, from: connection, into: writer, strict: options.strict)
+                try writeRows(of: table, from: feed, into: writer, strict: options.strict)
                 try writer.endTable()
             }
+            feed.join()
             if plan.hasSequenceTable {
                 let section = DBBDumpTable(
                     name: PostgresDumpPlan.sequenceTable, columns: ["name", "seq"], hasRowID: true,
@@ -136,43 +142,42 @@ public enum DBBPostgresDump {
             context: "dumping a schema")
     }
 
-    /// Reads a table's rows and writes them.
-    private static func readRows(
-        of table: PostgresDumpPlan.Table, from connection: DBBPostgresConnection, into writer: DumpWriter,
-        strict: Bool
+    /// Writes a table's rows as the feed reads them.
+    private static func writeRows(
+        of table: PostgresDumpPlan.Table, from feed: RowFeed, into writer: DumpWriter, strict: Bool
     ) throws {
-        let reader = try TableReader(table: table, connection: connection)
-        let rules = reader.rules
-        while let batch = try reader.nextBatch() {
+        let rules = table.columns.map(\.rules)
+        while let batch = try feed.nextBatch() {
             try batch.bytes.withUnsafeBytes { bytes in
                 try writer.rows { encoder in
                     for row in 0..<batch.rows {
                         try encoder.beginRow()
                         for column in 0..<batch.columns {
                             try write(
-                                batch.field(row: row, column: column, in: bytes), rule: rules[column], column: column,
-                                reader: reader, strict: strict, into: &encoder)
+                                batch.field(row: row, column: column, in: bytes), of: table, rule: rules[column],
+                                column: column, strict: strict, into: &encoder)
                         }
                         try encoder.endRow()
                     }
                 }
             }
         }
-        try reader.close()
     }
 
     /// Writes a field as the dump's value, straight from its bytes where the value is written as read (BLOBs,
-    /// text its column keeps as text), else as the reader converts it.
+    /// text its column keeps as text), else converted as its column's rule says.
     private static func write(
-        _ field: FieldBatch.Field, rule: DumpColumnMapping.ValueRules, column: Int, reader: TableReader,
-        strict: Bool, into encoder: inout DumpRowEncoder
+        _ field: FieldBatch.Field, of table: PostgresDumpPlan.Table, rule: DumpColumnMapping.ValueRules,
+        column: Int, strict: Bool, into encoder: inout DumpRowEncoder
     ) throws {
         if let bytes = field.bytes, field.oid == RecordDecoder.OID.bytea {
             try encoder.blob(bytes)
         } else if let bytes = field.bytes, RecordDecoder.OID.isText(field.oid) && rule.writesAsRead(text: bytes) {
             try encoder.text(utf8: bytes)
         } else {
-            try encoder.value(reader.value(of: field, column: column, row: encoder.rowNumber, strict: strict))
+            try encoder.value(
+                TableReader.value(
+                    of: field, in: table, rule: rule, column: column, row: encoder.rowNumber, strict: strict))
         }
     }
 }

@@ -21,6 +21,12 @@ struct FieldBatch {
     private var starts: [Int] = []
     private var lengths: [Int] = []
 
+    /// About the memory the batch holds: its bytes and, per field, its type, start and length.
+    var footprint: Int {
+        bytes.capacity + oids.capacity * MemoryLayout<UInt32>.stride
+            + (starts.capacity + lengths.capacity) * MemoryLayout<Int>.stride
+    }
+
     init(columns: Int, rows: Int) {
         self.columns = columns
         oids.reserveCapacity(columns * rows)

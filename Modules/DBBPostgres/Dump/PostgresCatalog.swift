@@ -36,12 +36,20 @@ struct PostgresCatalog {
             database: row.count > 1 ? Self.text(row[1]) ?? "" : "", schema: schema)
     }
 
-    /// The schema's ordinary tables (partitions among them), in the order they were made.
-    func tables() throws -> [String] {
-        try rows(
-            "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                + "WHERE n.nspname = $1 AND c.relkind = 'r' ORDER BY c.oid", [.text(schema)]
-        ).compactMap { $0.first.flatMap(Self.text) }
+    /// The schema's ordinary tables (partitions among them), in the order they were made, and the bytes each
+    /// takes on disk, its TOAST table's included (`pg_table_size`).
+    func tables() throws -> (names: [String], diskBytes: [String: Int]) {
+        var names: [String] = []
+        var diskBytes: [String: Int] = [:]
+        for row in try rows(
+            "SELECT c.relname::text, pg_table_size(c.oid) FROM pg_class c JOIN pg_namespace n "
+                + "ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r' ORDER BY c.oid", [.text(schema)])
+        {
+            guard let name = row.first.flatMap(Self.text) else { continue }
+            names.append(name)
+            diskBytes[name] = row.count > 1 ? Self.integer(row[1]).map { Int($0) } : nil
+        }
+        return (names, diskBytes)
     }
 
     /// Takes `ACCESS SHARE` locks on the tables, as `pg_dump` does, so that none is dropped or altered while the

@@ -22,6 +22,8 @@ struct PostgresDumpPlan {
         var integerOrder: (column: Int, sql: String)?
         /// The table's schema-qualified name.
         var qualifiedName: String
+        /// The bytes the table takes on disk, its TOAST table's included, when the catalog said.
+        var diskBytes: Int?
         /// The record of a row, `ROW(…)` of the columns as read.
         var record: String
     }
@@ -50,7 +52,8 @@ struct PostgresDumpPlan {
             throw DBBExportError(.unknownTable, "the database has no schema named \(schema)")
         }
         let metadata = try context.restoreMetadata()
-        var relations = try context.tables()
+        let (names, diskBytes) = try context.tables()
+        var relations = names
         if let metadata { relations.removeAll { $0 == metadata.table } }
         var columnsByTable = try context.columns()
         let keys = try context.indexes()
@@ -174,7 +177,8 @@ struct PostgresDumpPlan {
                         name: name, columns: mappings.map(\.name), hasRowID: rowID != nil,
                         rowCount: rowCounts[name] ?? 0),
                     columns: read, selectSQL: selectSQL, recordSelectSQL: recordSelectSQL, integerOrder: integerOrder,
-                    qualifiedName: RestoreSchemaWriter.qualified(name, in: schema), record: "ROW(\(list))"))
+                    qualifiedName: RestoreSchemaWriter.qualified(name, in: schema), diskBytes: diskBytes[name],
+                    record: "ROW(\(list))"))
         }
         let lastValues = try context.lastSequenceValues(of: sequenceKeys)
         // SQLite's sqlite_sequence has a row once an id was handed out.

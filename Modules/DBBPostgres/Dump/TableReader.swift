@@ -22,8 +22,8 @@ final class TableReader {
     /// The current batch, for ``next(strict:)``.
     private var current: FieldBatch?
     private var position = 0
-    /// The number of rows asked for last, the batch received next: few at first, as a row's size is not known.
-    private var requested = 64
+    /// The number of rows asked for last, the batch received next.
+    private var requested: Int
     private var pending: EventLoopFuture<PostgresQueryResult>?
     private var pendingSQL = ""
     /// The key the pending batch starts after.
@@ -33,20 +33,49 @@ final class TableReader {
     private static let savepoint = "dbb_dump_batch"
     private var isLastBatch = false
     private var number = 0
+    /// Whether the next batch is asked for as soon as one comes (else by ``fetchNext()``).
+    private let prefetches: Bool
+    /// The next batch to ask for, while ``fetchNext()`` has not asked for it.
+    private var nextRequest: (size: Int, after: Int64?)?
 
     /// Asks for the first batch (opening the cursor of a table read through one).
     ///
+    /// - Parameters:
+    ///   - table: the table to read.
+    ///   - connection: the connection, in the dump's transaction.
+    ///   - prefetches: whether ``nextBatch()`` asks for the batch after the one it returns; without, the caller
+    ///     asks with ``fetchNext()`` when it has room for it.
     /// - Throws: `DBBError` when the server refuses the query.
-    init(table: PostgresDumpPlan.Table, connection: DBBPostgresConnection) throws {
+    init(table: PostgresDumpPlan.Table, connection: DBBPostgresConnection, prefetches: Bool = true) throws {
         self.table = table
         self.connection = connection
+        self.prefetches = prefetches
         context = "dumping table \(table.section.name)"
         rules = table.columns.map(\.rules)
+        requested = Self.firstBatch(rows: table.section.rowCount, diskBytes: table.diskBytes)
         if table.integerOrder == nil {
             try connection.run(
                 "DECLARE \(Self.cursor) NO SCROLL CURSOR FOR \(table.recordSelectSQL)", [], context: context)
         }
         fetch(requested, after: nil)
+    }
+
+    /// The rows a table's first batch asks for, before any of its rows' size is known: the rows that take an
+    /// eighth of ``DBBPostgresDump/batchBytes`` on disk by the table's average, but at least 64 and at most every
+    /// row (and one more, so that the batch is known to be the last).
+    ///
+    /// A small table is so read in one query. On disk, TOAST keeps long values compressed: rows of values that
+    /// compress well are longer when read than the average says, which is why the rows past the first 64 are
+    /// asked for only as far as 512 KiB of disk go.
+    ///
+    /// - Parameters:
+    ///   - rows: the table's rows, counted in the dump's snapshot.
+    ///   - diskBytes: what the table takes on disk, TOAST included; `nil` when not known.
+    static func firstBatch(rows: Int, diskBytes: Int?) -> Int {
+        let few = 64
+        guard let diskBytes, diskBytes > 0, rows > few else { return min(few, rows + 1) }
+        let fitting = Int((Double(DBBPostgresDump.batchBytes / 8) * Double(rows) / Double(diskBytes)).rounded(.down))
+        return min(rows + 1, 50_000, max(few, fitting))
     }
 
     /// Asks for the next batch: the rows after `last` (from the first with `nil`) of a table ordered by an
@@ -135,9 +164,17 @@ final class TableReader {
         if !isLastBatch {
             // The batch after next holds about batchBytes, whatever the rows' width, by the rows of this one.
             let perRow = max(1, batch.bytes.count / max(1, batch.rows))
-            fetch(min(50_000, requested * 8, max(1, DBBPostgresDump.batchBytes / perRow)), after: last)
+            nextRequest = (min(50_000, requested * 8, max(1, DBBPostgresDump.batchBytes / perRow)), last)
+            if prefetches { fetchNext() }
         }
         return batch.rows == 0 ? nil : batch
+    }
+
+    /// Asks for the batch after the last one received, unless that was the last or it is asked for already.
+    func fetchNext() {
+        guard let request = nextRequest else { return }
+        nextRequest = nil
+        fetch(request.size, after: request.after)
     }
 
     private static func int64(_ cell: PostgresCell) -> Int64? {
@@ -205,9 +242,26 @@ final class TableReader {
     /// - Throws: `DBBExportError` (malformed) for a `numeric` `strict` refuses; `DBBError` (mismatch) for a type
     ///   the dump does not read.
     func value(of field: FieldBatch.Field, column: Int, row: Int, strict: Bool) throws -> DBBValue {
+        try Self.value(of: field, in: table, rule: rules[column], column: column, row: row, strict: strict)
+    }
+
+    /// A field of a table as the dump's value, converted as its column's rule says.
+    ///
+    /// - Parameters:
+    ///   - field: the field, as the server sent it.
+    ///   - table: its table.
+    ///   - rule: how its column's values become the dump's.
+    ///   - column: its column.
+    ///   - row: the number of its row, for an error.
+    ///   - strict: whether a `numeric` no double holds is refused.
+    /// - Throws: what ``value(of:column:row:strict:)`` throws.
+    static func value(
+        of field: FieldBatch.Field, in table: PostgresDumpPlan.Table, rule: DumpColumnMapping.ValueRules,
+        column: Int, row: Int, strict: Bool
+    ) throws -> DBBValue {
         guard let bytes = field.bytes else { return .null }
         guard let value = RecordDecoder.value(bytes, oid: field.oid) else { throw table.mismatch }
-        guard let converted = rules[column].dumpValue(value, strict: strict) else {
+        guard let converted = rule.dumpValue(value, strict: strict) else {
             throw table.numericRefused(row: row, column: column)
         }
         return converted
