@@ -533,13 +533,40 @@ public final class DBBPostgresConnection: Sendable {
     /// Sends a statement and waits for its whole result, where waiting is allowed.
     private func query(_ sql: String, _ arguments: [Argument], context: String) throws -> PostgresQueryResult {
         try Self.requireBlockingAllowed(context: context, sql: sql)
+        return try wait(for: send(sql, arguments, context: context))
+    }
+
+    /// A statement sent without waiting for its answer.
+    struct SentStatement {
+        let sql: String
+        let context: String
+        let answer: EventLoopFuture<PostgresQueryResult>
+    }
+
+    /// Sends a statement without waiting for its answer, which ``collect(_:)`` waits for: statements sent one
+    /// after another so reach the server together, without a round trip each, and run in the order sent.
+    ///
+    /// - Throws: `DBBError` for a closed connection or arguments that cannot be sent.
+    func send(_ sql: String, _ arguments: [Argument], context: String) throws -> SentStatement {
         try requireOpen(sql: sql, context: context)
         let query = try DBBPostgresCoding.query(sql, arguments, context: context)
         roundTrips.add(1, ordering: .relaxed)
+        return SentStatement(sql: sql, context: context, answer: connection.query(query, logger: logger))
+    }
+
+    /// Waits for the answer of a statement sent with ``send(_:_:context:)``.
+    ///
+    /// - Throws: `DBBError` from the server, or for a connection that closed without answering.
+    func collect(_ sent: SentStatement) throws -> DBBPostgresResult {
+        try Self.requireBlockingAllowed(context: sent.context, sql: sent.sql)
+        return try DBBPostgresCoding.result(wait(for: sent), sql: sent.sql, context: sent.context)
+    }
+
+    private func wait(for sent: SentStatement) throws -> PostgresQueryResult {
         do {
-            return try waitFor(connection.query(query, logger: logger))
+            return try waitFor(sent.answer)
         } catch {
-            throw map(error, sql: sql, context: context)
+            throw map(error, sql: sent.sql, context: sent.context)
         }
     }
 

@@ -3,13 +3,52 @@ internal import DBBSQL
 internal import Foundation
 
 /// The catalog queries of a dump of one schema, run in the dump's transaction.
-struct PostgresCatalog {
+///
+/// The queries that need only the schema's name are sent together first (``sendAhead()``), so the server answers
+/// them one after another without a round trip each; each is then collected where it is read.
+final class PostgresCatalog {
     let connection: DBBPostgresConnection
     let schema: String
     private static let context = "reading the catalog to dump a schema"
+    /// Statements sent ahead and not collected yet, by their SQL and arguments.
+    private var sentAhead: [Statement: DBBPostgresConnection.SentStatement] = [:]
+
+    private struct Statement: Hashable {
+        var sql: String
+        var arguments: [DBBValue]
+    }
+
+    init(connection: DBBPostgresConnection, schema: String) {
+        self.connection = connection
+        self.schema = schema
+    }
 
     private func rows(_ sql: String, _ arguments: [DBBValue] = []) throws -> [[DBBValue]] {
-        try connection.run(sql, arguments.map { .value($0) }, context: Self.context).rows
+        if let sent = sentAhead.removeValue(forKey: Statement(sql: sql, arguments: arguments)) {
+            return try connection.collect(sent).rows
+        }
+        return try connection.run(sql, arguments.map { .value($0) }, context: Self.context).rows
+    }
+
+    /// Sends the queries that need only the schema's name (whether it exists, its tables, columns, indexes,
+    /// foreign keys, what is kept as text, a restore's metadata table) and the server's version, without waiting:
+    /// the functions that read them collect their answers.
+    ///
+    /// - Throws: `DBBError` for a closed connection.
+    func sendAhead() throws {
+        let named =
+            [
+                Self.existsSQL, Self.metadataTablesSQL, Self.tablesSQL, Self.columnsSQL, Self.indexesSQL,
+                Self.foreignKeysSQL,
+            ] + Self.sourceObjectQueries.map(\.sql)
+        let statements =
+            named.map { Statement(sql: $0, arguments: [.text(schema)]) } + [
+                Statement(sql: Self.sourceSQL, arguments: [])
+            ]
+        for statement in statements where sentAhead[statement] == nil {
+            sentAhead[statement] = try connection.send(
+                statement.sql, statement.arguments.map { .value($0) }, context: Self.context)
+        }
     }
 
     private static func text(_ value: DBBValue) -> String? {
@@ -24,13 +63,17 @@ struct PostgresCatalog {
         (text(value) ?? "").split(separator: " ").compactMap { Int($0) }
     }
 
+    private static let existsSQL = "SELECT 1 FROM pg_namespace WHERE nspname = $1"
+
     func schemaExists() throws -> Bool {
-        try !rows("SELECT 1 FROM pg_namespace WHERE nspname = $1", [.text(schema)]).isEmpty
+        try !rows(Self.existsSQL, [.text(schema)]).isEmpty
     }
+
+    private static let sourceSQL = "SELECT current_setting('server_version'), current_database()::text"
 
     /// The server, its version, the database and the schema.
     func source() throws -> DBBDumpSource {
-        let row = try rows("SELECT current_setting('server_version'), current_database()::text").first ?? []
+        let row = try rows(Self.sourceSQL).first ?? []
         return DBBDumpSource(
             engine: "PostgreSQL", version: row.first.flatMap(Self.text) ?? "",
             database: row.count > 1 ? Self.text(row[1]) ?? "" : "", schema: schema)
@@ -41,10 +84,7 @@ struct PostgresCatalog {
     func tables() throws -> (names: [String], diskBytes: [String: Int]) {
         var names: [String] = []
         var diskBytes: [String: Int] = [:]
-        for row in try rows(
-            "SELECT c.relname::text, pg_table_size(c.oid) FROM pg_class c JOIN pg_namespace n "
-                + "ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r' ORDER BY c.oid", [.text(schema)])
-        {
+        for row in try rows(Self.tablesSQL, [.text(schema)]) {
             guard let name = row.first.flatMap(Self.text) else { continue }
             names.append(name)
             diskBytes[name] = row.count > 1 ? Self.integer(row[1]).map { Int($0) } : nil
@@ -52,31 +92,50 @@ struct PostgresCatalog {
         return (names, diskBytes)
     }
 
-    /// Takes `ACCESS SHARE` locks on the tables, as `pg_dump` does, so that none is dropped or altered while the
-    /// dump reads it; waits at most 30 seconds for a lock another session holds.
-    func lock(_ tables: [String]) throws {
-        guard !tables.isEmpty else { return }
-        _ = try rows("SET LOCAL lock_timeout = '30s'")
-        let names = tables.map { RestoreSchemaWriter.qualified($0, in: schema) }.joined(separator: ", ")
-        _ = try rows("LOCK TABLE \(names) IN ACCESS SHARE MODE")
-    }
+    private static let tablesSQL =
+        "SELECT c.relname::text, pg_table_size(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        + "WHERE n.nspname = $1 AND c.relkind = 'r' ORDER BY c.oid"
 
-    /// The number of rows of each table, in the snapshot: one query for up to 200 tables.
-    func rowCounts(of tables: [String]) throws -> [String: Int] {
+    /// Takes `ACCESS SHARE` locks on the tables, as `pg_dump` does, so that none is dropped or altered while the
+    /// dump reads it (waiting at most 30 seconds for a lock another session holds), and counts each table's rows
+    /// in the snapshot: the statements are sent together, the counting after the locks.
+    ///
+    /// - Returns: the number of rows of each table.
+    func lockAndCountRows(of tables: [String]) throws -> [String: Int] {
+        guard !tables.isEmpty else { return [:] }
+        let names = tables.map { RestoreSchemaWriter.qualified($0, in: schema) }.joined(separator: ", ")
+        let locking = try ["SET LOCAL lock_timeout = '30s'", "LOCK TABLE \(names) IN ACCESS SHARE MODE"].map {
+            try connection.send($0, [], context: Self.context)
+        }
+        for part in Self.parts(of: tables) {
+            let statement = Statement(sql: Self.unionSQL(part, select: countSelect), arguments: [])
+            sentAhead[statement] = try connection.send(statement.sql, [], context: Self.context)
+        }
+        for statement in locking { _ = try connection.collect(statement) }
         var counts: [String: Int] = [:]
         for part in Self.parts(of: tables) {
-            let select = { (table: String) in "count(*) FROM ONLY \(RestoreSchemaWriter.qualified(table, in: schema))" }
-            try union(part, select: select) { table, row in
+            try union(part, select: countSelect) { table, row in
                 if let count = row.first.flatMap(Self.integer) { counts[table] = Int(count) }
             }
         }
         return counts
     }
 
+    /// What counts a table's rows, after its index in a `UNION ALL`.
+    private func countSelect(_ table: String) -> String {
+        "count(*) FROM ONLY \(RestoreSchemaWriter.qualified(table, in: schema))"
+    }
+
     /// The items in lists of up to 200, each asked about in one query (a `SELECT` list holds at most 1,664
     /// entries).
     private static func parts<Item>(of items: [Item]) -> [[Item]] {
         stride(from: 0, to: items.count, by: 200).map { Array(items[$0..<min($0 + 200, items.count)]) }
+    }
+
+    /// The query of ``union(_:select:read:)``.
+    private static func unionSQL<Entry>(_ entries: [Entry], select: (Entry) -> String) -> String {
+        entries.enumerated().map { index, entry in "SELECT \(index)::int8, " + select(entry) }
+            .joined(separator: " UNION ALL ")
     }
 
     /// Runs one `SELECT` per entry as one query (`UNION ALL`), each row led by its entry's index, and hands each
@@ -91,32 +150,31 @@ struct PostgresCatalog {
         _ entries: [Entry], select: (Entry) -> String, read: (Entry, ArraySlice<DBBValue>) -> Void
     ) throws {
         guard !entries.isEmpty else { return }
-        let sql = entries.enumerated().map { index, entry in "SELECT \(index)::int8, " + select(entry) }
-            .joined(separator: " UNION ALL ")
-        for row in try rows(sql) {
+        for row in try rows(Self.unionSQL(entries, select: select)) {
             guard let index = row.first.flatMap(Self.integer), entries.indices.contains(Int(index)) else { continue }
             read(entries[Int(index)], row.dropFirst())
         }
     }
 
+    private static let columnsSQL = """
+        SELECT c.relname::text, a.attname::text, format_type(a.atttypid, a.atttypmod), bt.typname::text,
+            format_type(bt.oid, CASE WHEN t.typtype = 'd' THEN t.typtypmod ELSE a.atttypmod END),
+            bt.typtype::text, bt.typcategory::text, t.typtype = 'd', a.attnotnull,
+            a.attidentity::text, pg_get_expr(d.adbin, d.adrelid),
+            a.attidentity <> '' OR coalesce(pg_get_expr(d.adbin, d.adrelid) LIKE 'nextval(%', false)
+        FROM pg_attribute a
+        JOIN pg_class c ON c.oid = a.attrelid
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        JOIN pg_type t ON t.oid = a.atttypid
+        JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+        LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+        WHERE n.nspname = $1 AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
+        ORDER BY c.oid, a.attnum
+        """
+
     /// Every column of the schema's tables, by table, in column order.
     func columns() throws -> [String: [CatalogColumn]] {
-        let result = try rows(
-            """
-            SELECT c.relname::text, a.attname::text, format_type(a.atttypid, a.atttypmod), bt.typname::text,
-                format_type(bt.oid, CASE WHEN t.typtype = 'd' THEN t.typtypmod ELSE a.atttypmod END),
-                bt.typtype::text, bt.typcategory::text, t.typtype = 'd', a.attnotnull,
-                a.attidentity::text, pg_get_expr(d.adbin, d.adrelid),
-                a.attidentity <> '' OR coalesce(pg_get_expr(d.adbin, d.adrelid) LIKE 'nextval(%', false)
-            FROM pg_attribute a
-            JOIN pg_class c ON c.oid = a.attrelid
-            JOIN pg_namespace n ON n.oid = c.relnamespace
-            JOIN pg_type t ON t.oid = a.atttypid
-            JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
-            LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-            WHERE n.nspname = $1 AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
-            ORDER BY c.oid, a.attnum
-            """, [.text(schema)])
+        let result = try rows(Self.columnsSQL, [.text(schema)])
         var byTable: [String: [CatalogColumn]] = [:]
         for row in result where row.count == 12 {
             guard let table = Self.text(row[0]), let name = Self.text(row[1]), let formatted = Self.text(row[2]),
@@ -134,26 +192,27 @@ struct PostgresCatalog {
         return byTable
     }
 
+    private static let indexesSQL = """
+        SELECT c.relname::text, ic.relname::text, i.indisprimary, i.indisunique,
+            array_to_string(i.indkey::int2[], ' '), array_to_string(i.indoption::int2[], ' '),
+            i.indnkeyatts = i.indnatts AND i.indexprs IS NULL AND i.indpred IS NULL AND am.amname = 'btree',
+            pg_get_indexdef(i.indexrelid),
+            (SELECT json_object_agg(a.attnum, a.attname)::text FROM pg_attribute a
+             WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped)
+        FROM pg_index i
+        JOIN pg_class c ON c.oid = i.indrelid
+        JOIN pg_class ic ON ic.oid = i.indexrelid
+        JOIN pg_am am ON am.oid = ic.relam
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1 AND c.relkind = 'r' AND i.indisvalid
+        ORDER BY c.oid, ic.oid
+        """
+
     /// The valid indexes of the schema's tables, primary keys and unique constraints among them. An index a
     /// `CREATE INDEX CONCURRENTLY` left invalid (a unique one that found repeated keys) is not the table's, as
     /// `pg_dump` leaves it out too.
     func indexes() throws -> [CatalogIndex] {
-        let result = try rows(
-            """
-            SELECT c.relname::text, ic.relname::text, i.indisprimary, i.indisunique,
-                array_to_string(i.indkey::int2[], ' '), array_to_string(i.indoption::int2[], ' '),
-                i.indnkeyatts = i.indnatts AND i.indexprs IS NULL AND i.indpred IS NULL AND am.amname = 'btree',
-                pg_get_indexdef(i.indexrelid),
-                (SELECT json_object_agg(a.attnum, a.attname)::text FROM pg_attribute a
-                 WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped)
-            FROM pg_index i
-            JOIN pg_class c ON c.oid = i.indrelid
-            JOIN pg_class ic ON ic.oid = i.indexrelid
-            JOIN pg_am am ON am.oid = ic.relam
-            JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = $1 AND c.relkind = 'r' AND i.indisvalid
-            ORDER BY c.oid, ic.oid
-            """, [.text(schema)])
+        let result = try rows(Self.indexesSQL, [.text(schema)])
         return result.compactMap { row in
             guard row.count == 9, let table = Self.text(row[0]), let name = Self.text(row[1]) else { return nil }
             let names = Self.attributeNames(row[8])
@@ -178,28 +237,29 @@ struct PostgresCatalog {
             names.compactMap { key, name in Int(key).map { ($0, name) } }, uniquingKeysWith: { a, _ in a })
     }
 
+    private static let foreignKeysSQL = """
+        SELECT c.relname::text, con.conname::text, pn.nspname = n.nspname, pc.relname::text,
+            (SELECT string_agg(a.attname, ' ' ORDER BY k.ordinality) FROM unnest(con.conkey) WITH ORDINALITY k(num, ordinality)
+             JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.num),
+            (SELECT string_agg(a.attname, ' ' ORDER BY k.ordinality) FROM unnest(con.confkey) WITH ORDINALITY k(num, ordinality)
+             JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.num),
+            con.confupdtype::text, con.confdeltype::text, pg_get_constraintdef(con.oid),
+            (SELECT json_agg(a.attname ORDER BY k.ordinality)::text FROM unnest(con.conkey) WITH ORDINALITY k(num, ordinality)
+             JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.num),
+            (SELECT json_agg(a.attname ORDER BY k.ordinality)::text FROM unnest(con.confkey) WITH ORDINALITY k(num, ordinality)
+             JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.num)
+        FROM pg_constraint con
+        JOIN pg_class c ON c.oid = con.conrelid
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        JOIN pg_class pc ON pc.oid = con.confrelid
+        JOIN pg_namespace pn ON pn.oid = pc.relnamespace
+        WHERE con.contype = 'f' AND n.nspname = $1
+        ORDER BY c.oid, con.oid
+        """
+
     /// The foreign keys of the schema's tables.
     func foreignKeys() throws -> [CatalogForeignKey] {
-        let result = try rows(
-            """
-            SELECT c.relname::text, con.conname::text, pn.nspname = n.nspname, pc.relname::text,
-                (SELECT string_agg(a.attname, ' ' ORDER BY k.ordinality) FROM unnest(con.conkey) WITH ORDINALITY k(num, ordinality)
-                 JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.num),
-                (SELECT string_agg(a.attname, ' ' ORDER BY k.ordinality) FROM unnest(con.confkey) WITH ORDINALITY k(num, ordinality)
-                 JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.num),
-                con.confupdtype::text, con.confdeltype::text, pg_get_constraintdef(con.oid),
-                (SELECT json_agg(a.attname ORDER BY k.ordinality)::text FROM unnest(con.conkey) WITH ORDINALITY k(num, ordinality)
-                 JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.num),
-                (SELECT json_agg(a.attname ORDER BY k.ordinality)::text FROM unnest(con.confkey) WITH ORDINALITY k(num, ordinality)
-                 JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.num)
-            FROM pg_constraint con
-            JOIN pg_class c ON c.oid = con.conrelid
-            JOIN pg_namespace n ON n.oid = c.relnamespace
-            JOIN pg_class pc ON pc.oid = con.confrelid
-            JOIN pg_namespace pn ON pn.oid = pc.relnamespace
-            WHERE con.contype = 'f' AND n.nspname = $1
-            ORDER BY c.oid, con.oid
-            """, [.text(schema)])
+        let result = try rows(Self.foreignKeysSQL, [.text(schema)])
         func action(_ value: DBBValue) -> String {
             switch Self.text(value) {
             case "r": "RESTRICT"
@@ -271,25 +331,32 @@ struct PostgresCatalog {
     /// database's extensions.
     func sourceObjects() throws -> [DBBDumpSourceObject] {
         var objects: [DBBDumpSourceObject] = []
-        func add(_ type: String, _ sql: String) throws {
-            for row in try rows(sql, [.text(schema)]) where row.count == 2 {
+        for query in Self.sourceObjectQueries {
+            for row in try rows(query.sql, [.text(schema)]) where row.count == 2 {
                 if let name = Self.text(row[0]), let definition = Self.text(row[1]) {
-                    objects.append(DBBDumpSourceObject(type: type, name: name, sql: definition))
+                    objects.append(DBBDumpSourceObject(type: query.type, name: name, sql: definition))
                 }
             }
         }
-        try add(
+        return objects
+    }
+
+    /// The queries of ``sourceObjects()``: each object's type, and the query of its name and SQL.
+    private static let sourceObjectQueries: [(type: String, sql: String)] = [
+        (
             "extension",
             "SELECT e.extname::text, 'CREATE EXTENSION IF NOT EXISTS ' || quote_ident(e.extname) || ' VERSION ' "
                 + "|| quote_literal(e.extversion) FROM pg_extension e WHERE e.extname <> 'plpgsql' AND $1 <> '' "
-                + "ORDER BY e.oid")
-        try add(
+                + "ORDER BY e.oid"
+        ),
+        (
             "type",
             "SELECT t.typname::text, 'CREATE TYPE ' || quote_ident(t.typname) || ' AS ENUM (' "
                 + "|| string_agg(quote_literal(e.enumlabel), ', ' ORDER BY e.enumsortorder) || ')' "
                 + "FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid JOIN pg_namespace n ON n.oid = t.typnamespace "
-                + "WHERE n.nspname = $1 GROUP BY t.oid, t.typname ORDER BY t.oid")
-        try add(
+                + "WHERE n.nspname = $1 GROUP BY t.oid, t.typname ORDER BY t.oid"
+        ),
+        (
             "sequence",
             "SELECT s.sequencename::text, 'CREATE SEQUENCE ' || quote_ident(s.sequencename) || ' AS ' "
                 + "|| s.data_type::text || ' INCREMENT ' || s.increment_by || ' MINVALUE ' || s.min_value "
@@ -297,57 +364,65 @@ struct PostgresCatalog {
                 + "ELSE '' END || '; -- last value: ' || coalesce(s.last_value::text, 'none') FROM pg_sequences s "
                 + "WHERE s.schemaname = $1 AND NOT EXISTS (SELECT 1 FROM pg_depend d JOIN pg_class c "
                 + "ON c.relname = s.sequencename JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = $1 "
-                + "WHERE d.objid = c.oid AND d.deptype = 'i') ORDER BY 1")
-        try add(
+                + "WHERE d.objid = c.oid AND d.deptype = 'i') ORDER BY 1"
+        ),
+        (
             "view",
             "SELECT c.relname::text, 'CREATE VIEW ' || quote_ident(c.relname) || ' AS ' || pg_get_viewdef(c.oid, true) "
                 + "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 "
-                + "AND c.relkind = 'v' ORDER BY c.oid")
-        try add(
+                + "AND c.relkind = 'v' ORDER BY c.oid"
+        ),
+        (
             "materialized view",
             "SELECT c.relname::text, 'CREATE MATERIALIZED VIEW ' || quote_ident(c.relname) || ' AS ' "
                 + "|| pg_get_viewdef(c.oid, true) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                + "WHERE n.nspname = $1 AND c.relkind = 'm' ORDER BY c.oid")
-        try add(
+                + "WHERE n.nspname = $1 AND c.relkind = 'm' ORDER BY c.oid"
+        ),
+        (
             "partitioned table",
             "SELECT c.relname::text, 'partitioned table; its partitions are dumped as tables' FROM pg_class c "
                 + "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'p' "
-                + "ORDER BY c.oid")
-        try add(
+                + "ORDER BY c.oid"
+        ),
+        (
             "foreign table",
             "SELECT c.relname::text, 'foreign table; its rows are not dumped' FROM pg_class c "
                 + "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'f' "
-                + "ORDER BY c.oid")
-        try add(
+                + "ORDER BY c.oid"
+        ),
+        (
             "function",
             "SELECT p.proname::text || '(' || pg_get_function_identity_arguments(p.oid) || ')', "
                 + "pg_get_functiondef(p.oid) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
                 + "WHERE n.nspname = $1 AND p.prokind IN ('f', 'p') AND NOT EXISTS (SELECT 1 FROM pg_depend d "
-                + "WHERE d.objid = p.oid AND d.deptype = 'e') ORDER BY p.oid")
-        try add(
+                + "WHERE d.objid = p.oid AND d.deptype = 'e') ORDER BY p.oid"
+        ),
+        (
             "trigger",
             "SELECT c.relname::text || '.' || t.tgname::text, pg_get_triggerdef(t.oid, true) FROM pg_trigger t "
                 + "JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
-                + "WHERE n.nspname = $1 AND NOT t.tgisinternal ORDER BY t.oid")
-        try add(
+                + "WHERE n.nspname = $1 AND NOT t.tgisinternal ORDER BY t.oid"
+        ),
+        (
             "constraint",
             "SELECT c.relname::text || '.' || con.conname::text, 'ALTER TABLE ' || quote_ident(c.relname) "
                 + "|| ' ADD CONSTRAINT ' || quote_ident(con.conname) || ' ' || pg_get_constraintdef(con.oid) "
                 + "FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid "
                 + "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND con.contype IN ('c', 'x') "
-                + "ORDER BY con.oid")
-        return objects
-    }
+                + "ORDER BY con.oid"
+        ),
+    ]
+
+    private static let metadataTablesSQL =
+        "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        + "WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname::text LIKE 'dbb\\_sqlite\\_metadata%' "
+        + "ORDER BY c.oid DESC"
 
     /// What a restore of an SQLite dump into this schema kept in its metadata table: the plan (with each column's
     /// declared SQLite type and the column that keeps the rowids), `user_version`, `application_id`, and the
     /// SQLite SQL of what it did not create. `nil` when the schema has no such table.
     func restoreMetadata() throws -> RestoreMetadata? {
-        let candidates = try rows(
-            "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                + "WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname::text LIKE 'dbb\\_sqlite\\_metadata%' "
-                + "ORDER BY c.oid DESC", [.text(schema)]
-        ).compactMap { $0.first.flatMap(Self.text) }
+        let candidates = try rows(Self.metadataTablesSQL, [.text(schema)]).compactMap { $0.first.flatMap(Self.text) }
         for table in candidates {
             let entries: [[DBBValue]]
             do {

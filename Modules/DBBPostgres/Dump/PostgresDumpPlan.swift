@@ -48,6 +48,7 @@ struct PostgresDumpPlan {
     ///   column whose type has no mapping; `DBBError` when the server refuses a query.
     init(connection: DBBPostgresConnection, schema: String, strict: Bool) throws {
         let context = PostgresCatalog(connection: connection, schema: schema)
+        try context.sendAhead()
         guard try context.schemaExists() else {
             throw DBBExportError(.unknownTable, "the database has no schema named \(schema)")
         }
@@ -71,9 +72,9 @@ struct PostgresDumpPlan {
                 .malformed, "SQLite reserves table names that start with sqlite_, so no restore could create it",
                 table: reserved)
         }
-        try context.lock(relations)
-        // Counted in one query rather than one a table: a small schema's dump is mostly round trips.
-        let rowCounts = try context.rowCounts(of: relations)
+        // Counted in one query rather than one a table, sent with the locks: a small schema's dump is mostly
+        // round trips.
+        let rowCounts = try context.lockAndCountRows(of: relations)
         // The tables whose key is an identity (or a serial): their sequences' last values are read after the loop.
         var sequenceKeys: [(table: String, column: String)] = []
         for name in relations {
