@@ -543,8 +543,9 @@ public final class DBBPostgresConnection: Sendable {
         let answer: EventLoopFuture<PostgresQueryResult>
     }
 
-    /// Sends a statement without waiting for its answer, which ``collect(_:)`` waits for: statements sent one
-    /// after another so reach the server together, without a round trip each, and run in the order sent.
+    /// Sends a statement without waiting for its answer, which ``collect(_:)`` waits for. Statements sent one
+    /// after another so queue on the connection and run in the order sent; postgres-nio sends each when the one
+    /// before it is answered, without waiting for the calling thread to collect it.
     ///
     /// - Throws: `DBBError` for a closed connection or arguments that cannot be sent.
     func send(_ sql: String, _ arguments: [Argument], context: String) throws -> SentStatement {

@@ -256,6 +256,38 @@ struct DBBPostgresDumpBadInputTests {
         #expect(try Self.files(in: folder) == [])
     }
 
+    @Test("a table another session holds locked: the dump waits at most 30 seconds, then fails, leaving no file")
+    func lockedTableTimesOut() async throws {
+        let folder = try TemporaryFolder()
+        let dumpURL = folder.file("locked.json.gz")
+        let configuration = try await TestPostgres.freshDatabase()
+        let folderURL = folder.url
+        let (error, seconds) = try await TestPostgres.onQueue { () -> ((any Error)?, Double) in
+            let db = try DBBPostgresConnection.connect(configuration)
+            defer { try? db.close() }
+            let holder = try DBBPostgresConnection.connect(configuration)
+            defer { try? holder.close() }
+            _ = try db.execute("CREATE TABLE held (id bigint PRIMARY KEY, v text)")
+            _ = try db.execute("INSERT INTO held VALUES (1, 'one')")
+            // The catalog's reads (the tables' sizes among them) wait for this lock, as the dump's own LOCK would.
+            try holder.begin()
+            _ = try holder.execute("LOCK TABLE held IN ACCESS EXCLUSIVE MODE")
+            defer { try? holder.rollback() }
+            let started = Date()
+            do {
+                try DBBPostgresDump.dump(from: db, to: dumpURL, options: DBBPostgresDumpOptions(schema: "public"))
+                return (nil, Date().timeIntervalSince(started))
+            } catch {
+                #expect(try Self.files(in: folderURL) == [])
+                return (error, Date().timeIntervalSince(started))
+            }
+        }
+        let failure = try #require(error as? DBBError, "\(String(describing: error))")
+        #expect(failure.sqlState == "55P03", "\(failure)")
+        #expect(seconds >= 29 && seconds < 60, "\(seconds) s")
+        #expect(try Self.files(in: folder) == [])
+    }
+
     @Test("dbb-backup dump postgres://: a refused connection, a wrong password, a missing schema, --strict")
     func backupToolRefusesBadInput() async throws {
         let folder = try TemporaryFolder()

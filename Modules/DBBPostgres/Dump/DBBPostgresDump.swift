@@ -34,8 +34,8 @@ internal import PostgresNIO
 /// waiting hold less than ``batchBytes``, each value written as JSON straight from the bytes the server sent, and
 /// compressed on other threads as they are written: the memory a dump takes is bounded by about two copies of its
 /// largest batch plus 50 MiB. A batch is about ``batchBytes``, or one row when a row is longer. The first batch of
-/// a table, its rows' size not known yet, is the rows that take an eighth of ``batchBytes`` on disk by the
-/// table's average (TOAST included), at least 64: a table of many long values (up to the limit on one value,
+/// a table, its rows' size not known yet, is the rows that take a quarter of ``batchBytes`` by the table's
+/// average on disk (TOAST included) and what a batch keeps for each field, at least 64: a table of many long values (up to the limit on one value,
 /// ``DBBPostgresDumpOptions/maximumValueLength``, 64 MiB by default) can take up to 64 of them at first. A schema of
 /// a million rows and one 100 MB value was dumped in 256 MiB, one of 66 values of 16 MiB in 300 MiB.
 ///
@@ -130,12 +130,13 @@ public enum DBBPostgresDump {
     }
 
     /// Sets what the text of values depends on, for the dump's transaction only: the same dump whatever the
-    /// session's settings were.
+    /// session's settings were. A lock another session holds is waited for at most 30 seconds: the catalog's
+    /// reads take locks too (`pg_table_size` among them), before the dump locks every table.
     static func applySettings(on connection: DBBPostgresConnection) throws {
         // One query: `set_config(…, true)` is `SET LOCAL`.
         let settings = [
             ("TimeZone", "UTC"), ("DateStyle", "ISO, YMD"), ("IntervalStyle", "iso_8601"), ("extra_float_digits", "3"),
-            ("bytea_output", "hex"),
+            ("bytea_output", "hex"), ("lock_timeout", "30s"),
         ]
         try connection.run(
             "SELECT " + settings.map { "set_config('\($0.0)', '\($0.1)', true)" }.joined(separator: ", "), [],

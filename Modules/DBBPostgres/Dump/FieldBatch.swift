@@ -27,6 +27,9 @@ struct FieldBatch {
             + (starts.capacity + lengths.capacity) * MemoryLayout<Int>.stride
     }
 
+    /// What a batch keeps for each field besides its bytes: its type, start and length.
+    static let bytesPerField = MemoryLayout<UInt32>.stride + 2 * MemoryLayout<Int>.stride
+
     init(columns: Int, rows: Int) {
         self.columns = columns
         oids.reserveCapacity(columns * rows)

@@ -4,8 +4,9 @@ internal import Foundation
 
 /// The catalog queries of a dump of one schema, run in the dump's transaction.
 ///
-/// The queries that need only the schema's name are sent together first (``sendAhead()``), so the server answers
-/// them one after another without a round trip each; each is then collected where it is read.
+/// The queries that need only the schema's name are queued on the connection at once (``sendAhead()``):
+/// postgres-nio sends each as soon as the one before it is answered, without waiting for the dump's thread to ask,
+/// and each answer is collected where it is read.
 final class PostgresCatalog {
     let connection: DBBPostgresConnection
     let schema: String
@@ -30,7 +31,7 @@ final class PostgresCatalog {
         return try connection.run(sql, arguments.map { .value($0) }, context: Self.context).rows
     }
 
-    /// Sends the queries that need only the schema's name (whether it exists, its tables, columns, indexes,
+    /// Queues the queries that need only the schema's name (whether it exists, its tables, columns, indexes,
     /// foreign keys, what is kept as text, a restore's metadata table) and the server's version, without waiting:
     /// the functions that read them collect their answers.
     ///
@@ -97,21 +98,19 @@ final class PostgresCatalog {
         + "WHERE n.nspname = $1 AND c.relkind = 'r' ORDER BY c.oid"
 
     /// Takes `ACCESS SHARE` locks on the tables, as `pg_dump` does, so that none is dropped or altered while the
-    /// dump reads it (waiting at most 30 seconds for a lock another session holds), and counts each table's rows
-    /// in the snapshot: the statements are sent together, the counting after the locks.
+    /// dump reads it (the dump's settings wait at most 30 seconds for a lock another session holds), and counts
+    /// each table's rows in the snapshot: the statements are queued at once, the counting after the locks.
     ///
     /// - Returns: the number of rows of each table.
     func lockAndCountRows(of tables: [String]) throws -> [String: Int] {
         guard !tables.isEmpty else { return [:] }
         let names = tables.map { RestoreSchemaWriter.qualified($0, in: schema) }.joined(separator: ", ")
-        let locking = try ["SET LOCAL lock_timeout = '30s'", "LOCK TABLE \(names) IN ACCESS SHARE MODE"].map {
-            try connection.send($0, [], context: Self.context)
-        }
+        let locking = try connection.send("LOCK TABLE \(names) IN ACCESS SHARE MODE", [], context: Self.context)
         for part in Self.parts(of: tables) {
             let statement = Statement(sql: Self.unionSQL(part, select: countSelect), arguments: [])
             sentAhead[statement] = try connection.send(statement.sql, [], context: Self.context)
         }
-        for statement in locking { _ = try connection.collect(statement) }
+        _ = try connection.collect(locking)
         var counts: [String: Int] = [:]
         for part in Self.parts(of: tables) {
             try union(part, select: countSelect) { table, row in
@@ -424,10 +423,16 @@ final class PostgresCatalog {
     func restoreMetadata() throws -> RestoreMetadata? {
         let candidates = try rows(Self.metadataTablesSQL, [.text(schema)]).compactMap { $0.first.flatMap(Self.text) }
         for table in candidates {
+            // A table of that name that is not a restore's (or not readable) is passed over; the savepoint keeps
+            // the dump's transaction usable after its error.
+            _ = try rows("SAVEPOINT dbb_dump_metadata")
             let entries: [[DBBValue]]
             do {
                 entries = try rows("SELECT key, value FROM \(RestoreSchemaWriter.qualified(table, in: schema))")
+                _ = try rows("RELEASE SAVEPOINT dbb_dump_metadata")
             } catch {
+                _ = try rows("ROLLBACK TO SAVEPOINT dbb_dump_metadata")
+                _ = try rows("RELEASE SAVEPOINT dbb_dump_metadata")
                 continue
             }
             var values: [(String, String)] = []

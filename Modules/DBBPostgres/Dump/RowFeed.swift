@@ -5,9 +5,10 @@ internal import Foundation
 /// that writes them: the server reads the next batches, the next table's among them, while a batch is written.
 ///
 /// A batch is asked for only while the batches waiting to be written take less than ``DBBPostgresDump/batchBytes``
-/// of memory (their bytes and the place of each field):
-/// small batches (a table's first ones, and small tables) are read well ahead, while a table of long rows has one
-/// batch written and at most one more read or waiting, as when the batches were read on the writing thread.
+/// of memory (their bytes and the place of each field): small batches (a table's first ones, and small tables)
+/// are read well ahead; batches of about ``DBBPostgresDump/batchBytes`` wait at most two, and a table of rows
+/// longer than that has one batch written and at most one more read or waiting, as when the batches were read
+/// on the writing thread.
 final class RowFeed: @unchecked Sendable {
     // @unchecked: the queue and the flags are used only under `condition`'s lock; the tables, the connection and
     // the readers are used by the reading thread alone, until `finished` is signalled.
@@ -45,6 +46,8 @@ final class RowFeed: @unchecked Sendable {
             finished.signal()
         }
         thread.name = "DBBPostgres dump reader"
+        // A batch's column arrays are read nested, one frame a column (up to 1,600).
+        thread.stackSize = 8 << 20
         thread.start()
     }
 
@@ -52,6 +55,7 @@ final class RowFeed: @unchecked Sendable {
     private func read() {
         do {
             for table in tables {
+                guard !isStopped else { return }
                 let reader = try TableReader(table: table, connection: connection, prefetches: false)
                 while let batch = try reader.nextBatch() {
                     guard put(.batch(batch), bytes: batch.footprint), waitForRoom() else { return }
@@ -70,6 +74,13 @@ final class RowFeed: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
         }
+    }
+
+    /// Whether the writing thread has cancelled.
+    private var isStopped: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return isCancelled
     }
 
     /// Queues an item.

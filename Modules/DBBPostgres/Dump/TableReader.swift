@@ -52,7 +52,8 @@ final class TableReader {
         self.prefetches = prefetches
         context = "dumping table \(table.section.name)"
         rules = table.columns.map(\.rules)
-        requested = Self.firstBatch(rows: table.section.rowCount, diskBytes: table.diskBytes)
+        requested = Self.firstBatch(
+            rows: table.section.rowCount, diskBytes: table.diskBytes, columns: table.columns.count)
         if table.integerOrder == nil {
             try connection.run(
                 "DECLARE \(Self.cursor) NO SCROLL CURSOR FOR \(table.recordSelectSQL)", [], context: context)
@@ -60,21 +61,24 @@ final class TableReader {
         fetch(requested, after: nil)
     }
 
-    /// The rows a table's first batch asks for, before any of its rows' size is known: the rows that take an
-    /// eighth of ``DBBPostgresDump/batchBytes`` on disk by the table's average, but at least 64 and at most every
-    /// row (and one more, so that the batch is known to be the last).
+    /// The rows a table's first batch asks for, before any of its rows' size is known: the rows that take a
+    /// quarter of ``DBBPostgresDump/batchBytes`` (1 MiB) by the table's average on disk and what a batch keeps
+    /// for each field, but at least 64 and at most every row (and one more, so that the batch is known to be the
+    /// last).
     ///
     /// A small table is so read in one query. On disk, TOAST keeps long values compressed: rows of values that
     /// compress well are longer when read than the average says, which is why the rows past the first 64 are
-    /// asked for only as far as 512 KiB of disk go.
+    /// asked for only as far as a quarter of a batch goes.
     ///
     /// - Parameters:
     ///   - rows: the table's rows, counted in the dump's snapshot.
     ///   - diskBytes: what the table takes on disk, TOAST included; `nil` when not known.
-    static func firstBatch(rows: Int, diskBytes: Int?) -> Int {
+    ///   - columns: the columns read.
+    static func firstBatch(rows: Int, diskBytes: Int?, columns: Int) -> Int {
         let few = 64
         guard let diskBytes, diskBytes > 0, rows > few else { return min(few, rows + 1) }
-        let fitting = Int((Double(DBBPostgresDump.batchBytes / 8) * Double(rows) / Double(diskBytes)).rounded(.down))
+        let perRow = Double(diskBytes) / Double(rows) + Double(columns * FieldBatch.bytesPerField)
+        let fitting = Int((Double(DBBPostgresDump.batchBytes / 4) / perRow).rounded(.down))
         return min(rows + 1, 50_000, max(few, fitting))
     }
 
@@ -162,8 +166,9 @@ final class TableReader {
         }
         isLastBatch = batch.rows < requested
         if !isLastBatch {
-            // The batch after next holds about batchBytes, whatever the rows' width, by the rows of this one.
-            let perRow = max(1, batch.bytes.count / max(1, batch.rows))
+            // The batch after next takes about batchBytes of memory, whatever the rows' width, by the rows of
+            // this one.
+            let perRow = max(1, batch.footprint / max(1, batch.rows))
             nextRequest = (min(50_000, requested * 8, max(1, DBBPostgresDump.batchBytes / perRow)), last)
             if prefetches { fetchNext() }
         }
