@@ -35,8 +35,9 @@ internal import PostgresNIO
 /// compressed on other threads as they are written: the memory a dump takes is bounded by about two copies of its
 /// largest batch plus 50 MiB. A batch is about ``batchBytes``, or one row when a row is longer. The first batch of
 /// a table, its rows' size not known yet, is the rows that take a quarter of ``batchBytes`` by the table's
-/// average on disk (TOAST included) and what a batch keeps for each field, at least 64: a table of many long values (up to the limit on one value,
-/// ``DBBPostgresDumpOptions/maximumValueLength``, 64 MiB by default) can take up to 64 of them at first. A schema of
+/// average on disk (TOAST included) and what a batch keeps for each field, at least 64: a table of many long
+/// values (up to the limit on one value, ``DBBPostgresDumpOptions/maximumValueLength``, 64 MiB by default) can
+/// take up to 64 of them at first. A schema of
 /// a million rows and one 100 MB value was dumped in 256 MiB, one of 66 values of 16 MiB in 300 MiB.
 ///
 /// The synchronous calls wait on the calling thread: call them from a thread or `DispatchQueue` of your own, not
@@ -177,13 +178,33 @@ public enum DBBPostgresDump {
             try encoder.text(utf8: bytes)
         } else {
             try encoder.value(
-                TableReader.value(
-                    of: field, in: table, rule: rule, column: column, row: encoder.rowNumber, strict: strict))
+                table.dumpValue(of: field, rule: rule, column: column, row: encoder.rowNumber, strict: strict))
         }
     }
 }
 
 extension PostgresDumpPlan.Table {
+    /// A field of the table as the dump's value, converted as its column's rule says.
+    ///
+    /// - Parameters:
+    ///   - field: the field, as the server sent it.
+    ///   - rule: how its column's values become the dump's (the column's `rules`, made once a table).
+    ///   - column: its column.
+    ///   - row: the number of its row, for an error.
+    ///   - strict: whether a `numeric` no double holds is refused.
+    /// - Throws: `DBBExportError` (malformed) for a `numeric` `strict` refuses; `DBBError` (mismatch) for a type
+    ///   the dump does not read.
+    func dumpValue(
+        of field: FieldBatch.Field, rule: DumpColumnMapping.ValueRules, column: Int, row: Int, strict: Bool
+    ) throws -> DBBValue {
+        guard let bytes = field.bytes else { return .null }
+        guard let value = RecordDecoder.value(bytes, oid: field.oid) else { throw mismatch }
+        guard let converted = rule.dumpValue(value, strict: strict) else {
+            throw numericRefused(row: row, column: column)
+        }
+        return converted
+    }
+
     /// The error for a `numeric` value `strict` refuses.
     func numericRefused(row: Int, column: Int) -> DBBExportError {
         DBBExportError(

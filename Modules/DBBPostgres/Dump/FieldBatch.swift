@@ -21,10 +21,10 @@ struct FieldBatch {
     private var starts: [Int] = []
     private var lengths: [Int] = []
 
-    /// About the memory the batch holds: its bytes and, per field, its type, start and length.
+    /// About the memory the batch holds: its bytes and, per field, its type, start and length (the three arrays
+    /// grow together).
     var footprint: Int {
-        bytes.capacity + oids.capacity * MemoryLayout<UInt32>.stride
-            + (starts.capacity + lengths.capacity) * MemoryLayout<Int>.stride
+        bytes.capacity + oids.capacity * Self.bytesPerField
     }
 
     /// What a batch keeps for each field besides its bytes: its type, start and length.

@@ -46,7 +46,7 @@ final class PostgresCatalog {
             named.map { Statement(sql: $0, arguments: [.text(schema)]) } + [
                 Statement(sql: Self.sourceSQL, arguments: [])
             ]
-        for statement in statements where sentAhead[statement] == nil {
+        for statement in statements {
             sentAhead[statement] = try connection.send(
                 statement.sql, statement.arguments.map { .value($0) }, context: Self.context)
         }
@@ -106,14 +106,14 @@ final class PostgresCatalog {
         guard !tables.isEmpty else { return [:] }
         let names = tables.map { RestoreSchemaWriter.qualified($0, in: schema) }.joined(separator: ", ")
         let locking = try connection.send("LOCK TABLE \(names) IN ACCESS SHARE MODE", [], context: Self.context)
-        for part in Self.parts(of: tables) {
-            let statement = Statement(sql: Self.unionSQL(part, select: countSelect), arguments: [])
-            sentAhead[statement] = try connection.send(statement.sql, [], context: Self.context)
+        let parts = Self.parts(of: tables)
+        let counting = try parts.map { part in
+            try connection.send(Self.unionSQL(part, select: countSelect), [], context: Self.context)
         }
         _ = try connection.collect(locking)
         var counts: [String: Int] = [:]
-        for part in Self.parts(of: tables) {
-            try union(part, select: countSelect) { table, row in
+        for (part, sent) in zip(parts, counting) {
+            Self.read(try connection.collect(sent).rows, of: part) { table, row in
                 if let count = row.first.flatMap(Self.integer) { counts[table] = Int(count) }
             }
         }
@@ -149,8 +149,15 @@ final class PostgresCatalog {
         _ entries: [Entry], select: (Entry) -> String, read: (Entry, ArraySlice<DBBValue>) -> Void
     ) throws {
         guard !entries.isEmpty else { return }
-        for row in try rows(Self.unionSQL(entries, select: select)) {
-            guard let index = row.first.flatMap(Self.integer), entries.indices.contains(Int(index)) else { continue }
+        Self.read(try rows(Self.unionSQL(entries, select: select)), of: entries, read)
+    }
+
+    /// Hands each row of a ``unionSQL(_:select:)`` query to `read` with its entry.
+    private static func read<Entry>(
+        _ rows: [[DBBValue]], of entries: [Entry], _ read: (Entry, ArraySlice<DBBValue>) -> Void
+    ) {
+        for row in rows {
+            guard let index = row.first.flatMap(integer), entries.indices.contains(Int(index)) else { continue }
             read(entries[Int(index)], row.dropFirst())
         }
     }

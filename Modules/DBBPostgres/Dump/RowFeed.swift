@@ -19,6 +19,11 @@ final class RowFeed: @unchecked Sendable {
         case batch(FieldBatch)
         /// The current table has no more rows.
         case endOfTable
+
+        /// The memory it holds.
+        var bytes: Int {
+            if case .batch(let batch) = self { batch.footprint } else { 0 }
+        }
     }
 
     private let tables: [PostgresDumpPlan.Table]
@@ -58,22 +63,24 @@ final class RowFeed: @unchecked Sendable {
                 guard !isStopped else { return }
                 let reader = try TableReader(table: table, connection: connection, prefetches: false)
                 while let batch = try reader.nextBatch() {
-                    guard put(.batch(batch), bytes: batch.footprint), waitForRoom() else { return }
+                    guard put(.batch(batch)), waitForRoom() else { return }
                     reader.fetchNext()
                 }
                 try reader.close()
-                guard put(.endOfTable, bytes: 0) else { return }
+                guard put(.endOfTable) else { return }
             }
-            condition.lock()
-            hasReadAll = true
-            condition.broadcast()
-            condition.unlock()
+            end(failure: nil)
         } catch {
-            condition.lock()
-            failure = error
-            condition.broadcast()
-            condition.unlock()
+            end(failure: error)
         }
+    }
+
+    /// Records that the reading thread has read every table, or failed, and wakes the writing thread.
+    private func end(failure error: (any Error)?) {
+        condition.lock()
+        defer { condition.unlock() }
+        if let error { failure = error } else { hasReadAll = true }
+        condition.broadcast()
     }
 
     /// Whether the writing thread has cancelled.
@@ -86,12 +93,12 @@ final class RowFeed: @unchecked Sendable {
     /// Queues an item.
     ///
     /// - Returns: `false` when the writing thread has cancelled.
-    private func put(_ item: Item, bytes: Int) -> Bool {
+    private func put(_ item: Item) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         guard !isCancelled else { return false }
         queue.append(item)
-        queuedBytes += bytes
+        queuedBytes += item.bytes
         condition.broadcast()
         return true
     }
@@ -120,7 +127,7 @@ final class RowFeed: @unchecked Sendable {
         }
         let item = queue.removeFirst()
         guard case .batch(let batch) = item else { return nil }
-        queuedBytes -= batch.footprint
+        queuedBytes -= item.bytes
         condition.broadcast()
         return batch
     }

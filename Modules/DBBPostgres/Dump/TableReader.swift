@@ -247,29 +247,7 @@ final class TableReader {
     /// - Throws: `DBBExportError` (malformed) for a `numeric` `strict` refuses; `DBBError` (mismatch) for a type
     ///   the dump does not read.
     func value(of field: FieldBatch.Field, column: Int, row: Int, strict: Bool) throws -> DBBValue {
-        try Self.value(of: field, in: table, rule: rules[column], column: column, row: row, strict: strict)
-    }
-
-    /// A field of a table as the dump's value, converted as its column's rule says.
-    ///
-    /// - Parameters:
-    ///   - field: the field, as the server sent it.
-    ///   - table: its table.
-    ///   - rule: how its column's values become the dump's.
-    ///   - column: its column.
-    ///   - row: the number of its row, for an error.
-    ///   - strict: whether a `numeric` no double holds is refused.
-    /// - Throws: what ``value(of:column:row:strict:)`` throws.
-    static func value(
-        of field: FieldBatch.Field, in table: PostgresDumpPlan.Table, rule: DumpColumnMapping.ValueRules,
-        column: Int, row: Int, strict: Bool
-    ) throws -> DBBValue {
-        guard let bytes = field.bytes else { return .null }
-        guard let value = RecordDecoder.value(bytes, oid: field.oid) else { throw table.mismatch }
-        guard let converted = rule.dumpValue(value, strict: strict) else {
-            throw table.numericRefused(row: row, column: column)
-        }
-        return converted
+        try table.dumpValue(of: field, rule: rules[column], column: column, row: row, strict: strict)
     }
 
     /// Closes the cursor.
