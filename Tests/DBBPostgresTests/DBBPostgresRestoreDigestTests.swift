@@ -2,6 +2,7 @@ import DBBExport
 import DBBSQL
 import DBBTestSupport
 import Foundation
+import NIOCore
 import Testing
 
 @testable import DBBPostgres
@@ -105,13 +106,67 @@ struct DBBPostgresRestoreDigestTests {
         }
     }
 
-    @Test(
-        "a double's numeric text is PostgreSQL's",
-        arguments: [
-            0.1, 14.0, 100.0, 1e-5, 1.5e20, -2.5e20, -0.0, 0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
-            -2.5, 123456.789, 1e16, 1e15, 0.000123, 2.2250738585072014e-308, 9007199254740993.0, -1e-7, .infinity,
-            -.infinity,
-        ])
+    static let doubles: [Double] = [
+        0.1, 14.0, 100.0, 1e-5, 1.5e20, -2.5e20, -0.0, 0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+        -2.5, 123456.789, 1e16, 1e15, 0.000123, 2.2250738585072014e-308, 9007199254740993.0, -1e-7, .infinity,
+        -.infinity,
+    ]
+
+    @Test("a number in COPY's binary format is stored as the numeric its text reads as")
+    func binaryNumericIsItsText() async throws {
+        let numbers: [DBBValue] =
+            Self.doubles.map { .real($0) }
+            + [Int64.min, Int64.max, 0, -1, 9999, 10000, -123_456_789].map { .integer($0) }
+        var chunk = ByteBuffer(bytes: RestoreValues.copyBinaryHeader)
+        for (index, number) in numbers.enumerated() {
+            chunk.writeInteger(Int16(3))
+            #expect(RestoreValues.appendCopyBinary(.integer(Int64(index)), type: .bigint, to: &chunk))
+            #expect(RestoreValues.appendCopyBinary(number, type: .numeric, to: &chunk))
+            #expect(RestoreValues.appendCopyBinary(number, type: .double, to: &chunk))
+        }
+        chunk.writeInteger(RestoreValues.copyBinaryTrailer)
+        let data = chunk
+        let configuration = try await TestPostgres.freshDatabase()
+        try await TestPostgres.onQueue {
+            let server = try DBBPostgresConnection.connect(configuration)
+            defer { try? server.close() }
+            try server.execute("CREATE TABLE n (i bigint, x numeric, d double precision)")
+            let feed = CopyFeed(connection: server, table: #""public"."n""#, columns: [#""i""#, #""x""#, #""d""#])
+            try feed.send(data)
+            feed.finish()
+            try feed.wait()
+            let read = try server.fetchAll("SELECT x::text, d FROM n ORDER BY i")
+            #expect(read.count == numbers.count)
+            for (row, number) in zip(read, numbers) {
+                let double: Double
+                switch number {
+                case .integer(let integer): double = Double(integer)
+                case .real(let real): double = real
+                default: double = .nan
+                }
+                #expect(row.first == .text(RestoreValues.numericColumnText(of: number) ?? ""), "\(number)")
+                if case .real(let read) = row.last {
+                    #expect(read.bitPattern == double.bitPattern, "\(number)")
+                } else {
+                    Issue.record("\(number): \(row)")
+                }
+            }
+        }
+    }
+
+    @Test("a value its column's type cannot hold is refused before it is written")
+    func binaryRefusesMismatches() {
+        var chunk = ByteBuffer()
+        for (value, type) in [
+            (DBBValue.real(1.5), RestoreValues.ColumnType.bigint), (.text("1"), .bigint), (.text("1.5"), .double),
+            (.blob(Data([1])), .text), (.text("x"), .bytea), (.text("2"), .numeric), (.integer(1), .text),
+        ] {
+            #expect(!RestoreValues.appendCopyBinary(value, type: type, to: &chunk), "\(value) in \(type.name)")
+        }
+        #expect(chunk.readableBytes == 0)
+    }
+
+    @Test("a double's numeric text is PostgreSQL's", arguments: doubles)
     func numericTextIsPostgreSQLs(number: Double) async throws {
         let configuration = try await TestPostgres.freshDatabase()
         try await TestPostgres.onQueue {

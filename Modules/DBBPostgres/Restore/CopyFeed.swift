@@ -34,7 +34,8 @@ final class CopyFeed: Sendable {
     private let connection: PostgresConnection
     private let server: DBBPostgresConfiguration.Host
 
-    /// Starts `COPY table (columns) FROM STDIN` on the connection, fed by this feed's chunks.
+    /// Starts `COPY table (columns) FROM STDIN WITH (FORMAT binary)` on the connection, fed by this feed's
+    /// chunks.
     ///
     /// - Parameters:
     ///   - connection: the connection, inside the restore's transaction.
@@ -45,14 +46,11 @@ final class CopyFeed: Sendable {
         let logger = opened.logger
         self.connection = connection
         server = opened.server
-        // postgres-nio writes `COPY "<table>" ("<column>", …)`, putting the names between double quotes as
-        // they are: a quoted, schema-qualified name without its outer quotes comes out exactly quoted.
-        let bareTable = String(table.dropFirst().dropLast())
-        let bareColumns = columns.map { String($0.dropFirst().dropLast()) }
+        let statement = Self.copyTarget(table: table, columns: columns)
         Task { [self] in
             let outcome: Result<Void, any Error>
             do {
-                try await connection.copyFrom(table: bareTable, columns: bareColumns, logger: logger) { writer in
+                try await connection.copyFrom(table: statement, logger: logger) { writer in
                     while let chunk = await self.next() {
                         try await writer.write(chunk)
                         self.space.signal()
@@ -68,6 +66,17 @@ final class CopyFeed: Sendable {
             for _ in 0...CopyFeed.capacity { self.space.signal() }
             self.ended.signal()
         }
+    }
+
+    /// What goes in place of the table's name in postgres-nio's `copyFrom` for a binary COPY.
+    ///
+    /// postgres-nio (1.33) offers only COPY's text format. Its `copyFrom` writes
+    /// `COPY "<table>" FROM STDIN WITH (FORMAT text)`, putting the name between double quotes as it is given (its
+    /// documentation says so). Given `<schema>"."<table>" ("<column>", …) FROM STDIN WITH (FORMAT binary) --`, it
+    /// sends the whole binary statement, and the comment holds what it adds after the name. The names are quoted
+    /// identifiers, and the comment ends the line: nothing else in the statement comes from the data.
+    static func copyTarget(table: String, columns: [String]) -> String {
+        "\(table.dropFirst()) (\(columns.joined(separator: ", "))) FROM STDIN WITH (FORMAT binary) --"
     }
 
     private func next() async -> ByteBuffer? {

@@ -2,7 +2,8 @@ internal import DBBExport
 internal import DBBSQL
 internal import NIOCore
 
-/// The load pass of a restore: each table's rows go to the server through one `COPY … FROM STDIN`, in chunks
+/// The load pass of a restore: each table's rows go to the server through one `COPY … FROM STDIN` in COPY's
+/// binary format, in chunks
 /// of ``chunkBytes``; when the restore verifies, each table's ``RestoreDigest`` of the values the server should
 /// hold is made on the way.
 ///
@@ -125,6 +126,7 @@ final class LoadConsumer: DumpConsumer {
         types = layout.types
         allowed = types.map(ColumnStatistics.classes(storableIn:))
         buffer = Self.emptyChunk()
+        buffer.writeBytes(RestoreValues.copyBinaryHeader)
         digest = makesDigests ? RestoreDigest() : nil
         feed = CopyFeed(
             connection: writer.connection, table: RestoreSchemaWriter.qualified(planned.name, in: writer.schema),
@@ -222,23 +224,48 @@ final class LoadConsumer: DumpConsumer {
         var predictable = true
         var index = 0
         var row = RowHasher()
+        let rowStart = chunk.writerIndex
+        chunk.writeInteger(Int16(values.count))
         for value in values {
-            if index > 0 { chunk.writeInteger(UInt8(ascii: "\t")) }
             let isRaw = !rawText.isEmpty && rawText.contains(index)
             let stored = RestoreValues.stored(value, isRawText: isRaw, type: types[index])
-            RestoreValues.appendCopyText(stored, to: &chunk)
+            guard RestoreValues.appendCopyBinary(stored, type: types[index], to: &chunk) else {
+                chunk.moveWriterIndex(to: rowStart)
+                swap(&chunk, &buffer)
+                throw unstorable(stored, type: types[index], column: index, of: table)
+            }
             if hashes, !RestoreDigest.expected(stored, type: types[index], into: &row) { predictable = false }
             index += 1
         }
         if hashes {
             if predictable { digest?.add(row) } else { digest = nil }
         }
-        chunk.writeInteger(UInt8(ascii: "\n"))
         if chunk.readableBytes >= Self.chunkBytes {
             try send(chunk, to: feed, table: table.name)
             chunk = Self.emptyChunk()
         }
         swap(&chunk, &buffer)
+    }
+
+    /// The error for a value the current table's column cannot hold: the plan puts none there, so the dump
+    /// changed after the pass the plan was made from, or its value is longer than a COPY field.
+    private func unstorable(
+        _ value: DBBValue, type: RestoreValues.ColumnType, column index: Int, of table: DBBDumpTable
+    ) -> DBBExportError {
+        let names = (table.hasRowID ? ["rowid"] : []) + table.columns
+        let kind: String
+        switch value {
+        case .null: kind = "NULL"
+        case .integer: kind = "an integer"
+        case .real: kind = "a real"
+        case .text: kind = "text"
+        case .blob: kind = "a BLOB"
+        }
+        return DBBExportError(
+            .malformed,
+            "\(kind) that a \(type.name) column cannot hold: the dump changed after the pass that planned the "
+                + "table, or the value is longer than 2 GiB",
+            table: table.name, column: names[index])
     }
 
     /// A buffer for the next chunk, with room for it.
@@ -261,7 +288,8 @@ final class LoadConsumer: DumpConsumer {
     private func finishCopy(of table: DBBDumpTable) throws {
         guard let feed else { return }
         self.feed = nil
-        if buffer.readableBytes > 0 { try send(buffer, to: feed, table: table.name) }
+        buffer.writeInteger(RestoreValues.copyBinaryTrailer)
+        try send(buffer, to: feed, table: table.name)
         buffer = ByteBuffer()
         feed.finish()
         do {

@@ -2,7 +2,7 @@ internal import DBBSQL
 internal import Foundation
 internal import NIOCore
 
-/// The one place that says what a dump's value becomes in a planned column: the COPY text the load sends and
+/// The one place that says what a dump's value becomes in a planned column: the COPY data the load sends and
 /// the value the verification expects to read back are both made from ``stored(_:isRawText:type:)``.
 enum RestoreValues {
     /// The column types of a plan.
@@ -16,6 +16,17 @@ enum RestoreValues {
             case "numeric": self = .numeric
             case "text": self = .text
             default: self = .bytea
+            }
+        }
+
+        /// The type's name in SQL.
+        var name: String {
+            switch self {
+            case .bigint: "bigint"
+            case .double: "double precision"
+            case .numeric: "numeric"
+            case .text: "text"
+            case .bytea: "bytea"
             }
         }
     }
@@ -99,50 +110,87 @@ enum RestoreValues {
         return result
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
+    /// The start of COPY's binary format: its signature, no flags, and no header extension.
+    static let copyBinaryHeader: [UInt8] =
+        [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00] + [0, 0, 0, 0, 0, 0, 0, 0]
+    /// The end of COPY's binary format: a row with -1 fields.
+    static let copyBinaryTrailer = Int16(-1)
 
-    /// Appends a stored value in COPY's text format: `\N` for NULL, backslash escapes in text, `\\x` hex for
-    /// bytea.
-    static func appendCopyText(_ value: DBBValue, to buffer: inout ByteBuffer) {
-        switch value {
-        case .null:
-            buffer.writeStaticString("\\N")
-        case .integer(let number):
-            buffer.writeString(String(number))
-        case .real(let number):
-            buffer.writeString(realText(number))
-        case .text(let text):
-            var text = text
-            text.withUTF8 { bytes in
-                guard bytes.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else {
-                    buffer.writeBytes(bytes)
-                    return
-                }
-                for byte in bytes {
-                    switch byte {
-                    case 0x5C: buffer.writeStaticString("\\\\")
-                    case 0x09: buffer.writeStaticString("\\t")
-                    case 0x0A: buffer.writeStaticString("\\n")
-                    case 0x0D: buffer.writeStaticString("\\r")
-                    default: buffer.writeInteger(byte)
-                    }
-                }
+    /// Appends a stored value (``stored(_:isRawText:type:)``) as a field of COPY's binary format: its length,
+    /// -1 for NULL, then the bytes of the column type's binary format, the ones the verification hashes
+    /// (``RestoreDigest/expected(_:type:into:)``). An integer in a `double precision` column becomes the nearest
+    /// double, as the server reads its digits.
+    ///
+    /// - Returns: `false`, having written nothing, when a column of the type cannot hold the value (the plan
+    ///   puts no such value there), or when it is longer than a field can be.
+    static func appendCopyBinary(_ value: DBBValue, type: ColumnType, to buffer: inout ByteBuffer) -> Bool {
+        switch (value, type) {
+        case (.null, _):
+            buffer.writeInteger(Int32(-1))
+        case (.integer(let number), .bigint):
+            buffer.writeInteger(Int32(8))
+            buffer.writeInteger(number)
+        case (.real(let number), .double):
+            buffer.writeInteger(Int32(8))
+            buffer.writeInteger(number.bitPattern)
+        case (.integer(let number), .double):
+            buffer.writeInteger(Int32(8))
+            buffer.writeInteger(Double(number).bitPattern)
+        case (.text(var text), .text):
+            return text.withUTF8 { bytes in
+                guard let length = Int32(exactly: bytes.count) else { return false }
+                buffer.writeInteger(length)
+                buffer.writeBytes(bytes)
+                return true
             }
-        case .blob(let bytes):
-            // `\x` introduces bytea's hex format; COPY's own escaping doubles the backslash.
-            buffer.writeStaticString("\\\\x")
-            // Through buffer pointers: iterating `Data`, and writing a byte at a time, cost more than the digits.
-            _ = bytes.withUnsafeBytes { source in
-                buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: source.count * 2) { target in
-                    var at = 0
-                    for byte in source {
-                        target[at] = hexDigits[Int(byte >> 4)]
-                        target[at + 1] = hexDigits[Int(byte & 0x0F)]
-                        at += 2
-                    }
-                    return at
-                }
-            }
+        case (.blob(let bytes), .bytea):
+            guard let length = Int32(exactly: bytes.count) else { return false }
+            buffer.writeInteger(length)
+            buffer.writeBytes(bytes)
+        case (.integer, .numeric), (.real, .numeric):
+            guard let text = numericColumnText(of: value) else { return false }
+            appendNumeric(text, to: &buffer)
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Appends a number's text as ``numericText(_:)`` spells it (an optional minus, digits, an optional point
+    /// and digits, or an infinity) as a field holding `numeric`'s binary format: the count of base-10000 digits,
+    /// the weight of the first (the power of 10000 it stands for), the sign, the count of decimal digits after
+    /// the point, then the base-10000 digits, grouped from the point outwards.
+    private static func appendNumeric(_ text: String, to buffer: inout ByteBuffer) {
+        let positive: UInt16 = 0x0000
+        let negative: UInt16 = 0x4000
+        if text == "Infinity" || text == "-Infinity" {
+            buffer.writeInteger(Int32(8))
+            buffer.writeInteger(Int16(0))
+            buffer.writeInteger(Int16(0))
+            buffer.writeInteger(UInt16(text == "Infinity" ? 0xD000 : 0xF000))
+            buffer.writeInteger(Int16(0))
+            return
+        }
+        var bytes = text.utf8[...]
+        let isNegative = bytes.first == UInt8(ascii: "-")
+        if isNegative { bytes = bytes.dropFirst() }
+        let point = bytes.firstIndex(of: UInt8(ascii: ".")) ?? bytes.endIndex
+        let integerDigits = bytes[..<point].map { Int16($0 - UInt8(ascii: "0")) }
+        let fractionDigits =
+            point == bytes.endIndex ? [] : bytes[bytes.index(after: point)...].map { Int16($0 - UInt8(ascii: "0")) }
+        // Whole groups of four: zeros before the integer digits, after the fraction's.
+        let integer = Array(repeating: 0, count: (4 - integerDigits.count % 4) % 4) + integerDigits
+        let fraction = fractionDigits + Array(repeating: 0, count: (4 - fractionDigits.count % 4) % 4)
+        let digits = integer + fraction
+        let groups = digits.count / 4
+        buffer.writeInteger(Int32(8 + 2 * groups))
+        buffer.writeInteger(Int16(groups))
+        buffer.writeInteger(Int16(integer.count / 4 - 1))
+        buffer.writeInteger(isNegative ? negative : positive)
+        buffer.writeInteger(Int16(fractionDigits.count))
+        for group in 0..<groups {
+            let at = group * 4
+            buffer.writeInteger(digits[at] * 1000 + digits[at + 1] * 100 + digits[at + 2] * 10 + digits[at + 3])
         }
     }
 
