@@ -119,8 +119,9 @@ public enum DBBPostgresRestore {
         do {
             try writer.prepareSchema(
                 for: names + [RestorePlanner.metadataTableName(besides: names)], replacing: options.replaceExisting)
+            let makesDigests = try options.verifies && RestoreDigest.isMade(by: connection)
             let load = LoadConsumer(
-                writer: writer, tables: .speculating(speculation, schemaDatabase), makesDigests: options.verifies)
+                writer: writer, tables: .speculating(speculation, schemaDatabase), makesDigests: makesDigests)
             loader = load
             let report = try ConcurrentDumpParser(
                 dumpAt: dumpURL, maximumValueLength: options.maximumValueLength, progress: loadProgress
@@ -146,7 +147,7 @@ public enum DBBPostgresRestore {
                 reloaded[table.name] = table
             }
             if !reloaded.isEmpty {
-                let reload = LoadConsumer(writer: writer, tables: .planned(reloaded), makesDigests: options.verifies)
+                let reload = LoadConsumer(writer: writer, tables: .planned(reloaded), makesDigests: makesDigests)
                 loader = reload
                 _ = try ConcurrentDumpParser(
                     dumpAt: dumpURL, maximumValueLength: options.maximumValueLength, progress: loadProgress
@@ -203,10 +204,11 @@ public enum DBBPostgresRestore {
             progress: progress.map { p in { p(.verifying, $0) } })
     }
 
-    /// The restore's verification: each table's rows as the server sends them, hashed, against the digest of
-    /// the values the load sent (``RestoreDigest``), so the dump is not read a third time. When a table's
-    /// digests differ, or one could not be made, the dump is read again and compared row by row, which names
-    /// the first difference (and decides: a digest made wrongly costs time, never a wrong answer).
+    /// The restore's verification: each table's digest, which the server makes from the rows it holds, against
+    /// the digest of the values the load sent (``RestoreDigest``), so the dump is not read a third time and the
+    /// rows are not sent back. When a table's digests differ, or one could not be made (a server older than
+    /// PostgreSQL 14), the dump is read again and compared row by row, which names the first difference (and
+    /// decides: a digest made wrongly costs time, never a wrong answer).
     private static func verify(
         _ dumpURL: URL, with connection: DBBPostgresConnection, plan: DBBPostgresRestorePlan,
         digests: [String: RestoreDigest], options: DBBPostgresRestoreOptions,

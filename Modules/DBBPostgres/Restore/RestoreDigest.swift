@@ -1,126 +1,172 @@
 internal import DBBSQL
 internal import Foundation
 
-/// A table's rows summed up so that the server's copy can be checked without reading the dump again: the
-/// row count and the wrapping sum of one 64-bit hash per row (``RowHasher``). The sum does not depend on the
-/// rows' order, so the server can send them as it scans the table, and a changed, missing or extra row
-/// changes it, but for a chance of about one in 2⁶⁴ per difference.
+/// A table's rows summed up so that the server's copy can be checked without reading the dump again or
+/// sending the rows back: the row count and the exact sum of one 64-bit hash per row (``RowHasher``). The sum
+/// does not depend on the rows' order, and a changed, missing or extra row changes it, but for a chance of
+/// about one in 2⁶⁴ per difference.
 ///
 /// The restore hashes the values it expects the server to hold, made from the dump's values
-/// (``expected(_:type:into:)``), and the comparison hashes the record the server sends for `ROW(…)` of the
-/// row's values (``add(record:)``): both hash each value as the bytes of PostgreSQL's binary format, with its
-/// type's OID.
+/// (``expected(_:type:into:)``), and the server hashes the rows it holds, with its own functions, in one
+/// query (``serverQuery(for:in:)``): each value is hashed as the bytes of its type's binary format, as
+/// `hash_record_extended` (PostgreSQL 14 and later) hashes a record of `bytea` values, and each row's record
+/// hash is hashed again, so that no value can move to another row unseen.
 struct RestoreDigest: Equatable, Sendable {
     private(set) var rows = 0
-    private var sum: UInt64 = 0
+    /// The sum of the rows' hashes, each read as a signed 64-bit integer, as PostgreSQL's `sum(bigint)` adds
+    /// them: exactly.
+    private(set) var sum: Int128 = 0
+
+    init() {}
+
+    init(rows: Int, sum: Int128) {
+        self.rows = rows
+        self.sum = sum
+    }
 
     /// Adds a row's hash.
     mutating func add(_ row: RowHasher) {
         rows += 1
-        sum &+= row.finalize()
+        sum += Int128(Int64(bitPattern: row.finalize()))
     }
 
-    /// Adds the hash of a row sent as a record in PostgreSQL's binary format (`record_send`: the field count,
-    /// then per field its type's OID, its length, -1 for NULL, and its bytes, integers big-endian).
-    ///
-    /// - Returns: `false` when the bytes are not such a record.
-    mutating func add(record: UnsafeRawBufferPointer) -> Bool {
-        var row = RowHasher()
-        let isRecord = RecordDecoder.forEachField(of: record) { _, oid, bytes in
-            if let bytes { row.add(bytes, oid: oid) } else { row.addNull(oid: oid) }
-        }
-        if isRecord { add(row) }
-        return isRecord
-    }
-
-    /// Adds to `row` the bytes PostgreSQL's binary format has for the value a column of the type holds for a
-    /// stored value (``RestoreValues/stored(_:isRawText:type:)``); `false` when the value cannot be predicted
-    /// (a storage class the plan does not put in such a column), which makes the digests differ.
-    ///
-    /// A numeric column is read as text (``RestoreValues/numericColumnText(of:)``).
+    /// Adds to `row` the bytes of PostgreSQL's binary format for the value a column of the type holds for a
+    /// stored value (``RestoreValues/stored(_:isRawText:type:)``): what COPY sent, but for a numeric column,
+    /// which is hashed as its text (``RestoreValues/numericColumnText(of:)``). `false` when the value cannot be
+    /// predicted (a storage class the plan does not put in such a column), which makes the digests differ.
     static func expected(_ value: DBBValue, type: RestoreValues.ColumnType, into row: inout RowHasher) -> Bool {
-        let oid = type.oidInRecord
         switch (value, type) {
         case (.null, _):
-            row.addNull(oid: oid)
+            row.addNull()
         case (.integer(let number), .bigint):
-            withUnsafeBytes(of: number.bigEndian) { row.add($0, oid: oid) }
+            withUnsafeBytes(of: number.bigEndian) { row.add($0) }
         case (.real(let number), .double):
-            withUnsafeBytes(of: number.bitPattern.bigEndian) { row.add($0, oid: oid) }
+            withUnsafeBytes(of: number.bitPattern.bigEndian) { row.add($0) }
         case (.text(var text), .text):
-            text.withUTF8 { row.add(UnsafeRawBufferPointer($0), oid: oid) }
+            text.withUTF8 { row.add(UnsafeRawBufferPointer($0)) }
         case (.blob(let bytes), .bytea):
-            bytes.withUnsafeBytes { row.add($0, oid: oid) }
+            bytes.withUnsafeBytes { row.add($0) }
         case (.integer, .numeric), (.real, .numeric):
             guard var text = RestoreValues.numericColumnText(of: value) else { return false }
-            text.withUTF8 { row.add(UnsafeRawBufferPointer($0), oid: oid) }
+            text.withUTF8 { row.add(UnsafeRawBufferPointer($0)) }
         default:
             return false
         }
         return true
     }
+
+    /// The query by which the server makes a table's digest: one row, the count and the sum as text.
+    ///
+    /// Each value is given to `hash_record_extended` as the bytes ``expected(_:type:into:)`` hashes: the
+    /// binary format of `bigint` and `double precision` (`int8send`, `float8send`, which keep what their own
+    /// hash functions fold together: the sign of zero, the high half of an integer), text's bytes (`textsend`,
+    /// whatever the column's collation), a numeric's text.
+    static func serverQuery(for table: DBBPostgresRestorePlan.Table, in schema: String) -> String {
+        let (names, types) = table.valueLayout
+        let values = zip(names, types).map { name, type in
+            let column = DBBDatabase.quoteIdentifier(name)
+            switch type {
+            case .bigint: return "int8send(\(column))"
+            case .double: return "float8send(\(column))"
+            case .text: return "textsend(\(column))"
+            case .numeric: return "textsend(\(column)::text)"
+            case .bytea: return column
+            }
+        }.joined(separator: ", ")
+        return
+            "SELECT count(*), coalesce(sum(hash_record_extended(ROW(int8send(hash_record_extended(ROW(\(values)), 0))), "
+            + "0)), 0)::text FROM ONLY \(RestoreSchemaWriter.qualified(table.name, in: schema))"
+    }
+
+    /// Whether the server can make digests: `hash_record_extended` came with PostgreSQL 14. An older server's
+    /// restore compares its rows with the dump's one by one.
+    static func isMade(by connection: DBBPostgresConnection) throws -> Bool {
+        let rows = try connection.fetchAll("SELECT current_setting('server_version_num')::integer >= 140000")
+        return rows.first?.first == .integer(1)
+    }
 }
 
-/// One row's hash, made field by field: each value's bytes in PostgreSQL's binary format with its type's OID,
-/// or NULL with it, in column order.
-///
-/// Not `Hasher`: SipHash, fed a record's bytes, slowed the load's thread, which the load waits on. This is a
-/// 64-bit multiply-and-shift mix (the finalizer of MurmurHash3) over eight bytes at a time, enough to tell
-/// rows apart by chance, not to resist someone choosing them.
+/// One row's hash, made field by field as PostgreSQL's `hash_record_extended` (seed 0) hashes a record of
+/// `bytea` values: each value's hash (``hash(_:)``; 0 for NULL) added to 31 times the hash so far, in column
+/// order. The row's hash is that record hash, hashed again as the 8 bytes of a `bigint`'s binary format.
 struct RowHasher {
-    private var state: UInt64 = 0x243F_6A88_85A3_08D3
-    private var fields: UInt64 = 0
+    private var record: UInt64 = 0
 
-    /// Adds NULL in a column of the type with the OID.
-    mutating func addNull(oid: UInt32) {
-        field(0x9E37_79B9_7F4A_7C15, oid: oid)
+    /// Adds NULL.
+    mutating func addNull() {
+        record = record &* 31
     }
 
-    /// Adds a value's bytes in a column of the type with the OID.
-    mutating func add(_ value: UnsafeRawBufferPointer, oid: UInt32) {
-        var hash = Self.mix(0x1000_0000_01B3 ^ UInt64(value.count))
-        var offset = 0
-        while offset + 8 <= value.count {
-            hash = Self.mix(hash ^ value.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            offset += 8
-        }
-        if offset < value.count {
-            var tail: UInt64 = 0
-            for index in offset..<value.count { tail = tail << 8 | UInt64(value[index]) }
-            hash = Self.mix(hash ^ tail ^ 0xFF51_AFD7_ED55_8CCD)
-        }
-        field(hash, oid: oid)
-    }
-
-    private mutating func field(_ hash: UInt64, oid: UInt32) {
-        fields += 1
-        state = Self.mix(state &* 0x9E37_79B9_7F4A_7C15 ^ hash ^ UInt64(oid) << 32)
+    /// Adds a value's bytes.
+    mutating func add(_ value: UnsafeRawBufferPointer) {
+        record = record &* 31 &+ Self.hash(value)
     }
 
     /// The row's hash.
     func finalize() -> UInt64 {
-        Self.mix(state ^ fields)
+        withUnsafeBytes(of: record.bigEndian) { Self.hash($0) }
     }
 
-    private static func mix(_ value: UInt64) -> UInt64 {
-        var z = value
-        z ^= z >> 33
-        z &*= 0xFF51_AFD7_ED55_8CCD
-        z ^= z >> 33
-        z &*= 0xC4CE_B9FE_1A85_EC53
-        z ^= z >> 33
-        return z
-    }
-}
-
-extension RestoreValues.ColumnType {
-    /// The OID of the type a column of this type is read back as in a record: `numeric` is read as `text`.
-    var oidInRecord: UInt32 {
-        switch self {
-        case .bigint: 20
-        case .double: 701
-        case .numeric, .text: 25
-        case .bytea: 17
+    /// PostgreSQL's hash of a string of bytes with seed 0 (`hash_bytes_extended`): Bob Jenkins's lookup3 over
+    /// little-endian 32-bit words, three at a time, the last up to eleven bytes added to the state as the
+    /// words' low bytes first (the third word's lowest byte left out), then the final mix; `b` and `c` make
+    /// the 64 bits. (PostgreSQL on a big-endian processor reads its words the other way and hashes
+    /// differently: the digests differ, and the restore compares the rows one by one.)
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var a = 0x9E37_79B9 &+ UInt32(truncatingIfNeeded: bytes.count) &+ 3_923_095
+        var b = a
+        var c = a
+        var offset = 0
+        while bytes.count - offset >= 12 {
+            a &+= UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            b &+= UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+            c &+= UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self))
+            mix(&a, &b, &c)
+            offset += 12
         }
+        for index in 0..<(bytes.count - offset) {
+            let byte = UInt32(bytes[offset + index])
+            switch index {
+            case 0..<4: a &+= byte << (8 * index)
+            case 4..<8: b &+= byte << (8 * (index - 4))
+            default: c &+= byte << (8 * (index - 7))
+            }
+        }
+        final(&a, &b, &c)
+        return UInt64(b) << 32 | UInt64(c)
+    }
+
+    private static func rotate(_ x: UInt32, _ k: UInt32) -> UInt32 {
+        x << k | x >> (32 - k)
+    }
+
+    /// lookup3's `mix`: six steps, each of one word with the one after it and the one before it.
+    private static func mix(_ a: inout UInt32, _ b: inout UInt32, _ c: inout UInt32) {
+        func step(_ x: inout UInt32, _ next: UInt32, _ previous: inout UInt32, _ k: UInt32) {
+            x &-= previous
+            x ^= rotate(previous, k)
+            previous &+= next
+        }
+        step(&a, b, &c, 4)
+        step(&b, c, &a, 6)
+        step(&c, a, &b, 8)
+        step(&a, b, &c, 16)
+        step(&b, c, &a, 19)
+        step(&c, a, &b, 4)
+    }
+
+    /// lookup3's `final`: seven steps, each of one word with the one before it.
+    private static func final(_ a: inout UInt32, _ b: inout UInt32, _ c: inout UInt32) {
+        func step(_ x: inout UInt32, _ previous: UInt32, _ k: UInt32) {
+            x ^= previous
+            x &-= rotate(previous, k)
+        }
+        step(&c, b, 14)
+        step(&a, c, 11)
+        step(&b, a, 25)
+        step(&c, b, 16)
+        step(&a, c, 4)
+        step(&b, a, 14)
+        step(&c, b, 24)
     }
 }

@@ -2,7 +2,6 @@ internal import DBBExport
 internal import DBBSQL
 internal import NIOCore
 internal import PostgresNIO
-internal import Synchronization
 
 /// The comparison pass: reads each restored table back in the dump's row order through a cursor, a batch at
 /// a time, and compares every value with what the plan says the dump's value is stored as. Stops at the first
@@ -65,42 +64,23 @@ final class VerifyConsumer: DumpConsumer {
         fetchNextBatch()
     }
 
-    /// A `SELECT` of a table's values in the dump's layout, a numeric column as its text; with `asRecords`, each
-    /// row as one record, `ROW(…)` of them.
-    private static func select(
-        _ table: DBBPostgresRestorePlan.Table, in schema: String, asRecords: Bool = false
-    ) -> String {
+    /// A `SELECT` of a table's values in the dump's layout, a numeric column as its text.
+    private static func select(_ table: DBBPostgresRestorePlan.Table, in schema: String) -> String {
         let (names, types) = table.valueLayout
         let values = zip(names, types).map { name, type in
             DBBDatabase.quoteIdentifier(name) + (type == .numeric ? "::text" : "")
         }.joined(separator: ", ")
-        return
-            "SELECT \(asRecords ? "ROW(\(values))" : values) FROM ONLY "
-            + RestoreSchemaWriter.qualified(table.name, in: schema)
+        return "SELECT \(values) FROM ONLY " + RestoreSchemaWriter.qualified(table.name, in: schema)
     }
 
-    /// The digest of a table's rows as the server holds them, made from the rows it sends as it scans the table
-    /// (no order, no cursor: each row is hashed as it arrives); `nil` when a row does not come as expected.
-    ///
-    /// Each row comes as one record, `ROW(…)` in binary format: postgres-nio spends more on each cell of a row
-    /// than the server spends making the record.
+    /// The digest of a table's rows as the server holds them, which the server makes itself
+    /// (``RestoreDigest/serverQuery(for:in:)``); `nil` when its answer is not a digest.
     func serverDigest(of table: DBBPostgresRestorePlan.Table) throws -> RestoreDigest? {
-        let sql = Self.select(table, in: plan.schema, asRecords: true)
-        let sum = DigestSum()
-        let future = connection.connection.query(PostgresQuery(unsafeSQL: sql), logger: connection.logger) { row in
-            var record: ByteBuffer?
-            for cell in row where cell.format == .binary && cell.dataType == .record { record = cell.bytes }
-            sum.digest.withLock { digest in
-                let isRecord = record?.withUnsafeReadableBytes { digest?.add(record: $0) } ?? false
-                if !isRecord { digest = nil }
-            }
-        }
-        do {
-            _ = try connection.waitFor(future)
-        } catch {
-            throw connection.map(error, sql: sql, context: "comparing the restored rows with the dump")
-        }
-        return sum.digest.withLock { $0 }
+        let rows = try connection.fetchAll(RestoreDigest.serverQuery(for: table, in: plan.schema))
+        guard rows.count == 1, rows[0].count == 2, case .integer(let count) = rows[0][0],
+            case .text(let text) = rows[0][1], let sum = Int128(text)
+        else { return nil }
+        return RestoreDigest(rows: Int(count), sum: sum)
     }
 
     /// The dump's row order: by rowid, else by primary key, comparing text as SQLite's collation does (BINARY
@@ -193,12 +173,4 @@ final class VerifyConsumer: DumpConsumer {
         case .blob(let bytes): "bytes (\(bytes.count))"
         }
     }
-}
-
-/// The digest a query's rows add up to, shared with the closure that sees each row on the connection's event
-/// loop.
-///
-/// `Sendable`: its state is behind a `Mutex`.
-private final class DigestSum: Sendable {
-    let digest = Mutex<RestoreDigest?>(RestoreDigest())
 }
