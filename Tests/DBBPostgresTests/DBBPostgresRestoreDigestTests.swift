@@ -106,6 +106,35 @@ struct DBBPostgresRestoreDigestTests {
         }
     }
 
+    @Test(
+        "the load's digest of every table is the one the server makes of what it received",
+        arguments: ["chinook.sqlite", "northwind.sqlite", "sakila.sqlite"])
+    func loadDigestIsTheServers(name: String) async throws {
+        let folder = try TemporaryFolder()
+        let dump = try DBBPostgresRestoreTests.dumpOfFixture(name, in: folder)
+        let options = DBBPostgresRestoreOptions(schema: "loaded")
+        let plan = try DBBPostgresRestore.plan(dumpAt: dump, options: options)
+        let configuration = try await TestPostgres.freshDatabase()
+        try await TestPostgres.onQueue {
+            let server = try DBBPostgresConnection.connect(configuration)
+            defer { try? server.close() }
+            let writer = RestoreSchemaWriter(connection: server, schema: "loaded")
+            try writer.prepareSchema(for: plan.tables.map(\.name), replacing: false)
+            for table in plan.tables { try writer.createTable(table) }
+            let load = LoadConsumer(
+                writer: writer, tables: .planned(Dictionary(uniqueKeysWithValues: plan.tables.map { ($0.name, $0) })),
+                makesDigests: true)
+            _ = try ConcurrentDumpParser(dumpAt: dump).run(load)
+            #expect(try RestoreDigest.isMade(by: server))
+            let verifier = VerifyConsumer(connection: server, plan: plan)
+            for table in plan.tables {
+                let digest = try #require(load.digests[table.name], "table \(table.name)")
+                #expect(digest.rows == table.rowCount, "table \(table.name)")
+                #expect(try verifier.serverDigest(of: table) == digest, "table \(table.name)")
+            }
+        }
+    }
+
     @Test("the hash of bytes is the server's, for every length of the last word")
     func hashIsTheServers() async throws {
         let configuration = try await TestPostgres.freshDatabase()

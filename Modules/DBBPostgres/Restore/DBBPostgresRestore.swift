@@ -123,7 +123,8 @@ public enum DBBPostgresRestore {
             let load = LoadConsumer(
                 writer: writer, tables: .speculating(speculation, schemaDatabase), makesDigests: makesDigests)
             loader = load
-            let report = try ConcurrentDumpParser(
+            // On the calling thread: the load's work on a value is less than a hand-over's to another thread.
+            let report = try DumpParser(
                 dumpAt: dumpURL, maximumValueLength: options.maximumValueLength, progress: loadProgress
             ).run(load)
             loader = nil
@@ -149,7 +150,7 @@ public enum DBBPostgresRestore {
             if !reloaded.isEmpty {
                 let reload = LoadConsumer(writer: writer, tables: .planned(reloaded), makesDigests: makesDigests)
                 loader = reload
-                _ = try ConcurrentDumpParser(
+                _ = try DumpParser(
                     dumpAt: dumpURL, maximumValueLength: options.maximumValueLength, progress: loadProgress
                 ).run(reload)
                 loader = nil
