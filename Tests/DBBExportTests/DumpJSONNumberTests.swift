@@ -1,4 +1,5 @@
 import DBBSQL
+import Foundation
 import Testing
 
 @testable import DBBExport
@@ -49,6 +50,37 @@ struct DumpJSONNumberTests {
             return
         }
         #expect(zero == 0 && zero.sign == .minus)
+    }
+
+    @Test("a real is read as strtod reads it, bit for bit, on the fast path and off it")
+    func realsAreStrtods() throws {
+        var generator = SystemRandomNumberGenerator()
+        var texts = [
+            "0.1", "-0.0", "0.0", "2754.13", "9007199254740992.0", "9007199254740993.0", "1e22", "1e23", "1e-22",
+            "1e-23", "123456789012345678.5", "0.000000000000000000000000001", "4.9e-324", "1.7976931348623157e308",
+            "2.2250738585072014e-308", "5e-324", "0e999", "-1.5E+3", "100000000000000000000000.0", "1.0e-5",
+        ]
+        for _ in 0..<3000 {
+            let double = Double(bitPattern: generator.next() & ~(0x7FF << 52) | UInt64.random(in: 900...1150) << 52)
+            texts.append(double.description)
+            let digits = String(UInt64.random(in: 0...UInt64.max, using: &generator) >> UInt64.random(in: 0...63))
+            let point = Int.random(in: 0...digits.count)
+            var text = String(digits.prefix(point).isEmpty ? "0" : digits.prefix(point))
+            text += "." + (digits.dropFirst(point).isEmpty ? "0" : digits.dropFirst(point))
+            if Bool.random() { text += "e\(Int.random(in: -30...30))" }
+            texts.append(Bool.random() ? "-" + text : text)
+        }
+        var fast = 0
+        for text in texts {
+            let expected = strtod(text, nil)
+            #expect(try Self.read(text, chunkSize: 4096) == .real(expected), "\(text)")
+            let value = Array(text.utf8).withUnsafeBufferPointer { DumpJSONReader.fastReal($0) }
+            if let value {
+                #expect(value.bitPattern == expected.bitPattern, "\(text)")
+                fast += 1
+            }
+        }
+        #expect(fast > texts.count / 3)
     }
 
     @Test(arguments: chunkSizes)

@@ -616,6 +616,7 @@ final class DumpJSONReader {
         let negative = bytes[0] == UInt8(ascii: "-")
         if isReal {
             guard parsingReals || negative else { return .value(.real(0)) }
+            if let value = fastReal(bytes) { return .value(.real(value)) }
             // strtod reads a C string: the bytes and a NUL, on the stack.
             let value = withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { text in
                 for (position, byte) in bytes.enumerated() { text[position] = CChar(bitPattern: byte) }
@@ -637,6 +638,62 @@ final class DumpJSONReader {
         }
         guard magnitude <= UInt64(Int64.max) else { return .outOfRange }
         return .value(.integer(Int64(magnitude)))
+    }
+
+    /// The powers of ten that are doubles exactly.
+    private static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+        1e19, 1e20, 1e21, 1e22,
+    ]
+
+    /// A valid JSON real whose digits make an integer of at most 2⁵³, times a power of ten from 10⁻²² to 10²²
+    /// (Clinger's fast path): the integer and the power are doubles exactly, so the one correctly rounded
+    /// multiplication or division is the correctly rounded value, the one strtod gives, at a fraction of its
+    /// cost. `nil` for any other number (strtod reads it). Most reals a dump holds are short decimals.
+    static func fastReal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        let zero = UInt8(ascii: "0")
+        let negative = bytes[0] == UInt8(ascii: "-")
+        var index = negative ? 1 : 0
+        var mantissa: UInt64 = 0
+        var exponent = 0
+        var afterPoint = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ".") {
+                afterPoint = true
+            } else if byte >= zero && byte <= UInt8(ascii: "9") {
+                guard mantissa < 100_000_000_000_000_000 else { return nil }
+                mantissa = mantissa * 10 + UInt64(byte - zero)
+                if afterPoint { exponent -= 1 }
+            } else {
+                break
+            }
+            index += 1
+        }
+        if index < bytes.count {
+            // An exponent, validated: `e` or `E`, a sign perhaps, digits.
+            index += 1
+            let negativeExponent = bytes[index] == UInt8(ascii: "-")
+            if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
+            var power = 0
+            while index < bytes.count {
+                guard power < 1000 else { return nil }
+                power = power * 10 + Int(bytes[index] - zero)
+                index += 1
+            }
+            exponent += negativeExponent ? -power : power
+        }
+        guard mantissa <= 1 << 53 else { return nil }
+        var value = Double(mantissa)
+        if mantissa != 0 {
+            guard exponent >= -22 && exponent <= 22 else { return nil }
+            if exponent >= 0 {
+                value *= exactPowersOfTen[exponent]
+            } else {
+                value /= exactPowersOfTen[-exponent]
+            }
+        }
+        return negative ? -value : value
     }
 
     /// The most bytes a number may have.
