@@ -19,12 +19,12 @@ internal import PostgresNIO
 /// Every table of the schema is dumped with its rows, read in one `REPEATABLE READ` transaction (so the dump is
 /// one consistent snapshot while other sessions write) that holds an `ACCESS SHARE` lock on each table, as
 /// `pg_dump` does, so none is dropped or altered meanwhile. Its schema is SQLite's SQL, written from the catalog:
-/// each column with the SQLite type its values keep (``DBBDumpConversion`` names each column whose PostgreSQL type
+/// each column with the SQLite type its values keep (`DBBDumpConversion` names each column whose PostgreSQL type
 /// SQLite lacks, and what its values become), a one-column integer primary key as `INTEGER PRIMARY KEY`
 /// (`AUTOINCREMENT` for an identity or a serial, its sequence's last value in `sqlite_sequence`), other primary
 /// keys as `WITHOUT ROWID` tables, plain indexes, unique constraints and foreign keys within the schema. Views,
 /// functions, triggers, sequences, enum types, check constraints and extensions are kept as PostgreSQL's SQL text
-/// in the header (``DBBDumpHeader/sourceObjects``), which no restore runs. A schema a restore of an SQLite dump
+/// in the header (`DBBDumpHeader.sourceObjects`), which no restore runs. A schema a restore of an SQLite dump
 /// made goes back as it came: its tables' declared SQLite types, rowids, `user_version` and `application_id` are
 /// read from the restore's metadata table, which is not dumped itself.
 ///
