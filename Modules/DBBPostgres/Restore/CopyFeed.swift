@@ -21,8 +21,8 @@ final class CopyFeed: Sendable {
         var finished = false
         /// Set when the reading side gives up: the COPY is failed with it.
         var producerError: (any Error)?
-        /// Set when the COPY has ended, with its outcome.
-        var outcome: Result<Void, any Error>?
+        /// Set when the COPY has ended, with its outcome: the digest of the rows sent, when one was asked for.
+        var outcome: Result<RestoreDigest?, any Error>?
     }
 
     private let state = Mutex(State())
@@ -41,23 +41,35 @@ final class CopyFeed: Sendable {
     ///   - connection: the connection, inside the restore's transaction.
     ///   - table: the schema-qualified table name, quoted.
     ///   - columns: the quoted column names.
-    init(connection opened: DBBPostgresConnection, table: String, columns: [String]) {
+    ///   - makesDigest: whether the rows sent are hashed (``RestoreDigest/add(copyData:)``), on the COPY's
+    ///     task, not on the thread that reads the dump and waits for nothing else.
+    init(connection opened: DBBPostgresConnection, table: String, columns: [String], makesDigest: Bool = false) {
         let connection = opened.connection
         let logger = opened.logger
         self.connection = connection
         server = opened.server
         let statement = Self.copyTarget(table: table, columns: columns)
         Task { [self] in
-            let outcome: Result<Void, any Error>
+            let outcome: Result<RestoreDigest?, any Error>
             do {
+                var digest: RestoreDigest? = makesDigest ? RestoreDigest() : nil
                 try await connection.copyFrom(table: statement, logger: logger) { writer in
+                    var header = RestoreValues.copyBinaryHeader.count
                     while let chunk = await self.next() {
                         try await writer.write(chunk)
                         self.space.signal()
+                        // Hashed while the server reads it; the first chunk begins with the format's header.
+                        if digest != nil {
+                            let rows = chunk.withUnsafeReadableBytes { bytes in
+                                digest?.add(copyData: UnsafeRawBufferPointer(rebasing: bytes.dropFirst(header)))
+                            }
+                            if rows != true { digest = nil }
+                        }
+                        header = 0
                     }
                     if let error = self.state.withLock({ $0.producerError }) { throw error }
                 }
-                outcome = .success(())
+                outcome = .success(digest)
             } catch {
                 outcome = .failure(error)
             }
@@ -122,10 +134,16 @@ final class CopyFeed: Sendable {
 
     /// Waits until the COPY has ended.
     ///
+    /// - Returns: the digest of the rows sent, when the feed makes one and they were all COPY rows.
     /// - Throws: the COPY's error, or `DBBError` (ioError) when the connection closed under it unanswered.
-    func wait() throws {
+    @discardableResult
+    func wait() throws -> RestoreDigest? {
         try DBBPostgresConnection.wait(for: ended, whileOpen: connection, server: server)
         ended.signal()
-        if case .failure(let error) = state.withLock({ $0.outcome }) { throw error }
+        switch state.withLock({ $0.outcome }) {
+        case .failure(let error): throw error
+        case .success(let digest): return digest
+        case nil: return nil
+        }
     }
 }

@@ -3,9 +3,8 @@ internal import DBBSQL
 internal import NIOCore
 
 /// The load pass of a restore: each table's rows go to the server through one `COPY … FROM STDIN` in COPY's
-/// binary format, in chunks
-/// of ``chunkBytes``; when the restore verifies, each table's ``RestoreDigest`` of the values the server should
-/// hold is made on the way.
+/// binary format, in chunks of ``chunkBytes``; when the restore verifies, each table's ``RestoreDigest`` of the
+/// rows sent is made on the way (by its ``CopyFeed``).
 ///
 /// It loads in one of two ways (``Tables``):
 /// - **speculating**, the first pass of a restore: each table is created when its first rows have been read
@@ -63,17 +62,13 @@ final class LoadConsumer: DumpConsumer {
     private var types: [RestoreValues.ColumnType] = []
     /// Per type, the storage classes (``ColumnStatistics/seen``) its column may hold as the plan stores them.
     private var allowed: [UInt8] = []
-    /// The current table's digest; `nil` when the restore makes none, or once a value's stored form could not be
-    /// predicted.
-    private var digest: RestoreDigest?
     /// The current table's statistics so far (when speculating).
     private var counts: [ColumnStatistics] = []
     /// The current table's first rows, while sampling.
     private var sample: [(values: [DBBValue], rawText: [Int])] = []
     private var sampledBytes = 0
 
-    /// Per table: the digest of the values sent; a table with a value whose stored form could not be
-    /// predicted has none, nor has a stopped one.
+    /// Per table: the digest of the rows sent (made by the table's ``CopyFeed``); a stopped table has none.
     private(set) var digests: [String: RestoreDigest] = [:]
     /// When speculating: per table, the statistics of the rowid (when stored) then of each column, as
     /// ``PlanningConsumer`` collects them.
@@ -127,10 +122,9 @@ final class LoadConsumer: DumpConsumer {
         allowed = types.map(ColumnStatistics.classes(storableIn:))
         buffer = Self.emptyChunk()
         buffer.writeBytes(RestoreValues.copyBinaryHeader)
-        digest = makesDigests ? RestoreDigest() : nil
         feed = CopyFeed(
             connection: writer.connection, table: RestoreSchemaWriter.qualified(planned.name, in: writer.schema),
-            columns: layout.names.map(DBBDatabase.quoteIdentifier))
+            columns: layout.names.map(DBBDatabase.quoteIdentifier), makesDigest: makesDigests)
         state = .loading
     }
 
@@ -209,7 +203,6 @@ final class LoadConsumer: DumpConsumer {
     private func stop(_ table: DBBDumpTable) throws {
         stopped.insert(table.name)
         state = .stopped
-        digest = nil
         try finishCopy(of: table)
     }
 
@@ -220,10 +213,7 @@ final class LoadConsumer: DumpConsumer {
         var chunk = ByteBuffer()
         swap(&chunk, &buffer)
         let types = self.types
-        let hashes = digest != nil
-        var predictable = true
         var index = 0
-        var row = RowHasher()
         let rowStart = chunk.writerIndex
         chunk.writeInteger(Int16(values.count))
         for value in values {
@@ -234,11 +224,7 @@ final class LoadConsumer: DumpConsumer {
                 swap(&chunk, &buffer)
                 throw unstorable(stored, type: types[index], column: index, of: table)
             }
-            if hashes, !RestoreDigest.expected(stored, type: types[index], into: &row) { predictable = false }
             index += 1
-        }
-        if hashes {
-            if predictable { digest?.add(row) } else { digest = nil }
         }
         if chunk.readableBytes >= Self.chunkBytes {
             try send(chunk, to: feed, table: table.name)
@@ -285,15 +271,18 @@ final class LoadConsumer: DumpConsumer {
     }
 
     /// Sends what is buffered and ends the current table's COPY.
-    private func finishCopy(of table: DBBDumpTable) throws {
-        guard let feed else { return }
+    ///
+    /// - Returns: the digest of the rows sent, when the load makes digests.
+    @discardableResult
+    private func finishCopy(of table: DBBDumpTable) throws -> RestoreDigest? {
+        guard let feed else { return nil }
         self.feed = nil
         buffer.writeInteger(RestoreValues.copyBinaryTrailer)
         try send(buffer, to: feed, table: table.name)
         buffer = ByteBuffer()
         feed.finish()
         do {
-            try feed.wait()
+            return try feed.wait()
         } catch {
             throw writer.connection.map(
                 error, sql: "COPY \(table.name) FROM STDIN", context: "loading table \(table.name)")
@@ -302,10 +291,7 @@ final class LoadConsumer: DumpConsumer {
 
     func endTable(_ table: DBBDumpTable) throws {
         if state == .sampling { try createFromSample(table) }
-        if state == .loading {
-            try finishCopy(of: table)
-            if let digest { digests[table.name] = digest }
-        }
+        if state == .loading, let digest = try finishCopy(of: table) { digests[table.name] = digest }
         if isSpeculating && state != .passedOver { statistics[table.name] = counts }
         counts = []
         state = .passedOver
@@ -316,6 +302,6 @@ final class LoadConsumer: DumpConsumer {
         guard let feed else { return }
         self.feed = nil
         feed.finish(failing: error)
-        try? feed.wait()
+        _ = try? feed.wait()
     }
 }

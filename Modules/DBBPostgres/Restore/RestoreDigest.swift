@@ -6,11 +6,11 @@ internal import Foundation
 /// does not depend on the rows' order, and a changed, missing or extra row changes it, but for a chance of
 /// about one in 2⁶⁴ per difference.
 ///
-/// The restore hashes the values it expects the server to hold, made from the dump's values
-/// (``expected(_:type:into:)``), and the server hashes the rows it holds, with its own functions, in one
-/// query (``serverQuery(for:in:)``): each value is hashed as the bytes of its type's binary format, as
-/// `hash_record_extended` (PostgreSQL 14 and later) hashes a record of `bytea` values, and each row's record
-/// hash is hashed again, so that no value can move to another row unseen.
+/// The restore hashes the COPY data it sends (``add(copyData:)``), each value as the bytes of its type's binary
+/// format, and the server hashes the rows it holds, with its own functions, in one query
+/// (``serverQuery(for:in:)``): each value as the bytes its type's send function gives, which are the bytes
+/// sent, as `hash_record_extended` (PostgreSQL 14 and later) hashes a record of `bytea` values, and each row's
+/// record hash is hashed again, so that no value can move to another row unseen.
 struct RestoreDigest: Equatable, Sendable {
     private(set) var rows = 0
     /// The sum of the rows' hashes, each read as a signed 64-bit integer, as PostgreSQL's `sum(bigint)` adds
@@ -30,37 +30,42 @@ struct RestoreDigest: Equatable, Sendable {
         sum += Int128(Int64(bitPattern: row.finalize()))
     }
 
-    /// Adds to `row` the bytes of PostgreSQL's binary format for the value a column of the type holds for a
-    /// stored value (``RestoreValues/stored(_:isRawText:type:)``): what COPY sent, but for a numeric column,
-    /// which is hashed as its text (``RestoreValues/numericColumnText(of:)``). `false` when the value cannot be
-    /// predicted (a storage class the plan does not put in such a column), which makes the digests differ.
-    static func expected(_ value: DBBValue, type: RestoreValues.ColumnType, into row: inout RowHasher) -> Bool {
-        switch (value, type) {
-        case (.null, _):
-            row.addNull()
-        case (.integer(let number), .bigint):
-            withUnsafeBytes(of: number.bigEndian) { row.add($0) }
-        case (.real(let number), .double):
-            withUnsafeBytes(of: number.bitPattern.bigEndian) { row.add($0) }
-        case (.text(var text), .text):
-            text.withUTF8 { row.add(UnsafeRawBufferPointer($0)) }
-        case (.blob(let bytes), .bytea):
-            bytes.withUnsafeBytes { row.add($0) }
-        case (.integer, .numeric), (.real, .numeric):
-            guard var text = RestoreValues.numericColumnText(of: value) else { return false }
-            text.withUTF8 { row.add(UnsafeRawBufferPointer($0)) }
-        default:
-            return false
+    /// Adds the rows of COPY data in the binary format (whole rows, after the header, perhaps ending with the
+    /// trailer): per row its field count, then per field its length (-1 for NULL) and its bytes.
+    ///
+    /// - Returns: `false` when the bytes are not such rows (the digest is then not the server's).
+    mutating func add(copyData bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        func integer<Integer: FixedWidthInteger>(_: Integer.Type) -> Integer? {
+            guard bytes.count - offset >= MemoryLayout<Integer>.size else { return nil }
+            defer { offset += MemoryLayout<Integer>.size }
+            return Integer(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Integer.self))
+        }
+        while offset < bytes.count {
+            guard let fields = integer(Int16.self) else { return false }
+            if fields == RestoreValues.copyBinaryTrailer { return offset == bytes.count }
+            var row = RowHasher()
+            for _ in 0..<max(0, Int(fields)) {
+                guard let length = integer(Int32.self) else { return false }
+                if length == -1 {
+                    row.addNull()
+                    continue
+                }
+                guard length >= 0, bytes.count - offset >= Int(length) else { return false }
+                row.add(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(length)]))
+                offset += Int(length)
+            }
+            add(row)
         }
         return true
     }
 
     /// The query by which the server makes a table's digest: one row, the count and the sum as text.
     ///
-    /// Each value is given to `hash_record_extended` as the bytes ``expected(_:type:into:)`` hashes: the
-    /// binary format of `bigint` and `double precision` (`int8send`, `float8send`, which keep what their own
-    /// hash functions fold together: the sign of zero, the high half of an integer), text's bytes (`textsend`,
-    /// whatever the column's collation), a numeric's text.
+    /// Each value is given to `hash_record_extended` as the bytes COPY sent: the binary format of `bigint`,
+    /// `double precision` and `numeric` (`int8send`, `float8send`, `numeric_send`, which keep what their own
+    /// hash functions fold together: the sign of zero, the high half of an integer, a numeric's scale), text's
+    /// bytes (`textsend`, whatever the column's collation).
     static func serverQuery(for table: DBBPostgresRestorePlan.Table, in schema: String) -> String {
         let (names, types) = table.valueLayout
         let values = zip(names, types).map { name, type in
@@ -69,7 +74,7 @@ struct RestoreDigest: Equatable, Sendable {
             case .bigint: return "int8send(\(column))"
             case .double: return "float8send(\(column))"
             case .text: return "textsend(\(column))"
-            case .numeric: return "textsend(\(column)::text)"
+            case .numeric: return "numeric_send(\(column))"
             case .bytea: return column
             }
         }.joined(separator: ", ")

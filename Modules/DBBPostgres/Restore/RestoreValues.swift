@@ -118,7 +118,7 @@ enum RestoreValues {
 
     /// Appends a stored value (``stored(_:isRawText:type:)``) as a field of COPY's binary format: its length,
     /// -1 for NULL, then the bytes of the column type's binary format, the ones the verification hashes
-    /// (``RestoreDigest/expected(_:type:into:)``). An integer in a `double precision` column becomes the nearest
+    /// (``RestoreDigest/add(copyData:)``). An integer in a `double precision` column becomes the nearest
     /// double, as the server reads its digits.
     ///
     /// - Returns: `false`, having written nothing, when a column of the type cannot hold the value (the plan
@@ -159,7 +159,8 @@ enum RestoreValues {
     /// Appends a number's text as ``numericText(_:)`` spells it (an optional minus, digits, an optional point
     /// and digits, or an infinity) as a field holding `numeric`'s binary format: the count of base-10000 digits,
     /// the weight of the first (the power of 10000 it stands for), the sign, the count of decimal digits after
-    /// the point, then the base-10000 digits, grouped from the point outwards.
+    /// the point, then the base-10000 digits, grouped from the point outwards. The bytes are the server's for
+    /// the number it stores, which the digest relies on.
     private static func appendNumeric(_ text: String, to buffer: inout ByteBuffer) {
         let positive: UInt16 = 0x0000
         let negative: UInt16 = 0x4000
@@ -168,7 +169,8 @@ enum RestoreValues {
             buffer.writeInteger(Int16(0))
             buffer.writeInteger(Int16(0))
             buffer.writeInteger(UInt16(text == "Infinity" ? 0xD000 : 0xF000))
-            buffer.writeInteger(Int16(0))
+            // The server reads no scale for an infinity, and sends 32 (PostgreSQL 15 does): the same bytes.
+            buffer.writeInteger(Int16(32))
             return
         }
         var bytes = text.utf8[...]
@@ -182,16 +184,24 @@ enum RestoreValues {
         let integer = Array(repeating: 0, count: (4 - integerDigits.count % 4) % 4) + integerDigits
         let fraction = fractionDigits + Array(repeating: 0, count: (4 - fractionDigits.count % 4) % 4)
         let digits = integer + fraction
-        let groups = digits.count / 4
-        buffer.writeInteger(Int32(8 + 2 * groups))
-        buffer.writeInteger(Int16(groups))
-        buffer.writeInteger(Int16(integer.count / 4 - 1))
-        buffer.writeInteger(isNegative ? negative : positive)
-        buffer.writeInteger(Int16(fractionDigits.count))
-        for group in 0..<groups {
-            let at = group * 4
-            buffer.writeInteger(digits[at] * 1000 + digits[at + 1] * 100 + digits[at + 2] * 10 + digits[at + 3])
+        var groups: [Int16] = stride(from: 0, to: digits.count, by: 4).map { (at: Int) -> Int16 in
+            let high: Int16 = digits[at] * 1000 + digits[at + 1] * 100
+            return high + digits[at + 2] * 10 + digits[at + 3]
         }
+        // As the server keeps it, and sends it back (`numeric_send`): without zero groups at either end, the
+        // weight counting those dropped before, and zero as no groups, positive, with weight 0.
+        var weight = integer.count / 4 - 1
+        let leadingZeros = groups.prefix { $0 == 0 }.count
+        groups.removeFirst(leadingZeros)
+        weight -= leadingZeros
+        groups.removeLast(groups.reversed().prefix { $0 == 0 }.count)
+        if groups.isEmpty { weight = 0 }
+        buffer.writeInteger(Int32(8 + 2 * groups.count))
+        buffer.writeInteger(Int16(groups.count))
+        buffer.writeInteger(Int16(weight))
+        buffer.writeInteger(isNegative && !groups.isEmpty ? negative : positive)
+        buffer.writeInteger(Int16(fractionDigits.count))
+        for group in groups { buffer.writeInteger(group) }
     }
 
     /// Whether the value read back from the server is the stored value of the dump's value. A numeric column
