@@ -15,13 +15,14 @@ public import Foundation
 ///
 /// A restore reads the dump once in the common case, in flat memory. Each table is created when its first
 /// rows have been read, with the types the planner chooses from them, and its rows are loaded with
-/// `COPY … FROM STDIN`, hashing each row's values as the server should hold them and counting every value by
+/// `COPY … FROM STDIN` in COPY's binary format, hashing each row as it is sent and counting every value by
 /// storage class. From those counts, once the whole dump has been checked (the gzip CRC included), comes the
 /// plan (``DBBPostgresRestorePlan``), the very one ``plan(dumpAt:options:progress:)`` makes; a table whose
 /// first rows did not show its types (a value further down needs another type) is created again and loaded
-/// in a second pass (``DBBPostgresRestoreReport/reloadedTables``). Then every row the server holds is read
-/// back, hashed the same way and the sums compared table by table; when a table's differ, the dump is read
-/// again to name the first difference (as ``compare(dumpAt:with:options:progress:)`` does). All of it runs
+/// in a second pass (``DBBPostgresRestoreReport/reloadedTables``). Then the server hashes every row it holds
+/// the same way (PostgreSQL 14 and later), and the sums are compared table by table; when a table's differ,
+/// or the server cannot make them, the dump is read again and compared row by row, which names the first
+/// difference (as ``compare(dumpAt:with:options:progress:)`` does). All of it runs
 /// in one transaction: on any failure (a damaged dump, `strict`'s refusal, a difference) it is rolled back
 /// and the server is left as it was. A connection that drops (a killed process) rolls back too.
 ///
