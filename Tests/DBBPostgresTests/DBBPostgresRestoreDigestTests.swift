@@ -160,14 +160,13 @@ struct DBBPostgresRestoreDigestTests {
         let numbers: [DBBValue] =
             Self.doubles.map { .real($0) }
             + [Int64.min, Int64.max, 0, -1, 9999, 10000, -123_456_789].map { .integer($0) }
-        var chunk = ByteBuffer(bytes: RestoreValues.copyBinaryHeader)
+        var chunk = ByteBuffer()
         for (index, number) in numbers.enumerated() {
             chunk.writeInteger(Int16(3))
             #expect(RestoreValues.appendCopyBinary(.integer(Int64(index)), type: .bigint, to: &chunk))
             #expect(RestoreValues.appendCopyBinary(number, type: .numeric, to: &chunk))
             #expect(RestoreValues.appendCopyBinary(number, type: .double, to: &chunk))
         }
-        chunk.writeInteger(RestoreValues.copyBinaryTrailer)
         let data = chunk
         let configuration = try await TestPostgres.freshDatabase()
         try await TestPostgres.onQueue {

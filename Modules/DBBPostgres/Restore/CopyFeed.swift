@@ -34,8 +34,15 @@ final class CopyFeed: Sendable {
     private let connection: PostgresConnection
     private let server: DBBPostgresConfiguration.Host
 
+    /// The start of COPY's binary format: its signature, no flags, and no header extension.
+    private static let header: [UInt8] =
+        [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00] + [0, 0, 0, 0, 0, 0, 0, 0]
+    /// The end of COPY's binary format: a row with -1 fields.
+    private static let trailer = Int16(-1)
+
     /// Starts `COPY table (columns) FROM STDIN WITH (FORMAT binary)` on the connection, fed by this feed's
-    /// chunks.
+    /// chunks: whole rows of the format (``RestoreValues/appendCopyBinary(_:type:to:)``), which the feed frames
+    /// with the format's header and, unless the COPY is failed, its trailer.
     ///
     /// - Parameters:
     ///   - connection: the connection, inside the restore's transaction.
@@ -54,20 +61,17 @@ final class CopyFeed: Sendable {
             do {
                 var digest: RestoreDigest? = makesDigest ? RestoreDigest() : nil
                 try await connection.copyFrom(table: statement, logger: logger) { writer in
-                    var header = RestoreValues.copyBinaryHeader.count
+                    try await writer.write(ByteBuffer(bytes: Self.header))
                     while let chunk = await self.next() {
                         try await writer.write(chunk)
                         self.space.signal()
-                        // Hashed while the server reads it; the first chunk begins with the format's header.
-                        if digest != nil {
-                            let rows = chunk.withUnsafeReadableBytes { bytes in
-                                digest?.add(copyData: UnsafeRawBufferPointer(rebasing: bytes.dropFirst(header)))
-                            }
-                            if rows != true { digest = nil }
+                        // Hashed while the server reads it.
+                        if var rows = digest {
+                            digest = chunk.withUnsafeReadableBytes { rows.add(copyData: $0) } ? rows : nil
                         }
-                        header = 0
                     }
                     if let error = self.state.withLock({ $0.producerError }) { throw error }
+                    try await writer.write(ByteBuffer(integer: Self.trailer))
                 }
                 outcome = .success(digest)
             } catch {

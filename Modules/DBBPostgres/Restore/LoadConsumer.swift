@@ -121,7 +121,6 @@ final class LoadConsumer: DumpConsumer {
         types = layout.types
         allowed = types.map(ColumnStatistics.classes(storableIn:))
         buffer = Self.emptyChunk()
-        buffer.writeBytes(RestoreValues.copyBinaryHeader)
         feed = CopyFeed(
             connection: writer.connection, table: RestoreSchemaWriter.qualified(planned.name, in: writer.schema),
             columns: layout.names.map(DBBDatabase.quoteIdentifier), makesDigest: makesDigests)
@@ -239,18 +238,10 @@ final class LoadConsumer: DumpConsumer {
         _ value: DBBValue, type: RestoreValues.ColumnType, column index: Int, of table: DBBDumpTable
     ) -> DBBExportError {
         let names = (table.hasRowID ? ["rowid"] : []) + table.columns
-        let kind: String
-        switch value {
-        case .null: kind = "NULL"
-        case .integer: kind = "an integer"
-        case .real: kind = "a real"
-        case .text: kind = "text"
-        case .blob: kind = "a BLOB"
-        }
         return DBBExportError(
             .malformed,
-            "\(kind) that a \(type.name) column cannot hold: the dump changed after the pass that planned the "
-                + "table, or the value is longer than 2 GiB",
+            "a \(type.name) column cannot hold a value of storage class \(value.storageClass.rawValue): the dump "
+                + "changed after the pass that planned the table, or the value is longer than 2 GiB",
             table: table.name, column: names[index])
     }
 
@@ -277,8 +268,7 @@ final class LoadConsumer: DumpConsumer {
     private func finishCopy(of table: DBBDumpTable) throws -> RestoreDigest? {
         guard let feed else { return nil }
         self.feed = nil
-        buffer.writeInteger(RestoreValues.copyBinaryTrailer)
-        try send(buffer, to: feed, table: table.name)
+        if buffer.readableBytes > 0 { try send(buffer, to: feed, table: table.name) }
         buffer = ByteBuffer()
         feed.finish()
         do {

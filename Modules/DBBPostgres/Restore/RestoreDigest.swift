@@ -30,8 +30,8 @@ struct RestoreDigest: Equatable, Sendable {
         sum += Int128(Int64(bitPattern: row.finalize()))
     }
 
-    /// Adds the rows of COPY data in the binary format (whole rows, after the header, perhaps ending with the
-    /// trailer): per row its field count, then per field its length (-1 for NULL) and its bytes.
+    /// Adds whole rows of COPY data in the binary format: per row its field count, then per field its length
+    /// (-1 for NULL) and its bytes.
     ///
     /// - Returns: `false` when the bytes are not such rows (the digest is then not the server's).
     mutating func add(copyData bytes: UnsafeRawBufferPointer) -> Bool {
@@ -42,10 +42,9 @@ struct RestoreDigest: Equatable, Sendable {
             return Integer(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Integer.self))
         }
         while offset < bytes.count {
-            guard let fields = integer(Int16.self) else { return false }
-            if fields == RestoreValues.copyBinaryTrailer { return offset == bytes.count }
+            guard let fields = integer(Int16.self), fields >= 0 else { return false }
             var row = RowHasher()
-            for _ in 0..<max(0, Int(fields)) {
+            for _ in 0..<fields {
                 guard let length = integer(Int32.self) else { return false }
                 if length == -1 {
                     row.addNull()

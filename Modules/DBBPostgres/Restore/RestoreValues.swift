@@ -110,12 +110,6 @@ enum RestoreValues {
         return result
     }
 
-    /// The start of COPY's binary format: its signature, no flags, and no header extension.
-    static let copyBinaryHeader: [UInt8] =
-        [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00] + [0, 0, 0, 0, 0, 0, 0, 0]
-    /// The end of COPY's binary format: a row with -1 fields.
-    static let copyBinaryTrailer = Int16(-1)
-
     /// Appends a stored value (``stored(_:isRawText:type:)``) as a field of COPY's binary format: its length,
     /// -1 for NULL, then the bytes of the column type's binary format, the ones the verification hashes
     /// (``RestoreDigest/add(copyData:)``). An integer in a `double precision` column becomes the nearest
