@@ -6,20 +6,34 @@ import Testing
 
 /// A scan of a dump's rows (``DumpConsumer/scans(_:)``, the first pass of a restore into PostgreSQL) checks
 /// them as reading their values does: the same dumps are refused with the same error, and each value scanned
-/// has the storage class, the integer, the sign of a zero and the NUL its value has.
+/// has the storage class, the integer, the sign of a zero and the NUL its value has. So does a consumer that
+/// reads the rows itself (``DumpConsumer/writeRows(of:from:)``, the load of a restore into PostgreSQL), and
+/// it is handed every value exactly.
 @Suite("Scanning a dump")
 struct ScanTests {
-    /// Each row's values as text that tells their storage class and what a scan keeps of them.
+    /// Each row's values as text that tells their storage class and what a scan keeps of them; when reading
+    /// or writing, also each value exactly (``values``).
     final class Classes: DumpConsumer {
-        let scanning: Bool
-        var rows: [[String]] = []
+        enum Pass {
+            case scanning, reading, writing
+        }
 
-        init(scanning: Bool) { self.scanning = scanning }
+        let pass: Pass
+        var rows: [[String]] = []
+        var values: [[String]] = []
+        /// When writing: the rows of each table the consumer reads itself; the parser reads the rest.
+        let rowsWritten: Int
+
+        init(_ pass: Pass, rowsWritten: Int = .max) {
+            self.pass = pass
+            self.rowsWritten = rowsWritten
+        }
 
         func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws {}
         func beginTable(_ table: DBBDumpTable) throws {}
         func endTable(_ table: DBBDumpTable) throws {}
-        func scans(_ table: DBBDumpTable) -> Bool { scanning }
+        func scans(_ table: DBBDumpTable) -> Bool { pass == .scanning }
+        func writesRows(of table: DBBDumpTable) -> Bool { pass == .writing }
 
         func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
             rows.append(
@@ -32,6 +46,27 @@ struct ScanTests {
                     case .blob: rawText.contains(index) ? "raw text" : "blob"
                     }
                 })
+            self.values.append(
+                values.enumerated().map { index, value in
+                    switch value {
+                    case .null: Recorder.null
+                    case .integer(let number): Recorder.integer(number)
+                    case .real(let number): Recorder.real(number)
+                    case .text(let text): Recorder.text(Array(text.utf8))
+                    case .blob(let bytes): Recorder.bytes(Array(bytes), isRawText: rawText.contains(index))
+                    }
+                })
+        }
+
+        func writeRows(of table: DBBDumpTable, from rows: inout DumpRows) throws {
+            var recorder = Recorder()
+            var count = 0
+            while count < rowsWritten, try rows.next(into: &recorder) {
+                count += 1
+                #expect(rows.number == count)
+                self.rows.append(recorder.classes)
+                values.append(recorder.values)
+            }
         }
 
         func scannedRow(_ values: [ScannedValue], number: Int, of table: DBBDumpTable) throws {
@@ -49,24 +84,74 @@ struct ScanTests {
         }
     }
 
+    /// What a consumer that reads the rows itself is handed: each value's storage class, as ``Classes`` tells
+    /// them, and the value exactly.
+    struct Recorder: DumpValueWriter {
+        var classes: [String] = []
+        var values: [String] = []
+
+        static let null = "null"
+        static func integer(_ number: Int64) -> String { "integer \(number)" }
+        static func real(_ number: Double) -> String { "real \(number.bitPattern)" }
+        static func text(_ utf8: [UInt8]) -> String { "text \(utf8)" }
+        static func bytes(_ bytes: [UInt8], isRawText: Bool) -> String { "\(isRawText ? "raw text" : "blob") \(bytes)" }
+
+        mutating func beginRow() {
+            classes = []
+            values = []
+        }
+
+        mutating func writeNull() {
+            classes.append("null")
+            values.append(Self.null)
+        }
+
+        mutating func writeInteger(_ value: Int64) {
+            classes.append("integer \(value)")
+            values.append(Self.integer(value))
+        }
+
+        mutating func writeReal(_ value: Double) {
+            classes.append("real, -0.0: \(value == 0 && value.sign == .minus)")
+            values.append(Self.real(value))
+        }
+
+        mutating func writeText(_ utf8: UnsafeRawBufferPointer, hasNUL: Bool) {
+            classes.append("text \(hasNUL)")
+            values.append(Self.text(Array(utf8)))
+        }
+
+        mutating func writeBytes(_ bytes: UnsafeRawBufferPointer, isRawText: Bool) {
+            classes.append(isRawText ? "raw text" : "blob")
+            values.append(Self.bytes(Array(bytes), isRawText: isRawText))
+        }
+    }
+
     /// What a pass saw: the rows, or the error it threw.
     enum Outcome: Equatable {
         case rows([[String]])
         case failed(String)
     }
 
-    /// What a scan and a read of the values see.
-    static func both(_ dump: URL) -> (scanned: Outcome, read: Outcome) {
-        func pass(scanning: Bool) -> Outcome {
-            let consumer = Classes(scanning: scanning)
-            do {
-                _ = try DumpParser(dumpAt: dump).run(consumer)
-                return .rows(consumer.rows)
-            } catch {
-                return .failed(String(describing: error))
-            }
+    /// What a pass saw, and the values it was handed (reading and writing).
+    static func pass(_ pass: Classes.Pass, over dump: URL, rowsWritten: Int = .max) -> (Outcome, Outcome) {
+        let consumer = Classes(pass, rowsWritten: rowsWritten)
+        do {
+            _ = try DumpParser(dumpAt: dump).run(consumer)
+            return (.rows(consumer.rows), .rows(consumer.values))
+        } catch {
+            return (.failed(String(describing: error)), .failed(String(describing: error)))
         }
-        return (pass(scanning: true), pass(scanning: false))
+    }
+
+    /// What a scan and a read of the values see, and whether a consumer that reads the rows itself is handed
+    /// the values read.
+    static func both(_ dump: URL) -> (scanned: Outcome, read: Outcome) {
+        let (read, values) = pass(.reading, over: dump)
+        let (written, valuesWritten) = pass(.writing, over: dump)
+        #expect(written == read, "\(dump.lastPathComponent)")
+        #expect(valuesWritten == values, "\(dump.lastPathComponent)")
+        return (pass(.scanning, over: dump).0, read)
     }
 
     /// Written `LONG` in the arguments: 480,000 bytes, longer than the chunks the reader gets.
@@ -118,6 +203,28 @@ struct ScanTests {
                 continue
             }
             #expect(rows.count > 1000, "\(dump.lastPathComponent)")
+        }
+    }
+
+    @Test("the rows a consumer leaves unread are read and checked after it returns")
+    func rowsLeftUnreadAreChecked() throws {
+        let folder = try TemporaryFolder()
+        for (rows, failure) in [
+            (#"[1,"a"],[2,"b"],[3,"c"]"#, nil), (#"[1,"a"],[2,"b"],[3,true]"#, "table t, row 3"),
+            (#"[1,"a"],[2,"b"]"#, "rowCount"),
+        ] {
+            let dump = folder.file("unread.json.gz")
+            try gzip(Data(BadInputTests.handMade(rows: rows, rowCount: 3).utf8)).write(to: dump)
+            let (outcome, values) = Self.pass(.writing, over: dump, rowsWritten: 1)
+            switch (outcome, failure) {
+            case (.rows(let read), nil):
+                #expect(read == [["integer 1", "text false"]])
+                #expect(values == .rows([[Recorder.integer(1), Recorder.text(Array("a".utf8))]]))
+            case (.failed(let message), let failure?):
+                #expect(message.contains(failure), "\(message)")
+            default:
+                Issue.record("\(rows): \(outcome)")
+            }
         }
     }
 }

@@ -23,12 +23,22 @@ package protocol DumpConsumer: AnyObject {
     func scans(_ table: DBBDumpTable) -> Bool
     /// Called for each row of a scanned table: the rowid's first when the table stores it, then each column's.
     func scannedRow(_ values: [ScannedValue], number: Int, of table: DBBDumpTable) throws
+    /// Whether the consumer reads the rows of a table itself, through ``writeRows(of:from:)``, rather than
+    /// being called for each (``row(_:rawText:number:of:)``). Asked after ``scans(_:)``, and only by
+    /// ``DumpParser``.
+    func writesRows(of table: DBBDumpTable) -> Bool
+    /// Reads the rows of a table it ``writesRows(of:)``, between ``beginTable(_:)`` and ``endTable(_:)``:
+    /// ``DumpRows/next(into:)`` hands each row's values to a ``DumpValueWriter`` of the consumer's. The rows
+    /// it leaves unread are read and checked after it returns.
+    func writeRows(of table: DBBDumpTable, from rows: inout DumpRows) throws
 }
 
 extension DumpConsumer {
     package func willReadLongValue() throws {}
     package func scans(_ table: DBBDumpTable) -> Bool { false }
     package func scannedRow(_ values: [ScannedValue], number: Int, of table: DBBDumpTable) throws {}
+    package func writesRows(of table: DBBDumpTable) -> Bool { false }
+    package func writeRows(of table: DBBDumpTable, from rows: inout DumpRows) throws {}
 }
 
 /// What a scan of a row value keeps of it: its storage class, and the little a restore's plan needs.
@@ -46,11 +56,19 @@ package struct ScannedValue: Sendable, Equatable {
 
     package var kind: Kind
     /// The integer, for ``Kind/integer``.
-    package var integer: Int64 = 0
+    package var integer: Int64
     /// Whether a ``Kind/real`` is -0.0.
-    package var isNegativeZero = false
+    package var isNegativeZero: Bool
     /// Whether text holds NUL.
-    package var hasNUL = false
+    package var hasNUL: Bool
+
+    @inlinable
+    package init(kind: Kind, integer: Int64 = 0, isNegativeZero: Bool = false, hasNUL: Bool = false) {
+        self.kind = kind
+        self.integer = integer
+        self.isNegativeZero = isNegativeZero
+        self.hasNUL = hasNUL
+    }
 }
 
 extension ScannedValue {
@@ -62,7 +80,7 @@ extension ScannedValue {
     ///   - isRawText: whether a BLOB is TEXT that is not valid UTF-8, given as its bytes (``Kind/rawText``).
     @inlinable
     package init(_ value: DBBValue, isRawText: Bool) {
-        kind = .null
+        self.init(kind: .null)
         switch value {
         case .null:
             break
@@ -347,6 +365,10 @@ extension DumpParser {
             let reader = self.reader
             let consumer = self.consumer
             let scans = consumer?.scans(table) ?? false
+            if !scans, let consumer, consumer.writesRows(of: table) {
+                try writeRows(of: table, into: consumer)
+                return
+            }
             var values: [DBBValue] = []
             var scanned: [ScannedValue] = []
             if scans { scanned.reserveCapacity(width) } else { values.reserveCapacity(width) }
@@ -392,6 +414,26 @@ extension DumpParser {
                 throw error.locating(table: table.name, row: number > 0 && number <= table.rowCount ? number : nil)
             }
             try consumer?.endTable(table)
+            progress.endTable()
+            tables.append(table)
+        }
+
+        /// Reads a table's rows through a consumer that reads them itself (``DumpConsumer/writesRows(of:)``).
+        private mutating func writeRows(of table: DBBDumpTable, into consumer: DumpConsumer) throws {
+            var rows = DumpRows(reader: reader, table: table, progress: progress)
+            do {
+                try consumer.writeRows(of: table, from: &rows)
+                try rows.readRest()
+                guard rows.number == table.rowCount else {
+                    throw malformed("the table holds \(rows.number) rows but its rowCount says \(table.rowCount)")
+                }
+            } catch let error as DBBExportError {
+                if error.isCompressionDamage { throw error }
+                let number = rows.number
+                throw error.locating(table: table.name, row: number > 0 && number <= table.rowCount ? number : nil)
+            }
+            progress = rows.progress
+            try consumer.endTable(table)
             progress.endTable()
             tables.append(table)
         }

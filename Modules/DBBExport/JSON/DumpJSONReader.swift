@@ -270,15 +270,23 @@ final class DumpJSONReader {
 
     /// The index of the closing quote when the whole string lies in the current chunk without escapes.
     private func closingQuoteInChunk() -> Int? {
+        plainStringInChunk()?.end
+    }
+
+    /// The index of the closing quote when the whole string lies in the current chunk without escapes, and
+    /// whether its bytes are ASCII (so valid UTF-8 without a further check).
+    private func plainStringInChunk() -> (end: Int, isASCII: Bool)? {
         let start = index
         // Through a buffer pointer: the loop then reads no property of the reader, whose every access the
         // runtime would check for exclusivity.
         return buffer.withUnsafeBufferPointer { all in
             var end = start
+            var high: UInt8 = 0
             while end < all.count {
                 let byte = all[end]
-                if byte == UInt8(ascii: "\"") { return end }
+                if byte == UInt8(ascii: "\"") { return (end, high < 0x80) }
                 if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+                high |= byte
                 end += 1
             }
             return nil
@@ -872,6 +880,68 @@ final class DumpJSONReader {
         default:
             throw notARowValue(byte)
         }
+    }
+
+    /// Reads one value of a table row as ``readRowValue()`` does, with the same checks, and hands it to a
+    /// writer as the reader holds it: text that lies in the current chunk without escapes is passed where it
+    /// lies, never made into a `String`.
+    ///
+    /// - Returns: whether the value is an integer (a stored rowid must be).
+    /// - Throws: ``DBBExportError`` (malformed) for a value of the wrong shape, with its byte offset.
+    func readRowValue<Writer: DumpValueWriter>(into writer: inout Writer) throws -> Bool {
+        guard let byte = try peek() else { throw unexpected(nil, expecting: "a value") }
+        switch byte {
+        case UInt8(ascii: "\""):
+            try readText(into: &writer)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            switch try readNumber() {
+            case .integer(let number):
+                writer.writeInteger(number)
+                return true
+            case .real(let number):
+                writer.writeReal(number)
+            default:
+                fatalError("readNumber returns numbers only")
+            }
+        case UInt8(ascii: "n"):
+            try readLiteral(Self.nullBytes)
+            writer.writeNull()
+        case UInt8(ascii: "{"):
+            let value = try readTaggedValue()
+            let isRawText = lastValueWasRawText
+            lastValueWasRawText = false
+            switch value {
+            case .blob(let bytes): bytes.withUnsafeBytes { writer.writeBytes($0, isRawText: isRawText) }
+            case .real(let number): writer.writeReal(number)
+            case .null: writer.writeNull()
+            default: fatalError("readTaggedValue returns BLOBs and reals only")
+            }
+        default:
+            throw notARowValue(byte)
+        }
+        return false
+    }
+
+    /// Reads a row's text value into a writer: in place when it lies in the current chunk without escapes.
+    private func readText<Writer: DumpValueWriter>(into writer: inout Writer) throws {
+        try expect(UInt8(ascii: "\""), "a string")
+        let start = offset - 1
+        let valueLimit = maximumStringLength
+        if let (end, isASCII) = plainStringInChunk() {
+            guard end - index <= valueLimit else { throw tooLong(start: start, valueLimit: valueLimit, base64: false) }
+            guard isASCII || Self.isValidUTF8(buffer, index..<end) else {
+                throw error(.malformed, "the string is not valid UTF-8", at: start)
+            }
+            let begin = index
+            // In range: `plainStringInChunk` found `end` in the buffer, at or after `index`.
+            buffer.withUnsafeBytes { all in
+                writer.writeText(UnsafeRawBufferPointer(rebasing: all[begin..<end]), hasNUL: false)
+            }
+            index = end + 1
+            return
+        }
+        var text = try readStringSlowly(start: start, limit: valueLimit, valueLimit: valueLimit, base64: false)
+        text.withUTF8 { writer.writeText(UnsafeRawBufferPointer($0), hasNUL: $0.contains(0)) }
     }
 
     private func notARowValue(_ byte: UInt8) -> DBBExportError {

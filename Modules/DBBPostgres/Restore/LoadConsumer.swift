@@ -37,35 +37,19 @@ final class LoadConsumer: DumpConsumer {
         case planned([String: DBBPostgresRestorePlan.Table])
     }
 
-    /// What happens to the rows of the current table.
-    private enum State {
-        /// Not restored (`sqlite_sequence`, whose rows are read for the sequences, and statistics tables).
-        case passedOver
-        /// Held until the table's types are planned from them.
-        case sampling
-        /// Sent to the server.
-        case loading
-        /// Counted only: a value did not fit the table's speculated types.
-        case stopped
-    }
-
     private let writer: RestoreSchemaWriter
     private let tables: Tables
     private let makesDigests: Bool
     /// Whether ``tables`` is ``Tables/speculating(_:_:)``.
     private var isSpeculating: Bool { if case .speculating = tables { true } else { false } }
-    private var state = State.passedOver
+    /// Whether the current table is `sqlite_sequence`, whose rows are read for the sequences.
     private var isSequenceTable = false
+    /// The writer of the current table's rows, when it is restored; `nil` while ``writeRows(of:from:)`` reads
+    /// them with it.
+    private var rowWriter: CopyRowWriter?
     private var feed: CopyFeed?
-    private var buffer = ByteBuffer()
-    /// The types of the current table's values, the rowid's first when the dump stores it.
-    private var types: [RestoreValues.ColumnType] = []
-    /// Per type, the storage classes (``ColumnStatistics/seen``) its column may hold as the plan stores them.
-    private var allowed: [UInt8] = []
-    /// The current table's statistics so far (when speculating).
-    private var counts: [ColumnStatistics] = []
     /// The current table's first rows, while sampling.
-    private var sample: [(values: [DBBValue], rawText: [Int])] = []
+    private var sample: [[DBBValue]] = []
     private var sampledBytes = 0
 
     /// Per table: the digest of the rows sent (made by the table's ``CopyFeed``); a stopped table has none.
@@ -91,185 +75,163 @@ final class LoadConsumer: DumpConsumer {
 
     func beginTable(_ table: DBBDumpTable) throws {
         isSequenceTable = table.name.lowercased() == "sqlite_sequence"
+        let width = table.columns.count + (table.hasRowID ? 1 : 0)
         switch tables {
         case .speculating:
-            guard RestorePlanner.restores(table.name) else {
-                state = .passedOver
-                return
-            }
-            counts = Array(repeating: ColumnStatistics(), count: table.columns.count + (table.hasRowID ? 1 : 0))
+            guard RestorePlanner.restores(table.name) else { return }
             sample = []
             sampledBytes = 0
-            state = .sampling
+            rowWriter = CopyRowWriter(mode: .sampling, counting: width)
         case .planned(let planned):
-            guard let planned = planned[table.name] else {
-                state = .passedOver
-                return
-            }
+            guard let planned = planned[table.name] else { return }
             guard planned.columns.map(\.name) == table.columns, (planned.rowIDColumn != nil) == table.hasRowID else {
                 throw DBBExportError(
                     .malformed, "the table's columns differ from those the first pass read: the dump changed",
                     table: table.name)
             }
-            try startCopy(planned)
+            var rowWriter = CopyRowWriter(mode: .loading, counting: nil)
+            startCopy(planned, into: &rowWriter)
+            self.rowWriter = rowWriter
         }
     }
 
     /// Starts the COPY of a created table.
-    private func startCopy(_ planned: DBBPostgresRestorePlan.Table) throws {
+    private func startCopy(_ planned: DBBPostgresRestorePlan.Table, into rowWriter: inout CopyRowWriter) {
         let layout = planned.valueLayout
-        types = layout.types
-        allowed = types.map(ColumnStatistics.classes(storableIn:))
-        buffer = Self.emptyChunk()
+        rowWriter.startLoading(layout.types)
+        rowWriter.chunk = Self.emptyChunk()
         feed = CopyFeed(
             connection: writer.connection, table: RestoreSchemaWriter.qualified(planned.name, in: writer.schema),
             columns: layout.names.map(DBBDatabase.quoteIdentifier), makesDigest: makesDigests)
-        state = .loading
     }
 
+    /// The rows of the tables restored are read by ``writeRows(of:from:)``.
+    func writesRows(of table: DBBDumpTable) -> Bool {
+        rowWriter != nil
+    }
+
+    func writeRows(of table: DBBDumpTable, from rows: inout DumpRows) throws {
+        guard var rowWriter else { return }
+        self.rowWriter = nil
+        defer { self.rowWriter = rowWriter }
+        while try rows.next(into: &rowWriter) {
+            try endRow(of: table, rowWriter: &rowWriter)
+        }
+    }
+
+    /// A row read whole: of a table not restored (`sqlite_sequence`'s are read for the sequences), or, from a
+    /// parser that does not call ``writeRows(of:from:)``, of one restored.
     func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
-        switch state {
-        case .passedOver:
+        guard var rowWriter else {
             if isSequenceTable, let (name, value) = PlanningConsumer.sequence(values, of: table) {
                 sequences[name] = value
             }
-        case .sampling:
-            count(values, rawText: rawText)
-            sample.append((Array(values), rawText))
-            for value in values {
-                switch value {
-                case .text(let text): sampledBytes += text.utf8.count
-                case .blob(let bytes): sampledBytes += bytes.count
-                default: break
-                }
-            }
-            if sample.count >= Self.sampleRows || sample.count * values.count >= Self.sampleValues
-                || sampledBytes >= Self.sampleBytes
-            {
-                try createFromSample(table)
-            }
-        case .loading:
-            if isSpeculating { guard count(values, rawText: rawText) else { return try stop(table) } }
-            try write(values, rawText: rawText, of: table)
-        case .stopped:
-            count(values, rawText: rawText)
+            return
         }
+        self.rowWriter = nil
+        defer { self.rowWriter = rowWriter }
+        rowWriter.beginRow()
+        for (position, value) in zip(0..., values) {
+            rowWriter.write(value, isRawText: !rawText.isEmpty && rawText.contains(position))
+        }
+        try endRow(of: table, rowWriter: &rowWriter)
     }
 
-    /// Adds a row's values to the current table's statistics.
-    ///
-    /// - Returns: whether every value counted so far fits the column the current table was created with (only
-    ///   meaningful while it loads: `allowed` holds its columns' storage classes then).
-    @discardableResult
-    private func count(_ values: ArraySlice<DBBValue>, rawText: [Int]) -> Bool {
-        // Counted in a local, swapped in and out once per row: each access to the property is checked at run time.
-        var counts: [ColumnStatistics] = []
-        swap(&counts, &self.counts)
-        let allowed = self.allowed
-        var fits = true
-        var index = 0
-        for value in values {
-            counts[index].add(value, isRawText: !rawText.isEmpty && rawText.contains(index))
-            if index < allowed.count, !counts[index].fits(allowed[index]) { fits = false }
-            index += 1
+    /// What follows a row the writer took: the sample ends, a full chunk is sent, or a value the table's
+    /// column cannot hold stops the table's load.
+    private func endRow(of table: DBBDumpTable, rowWriter: inout CopyRowWriter) throws {
+        switch rowWriter.mode {
+        case .sampling:
+            sample.append(rowWriter.values)
+            sampledBytes += rowWriter.valueBytes
+            if sample.count >= Self.sampleRows || sample.count * rowWriter.values.count >= Self.sampleValues
+                || sampledBytes >= Self.sampleBytes
+            {
+                try createFromSample(table, rowWriter: &rowWriter)
+            }
+        case .loading:
+            if rowWriter.chunk.count >= Self.chunkBytes {
+                try send(rowWriter.chunk, table: table.name)
+                rowWriter.chunk.removeAll(keepingCapacity: true)
+            }
+        case .counting:
+            guard let misfit = rowWriter.misfit else { return }
+            rowWriter.misfit = nil
+            guard isSpeculating else {
+                throw unstorable(
+                    storageClass: misfit.storageClass, type: rowWriter.types[misfit.position],
+                    column: misfit.position, of: table)
+            }
+            // The rows from here are only counted; the table is created again, and loaded in a second pass.
+            stopped.insert(table.name)
+            try finishCopy(of: table, chunk: rowWriter.chunk)
         }
-        swap(&counts, &self.counts)
-        return fits
     }
 
     /// Plans the current table from its first rows, creates it and loads them.
-    private func createFromSample(_ table: DBBDumpTable) throws {
+    private func createFromSample(_ table: DBBDumpTable, rowWriter: inout CopyRowWriter) throws {
         guard case .speculating(let planner, let db) = tables else { return }
         let rows = sample
         sample = []
         let planned: DBBPostgresRestorePlan.Table
         do {
-            planned = try planner.speculativeTable(table, statistics: counts, in: db)
+            planned = try planner.speculativeTable(table, statistics: rowWriter.statistics, in: db)
         } catch {
             // The plan made after the pass refuses the table with the same error, in its turn.
             stopped.insert(table.name)
-            state = .stopped
+            rowWriter.stopLoading()
             return
         }
         try writer.createTable(planned)
         created[table.name] = planned
-        try startCopy(planned)
+        startCopy(planned, into: &rowWriter)
         // The types were chosen from these rows' values: they fit.
-        for row in rows { try write(row.values[...], rawText: row.rawText, of: table) }
-    }
-
-    /// Ends the current table's COPY at a value its types cannot hold; its rows are only counted from here.
-    private func stop(_ table: DBBDumpTable) throws {
-        stopped.insert(table.name)
-        state = .stopped
-        try finishCopy(of: table)
-    }
-
-    private func write(_ values: ArraySlice<DBBValue>, rawText: [Int], of table: DBBDumpTable) throws {
-        guard let feed else { return }
-        // The row is written through locals, taken from the consumer's properties once: the runtime checks
-        // every access to a class's property for exclusivity, which cost more than the values' text did.
-        var chunk = ByteBuffer()
-        swap(&chunk, &buffer)
-        let types = self.types
-        var index = 0
-        let rowStart = chunk.writerIndex
-        chunk.writeInteger(Int16(values.count))
-        for value in values {
-            let isRaw = !rawText.isEmpty && rawText.contains(index)
-            let stored = RestoreValues.stored(value, isRawText: isRaw, type: types[index])
-            guard RestoreValues.appendCopyBinary(stored, type: types[index], to: &chunk) else {
-                chunk.moveWriterIndex(to: rowStart)
-                swap(&chunk, &buffer)
-                throw unstorable(stored, type: types[index], column: index, of: table)
+        for row in rows {
+            if let position = rowWriter.writeKept(row) {
+                throw unstorable(
+                    storageClass: row[position].storageClass.rawValue, type: rowWriter.types[position],
+                    column: position, of: table)
             }
-            index += 1
         }
-        if chunk.readableBytes >= Self.chunkBytes {
-            try send(chunk, to: feed, table: table.name)
-            chunk = Self.emptyChunk()
-        }
-        swap(&chunk, &buffer)
     }
 
     /// The error for a value the current table's column cannot hold: the plan puts none there, so the dump
     /// changed after the pass the plan was made from, or its value is longer than a COPY field.
     private func unstorable(
-        _ value: DBBValue, type: RestoreValues.ColumnType, column index: Int, of table: DBBDumpTable
+        storageClass: String, type: RestoreValues.ColumnType, column index: Int, of table: DBBDumpTable
     ) -> DBBExportError {
         let names = (table.hasRowID ? ["rowid"] : []) + table.columns
         return DBBExportError(
             .malformed,
-            "a \(type.name) column cannot hold a value of storage class \(value.storageClass.rawValue): the dump "
-                + "changed after the pass that planned the table, or the value is longer than 2 GiB",
+            "a \(type.name) column cannot hold a value of storage class \(storageClass): the dump changed after "
+                + "the pass that planned the table, or the value is longer than 2 GiB",
             table: table.name, column: names[index])
     }
 
     /// A buffer for the next chunk, with room for it.
-    private static func emptyChunk() -> ByteBuffer {
-        var chunk = ByteBuffer()
+    private static func emptyChunk() -> [UInt8] {
+        var chunk: [UInt8] = []
         chunk.reserveCapacity(chunkBytes + (64 << 10))
         return chunk
     }
 
-    private func send(_ chunk: ByteBuffer, to feed: CopyFeed, table: String) throws {
+    private func send(_ chunk: [UInt8], table: String) throws {
+        guard let feed else { return }
         do {
-            try feed.send(chunk)
+            try feed.send(ByteBuffer(bytes: chunk))
         } catch {
-            throw writer.connection.map(
-                error, sql: "COPY \(table) FROM STDIN", context: "loading table \(table)")
+            throw writer.connection.map(error, sql: "COPY \(table) FROM STDIN", context: "loading table \(table)")
         }
     }
 
-    /// Sends what is buffered and ends the current table's COPY.
+    /// Sends the rows left in `chunk` and ends the current table's COPY.
     ///
     /// - Returns: the digest of the rows sent, when the load makes digests.
     @discardableResult
-    private func finishCopy(of table: DBBDumpTable) throws -> RestoreDigest? {
+    private func finishCopy(of table: DBBDumpTable, chunk: [UInt8]) throws -> RestoreDigest? {
         guard let feed else { return nil }
+        if !chunk.isEmpty { try send(chunk, table: table.name) }
         self.feed = nil
-        if buffer.readableBytes > 0 { try send(buffer, to: feed, table: table.name) }
-        buffer = ByteBuffer()
         feed.finish()
         do {
             return try feed.wait()
@@ -280,11 +242,13 @@ final class LoadConsumer: DumpConsumer {
     }
 
     func endTable(_ table: DBBDumpTable) throws {
-        if state == .sampling { try createFromSample(table) }
-        if state == .loading, let digest = try finishCopy(of: table) { digests[table.name] = digest }
-        if isSpeculating && state != .passedOver { statistics[table.name] = counts }
-        counts = []
-        state = .passedOver
+        guard var rowWriter else { return }
+        self.rowWriter = nil
+        if rowWriter.mode == .sampling { try createFromSample(table, rowWriter: &rowWriter) }
+        if rowWriter.mode == .loading, let digest = try finishCopy(of: table, chunk: rowWriter.chunk) {
+            digests[table.name] = digest
+        }
+        if isSpeculating { statistics[table.name] = rowWriter.statistics }
     }
 
     /// Fails the COPY under way, if any, after an error elsewhere.

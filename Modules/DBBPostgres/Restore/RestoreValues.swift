@@ -1,6 +1,5 @@
 internal import DBBSQL
 internal import Foundation
-internal import NIOCore
 
 /// The one place that says what a dump's value becomes in a planned column: the COPY data the load sends and
 /// the value the verification expects to read back are both made from ``stored(_:isRawText:type:)``.
@@ -110,43 +109,102 @@ enum RestoreValues {
         return result
     }
 
-    /// Appends a stored value (``stored(_:isRawText:type:)``) as a field of COPY's binary format: its length,
-    /// -1 for NULL, then the bytes of the column type's binary format, the ones the verification hashes
-    /// (``RestoreDigest/add(copyData:)``). An integer in a `double precision` column becomes the nearest
-    /// double, as the server reads its digits.
+    /// Appends a dump's value, in a column of the type, as a field of COPY's binary format: its length, -1 for
+    /// NULL, then the bytes of the column type's binary format for the value the column stores
+    /// (``stored(_:isRawText:type:)``), the ones the verification hashes (``RestoreDigest/add(copyData:)``).
+    /// An integer in a `double precision` column becomes the nearest double, as the server reads its digits.
+    /// A value ``stored(_:isRawText:type:)`` has already converted is appended as the same bytes. TEXT that is
+    /// not valid UTF-8, given as its bytes, is appended as a BLOB is.
     ///
+    /// - Parameters:
+    ///   - value: the dump's value.
+    ///   - type: the column's type.
+    ///   - buffer: the COPY data.
     /// - Returns: `false`, having written nothing, when a column of the type cannot hold the value (the plan
     ///   puts no such value there), or when it is longer than a field can be.
-    static func appendCopyBinary(_ value: DBBValue, type: ColumnType, to buffer: inout ByteBuffer) -> Bool {
-        switch (value, type) {
-        case (.null, _):
-            buffer.writeInteger(Int32(-1))
-        case (.integer(let number), .bigint):
-            buffer.writeInteger(Int32(8))
-            buffer.writeInteger(number)
-        case (.real(let number), .double):
-            buffer.writeInteger(Int32(8))
-            buffer.writeInteger(number.bitPattern)
-        case (.integer(let number), .double):
-            buffer.writeInteger(Int32(8))
-            buffer.writeInteger(Double(number).bitPattern)
-        case (.text(var text), .text):
-            return text.withUTF8 { bytes in
-                guard let length = Int32(exactly: bytes.count) else { return false }
-                buffer.writeInteger(length)
-                buffer.writeBytes(bytes)
-                return true
-            }
-        case (.blob(let bytes), .bytea):
-            guard let length = Int32(exactly: bytes.count) else { return false }
-            buffer.writeInteger(length)
-            buffer.writeBytes(bytes)
-        case (.integer, .numeric), (.real, .numeric):
-            guard let text = numericColumnText(of: value) else { return false }
-            appendNumeric(text, to: &buffer)
-        default:
-            return false
+    static func appendCopyBinary(
+        _ value: DBBValue, type: ColumnType, to buffer: inout [UInt8]
+    ) -> Bool {
+        switch value {
+        case .null:
+            appendNull(to: &buffer)
+            return true
+        case .integer(let number):
+            return appendInteger(number, type: type, to: &buffer)
+        case .real(let number):
+            return appendReal(number, type: type, to: &buffer)
+        case .text(var text):
+            return text.withUTF8 { appendText(UnsafeRawBufferPointer($0), type: type, to: &buffer) }
+        case .blob(let bytes):
+            return bytes.withUnsafeBytes { appendBytes($0, type: type, to: &buffer) }
         }
+    }
+
+    /// Appends NULL as a field of COPY's binary format.
+    static func appendNull(to buffer: inout [UInt8]) {
+        buffer.appendBigEndian(Int32(-1))
+    }
+
+    /// Appends an integer as ``appendCopyBinary(_:type:to:)`` does.
+    static func appendInteger(_ number: Int64, type: ColumnType, to buffer: inout [UInt8]) -> Bool {
+        switch type {
+        case .bigint: appendEightBytes(UInt64(bitPattern: number), to: &buffer)
+        case .double: appendEightBytes(Double(number).bitPattern, to: &buffer)
+        case .numeric: appendNumeric(String(number), to: &buffer)
+        case .text, .bytea: return appendField(String(number), to: &buffer)
+        }
+        return true
+    }
+
+    /// Appends a real as ``appendCopyBinary(_:type:to:)`` does: NaN as NULL.
+    static func appendReal(_ number: Double, type: ColumnType, to buffer: inout [UInt8]) -> Bool {
+        guard !number.isNaN else {
+            appendNull(to: &buffer)
+            return true
+        }
+        switch type {
+        case .bigint: return false
+        case .double: appendEightBytes(number.bitPattern, to: &buffer)
+        case .numeric: appendNumeric(numericText(number), to: &buffer)
+        case .text, .bytea: return appendField(realText(number), to: &buffer)
+        }
+        return true
+    }
+
+    /// Appends a field of eight bytes: `bigint`'s and `double precision`'s binary format.
+    private static func appendEightBytes(_ bits: UInt64, to buffer: inout [UInt8]) {
+        buffer.appendBigEndian(Int32(8))
+        buffer.appendBigEndian(bits)
+    }
+
+    /// Appends a field holding a text's UTF-8 bytes.
+    private static func appendField(_ text: String, to buffer: inout [UInt8]) -> Bool {
+        var text = text
+        return text.withUTF8 { appendField(UnsafeRawBufferPointer($0), to: &buffer) }
+    }
+
+    /// Appends text, given as its UTF-8 bytes, as ``appendCopyBinary(_:type:to:)`` does: its bytes,
+    /// in a `text` or a `bytea` column.
+    static func appendText(_ utf8: UnsafeRawBufferPointer, type: ColumnType, to buffer: inout [UInt8]) -> Bool {
+        switch type {
+        case .text, .bytea: appendField(utf8, to: &buffer)
+        case .bigint, .double, .numeric: false
+        }
+    }
+
+    /// Appends a BLOB, or TEXT that is not valid UTF-8 given as its bytes, as ``appendCopyBinary(_:type:to:)``
+    /// does: its bytes, in a `bytea` column.
+    static func appendBytes(_ bytes: UnsafeRawBufferPointer, type: ColumnType, to buffer: inout [UInt8]) -> Bool {
+        type == .bytea && appendField(bytes, to: &buffer)
+    }
+
+    /// Appends a field of bytes: its length, then the bytes.
+    ///
+    /// - Returns: `false`, having written nothing, when they are longer than a field can be.
+    private static func appendField(_ bytes: UnsafeRawBufferPointer, to buffer: inout [UInt8]) -> Bool {
+        guard let length = Int32(exactly: bytes.count) else { return false }
+        buffer.appendBigEndian(length)
+        buffer.append(contentsOf: bytes)
         return true
     }
 
@@ -155,16 +213,16 @@ enum RestoreValues {
     /// the weight of the first (the power of 10000 it stands for), the sign, the count of decimal digits after
     /// the point, then the base-10000 digits, grouped from the point outwards. The bytes are the server's for
     /// the number it stores, which the digest relies on.
-    private static func appendNumeric(_ text: String, to buffer: inout ByteBuffer) {
+    private static func appendNumeric(_ text: String, to buffer: inout [UInt8]) {
         let positive: UInt16 = 0x0000
         let negative: UInt16 = 0x4000
         if text == "Infinity" || text == "-Infinity" {
-            buffer.writeInteger(Int32(8))
-            buffer.writeInteger(Int16(0))
-            buffer.writeInteger(Int16(0))
-            buffer.writeInteger(UInt16(text == "Infinity" ? 0xD000 : 0xF000))
+            buffer.appendBigEndian(Int32(8))
+            buffer.appendBigEndian(Int16(0))
+            buffer.appendBigEndian(Int16(0))
+            buffer.appendBigEndian(UInt16(text == "Infinity" ? 0xD000 : 0xF000))
             // The server reads no scale for an infinity, and sends 32 (PostgreSQL 15 does): the same bytes.
-            buffer.writeInteger(Int16(32))
+            buffer.appendBigEndian(Int16(32))
             return
         }
         var bytes = text.utf8[...]
@@ -190,12 +248,12 @@ enum RestoreValues {
         weight -= leadingZeros
         groups.removeLast(groups.reversed().prefix { $0 == 0 }.count)
         if groups.isEmpty { weight = 0 }
-        buffer.writeInteger(Int32(8 + 2 * groups.count))
-        buffer.writeInteger(Int16(groups.count))
-        buffer.writeInteger(Int16(weight))
-        buffer.writeInteger(isNegative && !groups.isEmpty ? negative : positive)
-        buffer.writeInteger(Int16(fractionDigits.count))
-        for group in groups { buffer.writeInteger(group) }
+        buffer.appendBigEndian(Int32(8 + 2 * groups.count))
+        buffer.appendBigEndian(Int16(groups.count))
+        buffer.appendBigEndian(Int16(weight))
+        buffer.appendBigEndian(isNegative && !groups.isEmpty ? negative : positive)
+        buffer.appendBigEndian(Int16(fractionDigits.count))
+        for group in groups { buffer.appendBigEndian(group) }
     }
 
     /// Whether the value read back from the server is the stored value of the dump's value. A numeric column
@@ -229,5 +287,13 @@ extension DBBPostgresRestorePlan.Table {
             (rowIDColumn.map { [$0] } ?? []) + columns.map(\.name),
             (rowIDColumn != nil ? [.bigint] : []) + columns.map { RestoreValues.ColumnType($0.type) }
         )
+    }
+}
+
+extension [UInt8] {
+    /// Appends an integer in network byte order, as COPY's binary format holds integers.
+    @inline(__always)
+    mutating func appendBigEndian<Integer: FixedWidthInteger>(_ value: Integer) {
+        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
     }
 }

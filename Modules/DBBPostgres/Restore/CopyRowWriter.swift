@@ -1,0 +1,204 @@
+internal import DBBExport
+internal import DBBSQL
+internal import Foundation
+
+/// Takes the rows of a table the load restores (``LoadConsumer``) as the dump's reader hands over their values
+/// (``DumpValueWriter``), without a `String` or `Data` for each: it writes them into ``chunk`` as rows of
+/// COPY's binary format, or keeps them while the table's types are not planned yet; and, when the load
+/// speculates, counts each value by storage class as the planning pass does (``statistics``).
+///
+/// The load keeps it in a local while it reads a table's rows: each access to a class's property is checked
+/// for exclusivity at run time, which would cost more per value than the value's bytes do.
+struct CopyRowWriter: DumpValueWriter {
+    enum Mode {
+        /// Each row's values are kept (``values``): the table's types are planned from the first rows.
+        case sampling
+        /// Each row is written to ``chunk``.
+        case loading
+        /// The values are only counted.
+        case counting
+    }
+
+    private(set) var mode: Mode
+    /// Whether each value is added to ``statistics``.
+    private let counts: Bool
+    /// Per value of a row (the rowid's first when the dump stores it): the statistics of the values so far,
+    /// when the writer counts.
+    private(set) var statistics: [ColumnStatistics]
+    /// The column types of a row's values, when loading.
+    private(set) var types: [RestoreValues.ColumnType] = []
+    /// Per type, the storage classes (``ColumnStatistics/classes(storableIn:)``) its column holds.
+    private var allowed: [UInt8] = []
+    /// COPY data not sent yet: whole rows.
+    var chunk: [UInt8] = []
+    /// The values of the row read last, while sampling.
+    private(set) var values: [DBBValue] = []
+    /// The positions in ``values`` of TEXT that is not valid UTF-8, given as its bytes.
+    private(set) var rawText: [Int] = []
+    /// The bytes of the text and BLOBs in ``values``.
+    private(set) var valueBytes = 0
+    /// The first value of the row read last that its column cannot hold, when loading: its position and
+    /// storage class. The row is not written, and the writer counts from there on.
+    var misfit: (position: Int, storageClass: String)?
+    private var position = 0
+    private var rowStart = 0
+
+    /// A writer of a table's rows.
+    ///
+    /// - Parameters:
+    ///   - mode: ``Mode/sampling`` when the table is not created yet; ``Mode/loading`` after
+    ///     ``startLoading(_:)``.
+    ///   - counting: how many values a row has, when the writer counts them; `nil` when it does not.
+    init(mode: Mode, counting valuesPerRow: Int?) {
+        self.mode = mode
+        counts = valuesPerRow != nil
+        statistics = Array(repeating: ColumnStatistics(), count: valuesPerRow ?? 0)
+    }
+
+    /// Writes the rows from here on into ``chunk``, as values of the given column types.
+    mutating func startLoading(_ types: [RestoreValues.ColumnType]) {
+        self.types = types
+        allowed = types.map(ColumnStatistics.classes(storableIn:))
+        mode = .loading
+    }
+
+    /// Only counts the values from here on.
+    mutating func stopLoading() {
+        mode = .counting
+    }
+
+    mutating func beginRow() {
+        position = 0
+        switch mode {
+        case .sampling:
+            values.removeAll(keepingCapacity: true)
+            rawText.removeAll(keepingCapacity: true)
+            valueBytes = 0
+        case .loading:
+            rowStart = chunk.count
+            // At most 1600 columns: PostgreSQL creates no wider table.
+            chunk.appendBigEndian(Int16(types.count))
+        case .counting:
+            break
+        }
+    }
+
+    /// What becomes of a value.
+    private enum Action {
+        case keep, write, skip
+    }
+
+    /// Counts a value (when the writer counts) and says what becomes of it: when loading, a value its column
+    /// cannot hold ends the row (``misfit``).
+    @inline(__always)
+    private mutating func take(_ value: ScannedValue) -> Action {
+        if counts { statistics[position].add(value) }
+        switch mode {
+        case .sampling:
+            return .keep
+        case .counting:
+            return .skip
+        case .loading:
+            let fits: Bool
+            if counts {
+                fits = statistics[position].fits(allowed[position])
+            } else {
+                var single = ColumnStatistics()
+                single.add(value)
+                fits = single.fits(allowed[position])
+            }
+            if fits { return .write }
+            refuse(value.kind)
+            return .skip
+        }
+    }
+
+    /// Takes back what the current row wrote, and counts from here on.
+    private mutating func refuse(_ kind: ScannedValue.Kind) {
+        chunk.removeSubrange(rowStart...)
+        let storageClass: String
+        switch kind {
+        case .null: storageClass = "null"
+        case .integer: storageClass = "integer"
+        case .real: storageClass = "real"
+        case .text: storageClass = "text"
+        case .rawText: storageClass = "text (not valid UTF-8)"
+        case .blob: storageClass = "blob"
+        }
+        misfit = (position, storageClass)
+        mode = .counting
+    }
+
+    mutating func writeNull() {
+        switch take(ScannedValue(kind: .null)) {
+        case .keep: values.append(.null)
+        case .write: RestoreValues.appendNull(to: &chunk)
+        case .skip: break
+        }
+        position += 1
+    }
+
+    mutating func writeInteger(_ value: Int64) {
+        let kind = ScannedValue(kind: .integer, integer: value)
+        switch take(kind) {
+        case .keep: values.append(.integer(value))
+        case .write: if !RestoreValues.appendInteger(value, type: types[position], to: &chunk) { refuse(kind.kind) }
+        case .skip: break
+        }
+        position += 1
+    }
+
+    mutating func writeReal(_ value: Double) {
+        guard !value.isNaN else { return writeNull() }
+        let kind = ScannedValue(kind: .real, isNegativeZero: value == 0 && value.sign == .minus)
+        switch take(kind) {
+        case .keep: values.append(.real(value))
+        case .write: if !RestoreValues.appendReal(value, type: types[position], to: &chunk) { refuse(kind.kind) }
+        case .skip: break
+        }
+        position += 1
+    }
+
+    mutating func writeText(_ utf8: UnsafeRawBufferPointer, hasNUL: Bool) {
+        switch take(ScannedValue(kind: .text, hasNUL: hasNUL)) {
+        case .keep:
+            values.append(.text(String(decoding: utf8, as: UTF8.self)))
+            valueBytes += utf8.count
+        case .write:
+            if !RestoreValues.appendText(utf8, type: types[position], to: &chunk) { refuse(.text) }
+        case .skip:
+            break
+        }
+        position += 1
+    }
+
+    mutating func writeBytes(_ bytes: UnsafeRawBufferPointer, isRawText: Bool) {
+        let kind: ScannedValue.Kind = isRawText ? .rawText : .blob
+        switch take(ScannedValue(kind: kind)) {
+        case .keep:
+            if isRawText { rawText.append(position) }
+            values.append(.blob(Data(bytes)))
+            valueBytes += bytes.count
+        case .write:
+            if !RestoreValues.appendBytes(bytes, type: types[position], to: &chunk) { refuse(kind) }
+        case .skip:
+            break
+        }
+        position += 1
+    }
+
+    /// Writes a row kept while sampling, when loading, without counting it again (it was counted when kept).
+    ///
+    /// - Returns: the position of the first value its column cannot hold, having written nothing; `nil` when
+    ///   the row is written.
+    mutating func writeKept(_ row: [DBBValue]) -> Int? {
+        let start = chunk.count
+        chunk.appendBigEndian(Int16(types.count))
+        for (position, value) in row.enumerated()
+        where !RestoreValues.appendCopyBinary(value, type: types[position], to: &chunk) {
+            chunk.removeSubrange(start...)
+            return position
+        }
+        return nil
+    }
+}
