@@ -160,7 +160,7 @@ struct DBBPostgresRestoreDigestTests {
         let numbers: [DBBValue] =
             Self.doubles.map { .real($0) }
             + [Int64.min, Int64.max, 0, -1, 9999, 10000, -123_456_789].map { .integer($0) }
-        var chunk: [UInt8] = []
+        var chunk = CopyBuffer()
         for (index, number) in numbers.enumerated() {
             chunk.appendBigEndian(Int16(3))
             #expect(RestoreValues.appendCopyBinary(.integer(Int64(index)), type: .bigint, to: &chunk))
@@ -174,16 +174,16 @@ struct DBBPostgresRestoreDigestTests {
             defer { try? server.close() }
             try server.execute("CREATE TABLE n (i bigint, x numeric, d double precision)")
             let feed = CopyFeed(connection: server, table: #""public"."n""#, columns: [#""i""#, #""x""#, #""d""#])
-            try feed.send(ByteBuffer(bytes: data))
+            try feed.send(ByteBuffer(bytes: data.bytes))
             feed.finish()
             try feed.wait()
             let read = try server.fetchAll("SELECT x::text, d, numeric_send(x) FROM n ORDER BY i")
             #expect(read.count == numbers.count)
             for (row, number) in zip(read, numbers) {
                 // The bytes sent are the ones the server sends back for what it stored (the digest needs it).
-                var field: [UInt8] = []
+                var field = CopyBuffer()
                 #expect(RestoreValues.appendCopyBinary(number, type: .numeric, to: &field))
-                #expect(row[2] == .blob(Data(field.dropFirst(4))), "\(number)")
+                #expect(row[2] == .blob(Data(field.bytes.dropFirst(4))), "\(number)")
                 let double: Double
                 switch number {
                 case .integer(let integer): double = Double(integer)
@@ -202,7 +202,7 @@ struct DBBPostgresRestoreDigestTests {
 
     @Test("a value its column's type cannot hold is refused before it is written")
     func binaryRefusesMismatches() {
-        var chunk: [UInt8] = []
+        var chunk = CopyBuffer()
         for (value, type) in [
             (DBBValue.real(1.5), RestoreValues.ColumnType.bigint), (.text("1"), .bigint), (.text("1.5"), .double),
             (.blob(Data([1])), .text), (.blob(Data()), .bigint), (.text("2"), .numeric), (.blob(Data([2])), .numeric),
@@ -222,13 +222,13 @@ struct DBBPostgresRestoreDigestTests {
         var written = 0
         for value in values {
             for type in types {
-                var direct: [UInt8] = []
+                var direct = CopyBuffer()
                 guard RestoreValues.appendCopyBinary(value, type: type, to: &direct) else { continue }
                 written += 1
-                var stored: [UInt8] = []
+                var stored = CopyBuffer()
                 let storedValue = RestoreValues.stored(value, isRawText: false, type: type)
                 #expect(RestoreValues.appendCopyBinary(storedValue, type: type, to: &stored))
-                #expect(direct == stored, "\(value) in \(type.name)")
+                #expect(direct.bytes == stored.bytes, "\(value) in \(type.name)")
             }
         }
         // Null and NaN (stored as NULL) in every type; integers in all five; the other reals in all but bigint;
@@ -255,7 +255,7 @@ struct RestoreDigestTests {
     static func add(
         _ values: [DBBValue], _ types: [RestoreValues.ColumnType], to digest: inout RestoreDigest
     ) -> Bool {
-        var row: [UInt8] = []
+        var row = CopyBuffer()
         row.appendBigEndian(Int16(values.count))
         for (value, type) in zip(values, types) {
             guard RestoreValues.appendCopyBinary(value, type: type, to: &row) else { return false }

@@ -270,27 +270,32 @@ final class DumpJSONReader {
 
     /// The index of the closing quote when the whole string lies in the current chunk without escapes.
     private func closingQuoteInChunk() -> Int? {
-        plainStringInChunk()?.end
-    }
-
-    /// The index of the closing quote when the whole string lies in the current chunk without escapes, and
-    /// whether its bytes are ASCII (so valid UTF-8 without a further check).
-    private func plainStringInChunk() -> (end: Int, isASCII: Bool)? {
         let start = index
         // Through a buffer pointer: the loop then reads no property of the reader, whose every access the
         // runtime would check for exclusivity.
-        return buffer.withUnsafeBufferPointer { all in
-            var end = start
-            var high: UInt8 = 0
-            while end < all.count {
-                let byte = all[end]
-                if byte == UInt8(ascii: "\"") { return (end, high < 0x80) }
-                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
-                high |= byte
-                end += 1
-            }
-            return nil
+        return buffer.withUnsafeBufferPointer { Self.plainString(in: $0, from: start)?.end }
+    }
+
+    /// Where a string's closing quote is when the string, from `start` (after its opening quote), lies in
+    /// `bytes` without escapes, and whether its bytes are ASCII (so valid UTF-8 without a further check).
+    private static func plainString(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (end: Int, isASCII: Bool)?
+    {
+        var end = start
+        var high: UInt8 = 0
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") { return (end, high < 0x80) }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            high |= byte
+            end += 1
         }
+        return nil
+    }
+
+    /// What the fast path of ``readText(into:)`` found.
+    private enum TextInChunk {
+        case written(end: Int)
+        case tooLong, invalid, notInChunk
     }
 
     private func makeString(_ bytes: UnsafeBufferPointer<UInt8>, start: Int64) throws -> String {
@@ -634,9 +639,9 @@ final class DumpJSONReader {
             return .value(.real(value))
         }
         var magnitude: UInt64 = 0
-        for byte in bytes.dropFirst(negative ? 1 : 0) {
+        for position in (negative ? 1 : 0)..<bytes.count {
             let (times10, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(bytes[position] - UInt8(ascii: "0")))
             guard !overflow1 && !overflow2 else { return .outOfRange }
             magnitude = sum
         }
@@ -927,18 +932,27 @@ final class DumpJSONReader {
         try expect(UInt8(ascii: "\""), "a string")
         let start = offset - 1
         let valueLimit = maximumStringLength
-        if let (end, isASCII) = plainStringInChunk() {
-            guard end - index <= valueLimit else { throw tooLong(start: start, valueLimit: valueLimit, base64: false) }
-            guard isASCII || Self.isValidUTF8(buffer, index..<end) else {
-                throw error(.malformed, "the string is not valid UTF-8", at: start)
-            }
-            let begin = index
-            // In range: `plainStringInChunk` found `end` in the buffer, at or after `index`.
-            buffer.withUnsafeBytes { all in
-                writer.writeText(UnsafeRawBufferPointer(rebasing: all[begin..<end]), hasNUL: false)
-            }
+        // Fast path: the whole string, without escapes, lies in the current chunk; it is found, checked and
+        // handed over in one pass over the buffer (each access to the reader's array retains it).
+        let begin = index
+        let fast = buffer.withUnsafeBufferPointer { all -> TextInChunk in
+            guard let (end, isASCII) = Self.plainString(in: all, from: begin) else { return .notInChunk }
+            guard end - begin <= valueLimit else { return .tooLong }
+            let bytes = UnsafeBufferPointer(rebasing: all[begin..<end])
+            guard isASCII || String(validating: bytes, as: UTF8.self) != nil else { return .invalid }
+            writer.writeText(UnsafeRawBufferPointer(bytes), hasNUL: false)
+            return .written(end: end)
+        }
+        switch fast {
+        case .written(let end):
             index = end + 1
             return
+        case .tooLong:
+            throw tooLong(start: start, valueLimit: valueLimit, base64: false)
+        case .invalid:
+            throw error(.malformed, "the string is not valid UTF-8", at: start)
+        case .notInChunk:
+            break
         }
         var text = try readStringSlowly(start: start, limit: valueLimit, valueLimit: valueLimit, base64: false)
         text.withUTF8 { writer.writeText(UnsafeRawBufferPointer($0), hasNUL: $0.contains(0)) }

@@ -30,7 +30,7 @@ struct CopyRowWriter: DumpValueWriter {
     /// Per type, the storage classes (``ColumnStatistics/classes(storableIn:)``) its column holds.
     private var allowed: [UInt8] = []
     /// COPY data not sent yet: whole rows.
-    var chunk: [UInt8] = []
+    var chunk = CopyBuffer()
     /// The values of the row read last, while sampling.
     private(set) var values: [DBBValue] = []
     /// The positions in ``values`` of TEXT that is not valid UTF-8, given as its bytes.
@@ -115,7 +115,7 @@ struct CopyRowWriter: DumpValueWriter {
 
     /// Takes back what the current row wrote, and counts from here on.
     private mutating func refuse(_ kind: ScannedValue.Kind) {
-        chunk.removeSubrange(rowStart...)
+        chunk.removeLast(from: rowStart)
         let storageClass: String
         switch kind {
         case .null: storageClass = "null"
@@ -196,7 +196,7 @@ struct CopyRowWriter: DumpValueWriter {
         chunk.appendBigEndian(Int16(types.count))
         for (position, value) in row.enumerated()
         where !RestoreValues.appendCopyBinary(value, type: types[position], to: &chunk) {
-            chunk.removeSubrange(start...)
+            chunk.removeLast(from: start)
             return position
         }
         return nil

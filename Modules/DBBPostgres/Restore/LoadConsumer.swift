@@ -152,7 +152,7 @@ final class LoadConsumer: DumpConsumer {
         case .loading:
             if rowWriter.chunk.count >= Self.chunkBytes {
                 try send(rowWriter.chunk, table: table.name)
-                rowWriter.chunk.removeAll(keepingCapacity: true)
+                rowWriter.chunk.removeAll()
             }
         case .counting:
             guard let misfit = rowWriter.misfit else { return }
@@ -209,16 +209,14 @@ final class LoadConsumer: DumpConsumer {
     }
 
     /// A buffer for the next chunk, with room for it.
-    private static func emptyChunk() -> [UInt8] {
-        var chunk: [UInt8] = []
-        chunk.reserveCapacity(chunkBytes + (64 << 10))
-        return chunk
+    private static func emptyChunk() -> CopyBuffer {
+        CopyBuffer(capacity: chunkBytes + (64 << 10))
     }
 
-    private func send(_ chunk: [UInt8], table: String) throws {
+    private func send(_ chunk: CopyBuffer, table: String) throws {
         guard let feed else { return }
         do {
-            try feed.send(ByteBuffer(bytes: chunk))
+            try feed.send(ByteBuffer(bytes: chunk.bytes))
         } catch {
             throw writer.connection.map(error, sql: "COPY \(table) FROM STDIN", context: "loading table \(table)")
         }
@@ -228,7 +226,7 @@ final class LoadConsumer: DumpConsumer {
     ///
     /// - Returns: the digest of the rows sent, when the load makes digests.
     @discardableResult
-    private func finishCopy(of table: DBBDumpTable, chunk: [UInt8]) throws -> RestoreDigest? {
+    private func finishCopy(of table: DBBDumpTable, chunk: CopyBuffer) throws -> RestoreDigest? {
         guard let feed else { return nil }
         if !chunk.isEmpty { try send(chunk, table: table.name) }
         self.feed = nil

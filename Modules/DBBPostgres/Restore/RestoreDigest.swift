@@ -128,14 +128,15 @@ struct RowHasher {
             mix(&a, &b, &c)
             offset += 12
         }
-        for index in 0..<(bytes.count - offset) {
-            let byte = UInt32(bytes[offset + index])
-            switch index {
-            case 0..<4: a &+= byte << (8 * index)
-            case 4..<8: b &+= byte << (8 * (index - 4))
-            default: c &+= byte << (8 * (index - 7))
-            }
+        // The last 0 to 11 bytes, as three words padded with zeros (most values end here: an integer or a
+        // double is 8 bytes).
+        var tail: (UInt32, UInt32, UInt32) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &tail) { words in
+            words.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset...]))
         }
+        a &+= UInt32(littleEndian: tail.0)
+        b &+= UInt32(littleEndian: tail.1)
+        c &+= UInt32(littleEndian: tail.2) << 8
         final(&a, &b, &c)
         return UInt64(b) << 32 | UInt64(c)
     }
