@@ -227,4 +227,38 @@ struct ScanTests {
             }
         }
     }
+
+    /// Reads on after the first error it is told, and keeps both errors.
+    final class ReadingOn: DumpConsumer {
+        var errors: [String] = []
+
+        func begin(header: DBBDumpHeader, schema: [DBBSchemaObject]) throws {}
+        func beginTable(_ table: DBBDumpTable) throws {}
+        func endTable(_ table: DBBDumpTable) throws {}
+        func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {}
+        func writesRows(of table: DBBDumpTable) -> Bool { true }
+
+        func writeRows(of table: DBBDumpTable, from rows: inout DumpRows) throws {
+            var recorder = Recorder()
+            for _ in 0..<2 {
+                do {
+                    while try rows.next(into: &recorder) {}
+                } catch {
+                    errors.append("\(error)")
+                }
+            }
+        }
+    }
+
+    @Test("a consumer that reads on after a damaged row is told the same error, and so is the parser")
+    func readingOnAfterDamage() throws {
+        let folder = try TemporaryFolder()
+        let dump = folder.file("damaged.json.gz")
+        try gzip(Data(BadInputTests.handMade(rows: #"[1,"a"],[2,true],[3,"c"]"#, rowCount: 3).utf8)).write(to: dump)
+        let consumer = ReadingOn()
+        #expect(throws: DBBExportError.self) { _ = try DumpParser(dumpAt: dump).run(consumer) }
+        #expect(consumer.errors.count == 2)
+        #expect(Set(consumer.errors).count == 1, "\(consumer.errors)")
+        #expect(consumer.errors.first?.contains("a row value must be") == true, "\(consumer.errors)")
+    }
 }

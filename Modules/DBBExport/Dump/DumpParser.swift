@@ -72,8 +72,8 @@ package struct ScannedValue: Sendable, Equatable {
 }
 
 extension ScannedValue {
-    /// What a scan keeps of a value read whole: the one place that says how a value is counted, for the scan
-    /// and for a pass that reads values (the one-pass restore).
+    /// What a scan keeps of a value read whole (a number, a tagged value): its storage class, as a
+    /// ``DumpValueWriter`` is told it, NaN as NULL.
     ///
     /// - Parameters:
     ///   - value: the value; a NaN counts as NULL, as SQLite stores it.

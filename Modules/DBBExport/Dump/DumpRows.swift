@@ -61,7 +61,9 @@ package struct DumpRows {
     private var position = Position.beforeArray
 
     private enum Position {
-        case beforeArray, beforeRow, afterRow, atEnd
+        case beforeArray, afterRow, atEnd
+        /// A row was damaged, with this error: the reader stands inside it.
+        case failed(any Error)
     }
 
     init(reader: DumpJSONReader, table: DBBDumpTable, progress: ProgressCounter) {
@@ -92,11 +94,23 @@ package struct DumpRows {
                 position = .atEnd
                 return false
             }
-        case .beforeRow:
-            break
+        case .failed(let error):
+            throw error
         }
-        position = .beforeRow
         number += 1
+        do {
+            try readRow(into: &writer)
+        } catch {
+            position = .failed(error)
+            throw error
+        }
+        position = .afterRow
+        progress.add(rows: 1)
+        return true
+    }
+
+    /// Reads a row's values into `writer`, checking them.
+    private func readRow<Writer: DumpValueWriter>(into writer: inout Writer) throws {
         let rowOffset = reader.offset
         try reader.expect(UInt8(ascii: "["), "a row (an array of values)")
         writer.beginRow()
@@ -120,9 +134,6 @@ package struct DumpRows {
             throw DBBExportError(
                 .malformed, "the rowid must be an integer", path: reader.path, byteOffset: rowOffset, column: "rowid")
         }
-        position = .afterRow
-        progress.add(rows: 1)
-        return true
     }
 
     /// Reads the rows the consumer left, checking them as it would have.

@@ -31,10 +31,10 @@ struct CopyRowWriter: DumpValueWriter {
     private var allowed: [UInt8] = []
     /// COPY data not sent yet: whole rows.
     var chunk = CopyBuffer()
-    /// The values of the row read last, while sampling.
+    /// The values of the row read last, while sampling. TEXT that is not valid UTF-8 is kept as its bytes, as
+    /// a BLOB: the COPY data is the same (``RestoreValues/appendCopyBinary(_:type:to:)``), and it was counted as
+    /// text (``statistics``).
     private(set) var values: [DBBValue] = []
-    /// The positions in ``values`` of TEXT that is not valid UTF-8, given as its bytes.
-    private(set) var rawText: [Int] = []
     /// The bytes of the text and BLOBs in ``values``.
     private(set) var valueBytes = 0
     /// The first value of the row read last that its column cannot hold, when loading: its position and
@@ -72,7 +72,6 @@ struct CopyRowWriter: DumpValueWriter {
         switch mode {
         case .sampling:
             values.removeAll(keepingCapacity: true)
-            rawText.removeAll(keepingCapacity: true)
             valueBytes = 0
         case .loading:
             rowStart = chunk.count
@@ -108,25 +107,28 @@ struct CopyRowWriter: DumpValueWriter {
                 fits = single.fits(allowed[position])
             }
             if fits { return .write }
-            refuse(value.kind)
+            refuse(value)
             return .skip
         }
     }
 
     /// Takes back what the current row wrote, and counts from here on.
-    private mutating func refuse(_ kind: ScannedValue.Kind) {
+    private mutating func refuse(_ value: ScannedValue) {
         chunk.removeLast(from: rowStart)
-        let storageClass: String
-        switch kind {
-        case .null: storageClass = "null"
-        case .integer: storageClass = "integer"
-        case .real: storageClass = "real"
-        case .text: storageClass = "text"
-        case .rawText: storageClass = "text (not valid UTF-8)"
-        case .blob: storageClass = "blob"
-        }
-        misfit = (position, storageClass)
+        misfit = (position, Self.describe(value))
         mode = .counting
+    }
+
+    /// A value's storage class as a column's refusal names it: text with NUL and text that is not UTF-8 apart.
+    static func describe(_ value: ScannedValue) -> String {
+        switch value.kind {
+        case .null: "null"
+        case .integer: "integer"
+        case .real: "real"
+        case .text: value.hasNUL ? "text with NUL" : "text"
+        case .rawText: "text that is not valid UTF-8"
+        case .blob: "blob"
+        }
     }
 
     mutating func writeNull() {
@@ -139,10 +141,10 @@ struct CopyRowWriter: DumpValueWriter {
     }
 
     mutating func writeInteger(_ value: Int64) {
-        let kind = ScannedValue(kind: .integer, integer: value)
-        switch take(kind) {
+        let scanned = ScannedValue(kind: .integer, integer: value)
+        switch take(scanned) {
         case .keep: values.append(.integer(value))
-        case .write: if !RestoreValues.appendInteger(value, type: types[position], to: &chunk) { refuse(kind.kind) }
+        case .write: if !RestoreValues.appendInteger(value, type: types[position], to: &chunk) { refuse(scanned) }
         case .skip: break
         }
         position += 1
@@ -150,22 +152,23 @@ struct CopyRowWriter: DumpValueWriter {
 
     mutating func writeReal(_ value: Double) {
         guard !value.isNaN else { return writeNull() }
-        let kind = ScannedValue(kind: .real, isNegativeZero: value == 0 && value.sign == .minus)
-        switch take(kind) {
+        let scanned = ScannedValue(kind: .real, isNegativeZero: value == 0 && value.sign == .minus)
+        switch take(scanned) {
         case .keep: values.append(.real(value))
-        case .write: if !RestoreValues.appendReal(value, type: types[position], to: &chunk) { refuse(kind.kind) }
+        case .write: if !RestoreValues.appendReal(value, type: types[position], to: &chunk) { refuse(scanned) }
         case .skip: break
         }
         position += 1
     }
 
     mutating func writeText(_ utf8: UnsafeRawBufferPointer, hasNUL: Bool) {
-        switch take(ScannedValue(kind: .text, hasNUL: hasNUL)) {
+        let scanned = ScannedValue(kind: .text, hasNUL: hasNUL)
+        switch take(scanned) {
         case .keep:
             values.append(.text(String(decoding: utf8, as: UTF8.self)))
             valueBytes += utf8.count
         case .write:
-            if !RestoreValues.appendText(utf8, type: types[position], to: &chunk) { refuse(.text) }
+            if !RestoreValues.appendText(utf8, type: types[position], to: &chunk) { refuse(scanned) }
         case .skip:
             break
         }
@@ -173,14 +176,13 @@ struct CopyRowWriter: DumpValueWriter {
     }
 
     mutating func writeBytes(_ bytes: UnsafeRawBufferPointer, isRawText: Bool) {
-        let kind: ScannedValue.Kind = isRawText ? .rawText : .blob
-        switch take(ScannedValue(kind: kind)) {
+        let scanned = ScannedValue(kind: isRawText ? .rawText : .blob)
+        switch take(scanned) {
         case .keep:
-            if isRawText { rawText.append(position) }
             values.append(.blob(Data(bytes)))
             valueBytes += bytes.count
         case .write:
-            if !RestoreValues.appendBytes(bytes, type: types[position], to: &chunk) { refuse(kind) }
+            if !RestoreValues.appendBytes(bytes, type: types[position], to: &chunk) { refuse(scanned) }
         case .skip:
             break
         }

@@ -150,10 +150,7 @@ final class LoadConsumer: DumpConsumer {
                 try createFromSample(table, rowWriter: &rowWriter)
             }
         case .loading:
-            if rowWriter.chunk.count >= Self.chunkBytes {
-                try send(rowWriter.chunk, table: table.name)
-                rowWriter.chunk.removeAll()
-            }
+            try sendIfFull(&rowWriter.chunk, table: table.name)
         case .counting:
             guard let misfit = rowWriter.misfit else { return }
             rowWriter.misfit = nil
@@ -189,9 +186,10 @@ final class LoadConsumer: DumpConsumer {
         for row in rows {
             if let position = rowWriter.writeKept(row) {
                 throw unstorable(
-                    storageClass: row[position].storageClass.rawValue, type: rowWriter.types[position],
-                    column: position, of: table)
+                    storageClass: CopyRowWriter.describe(ScannedValue(row[position], isRawText: false)),
+                    type: rowWriter.types[position], column: position, of: table)
             }
+            try sendIfFull(&rowWriter.chunk, table: table.name)
         }
     }
 
@@ -208,9 +206,24 @@ final class LoadConsumer: DumpConsumer {
             table: table.name, column: names[index])
     }
 
+    /// Sends the chunk once it holds ``chunkBytes``, and empties it: a chunk that a long value made larger is
+    /// given back, so that the memory is not held while the rest of the table loads.
+    private func sendIfFull(_ chunk: inout CopyBuffer, table: String) throws {
+        guard chunk.count >= Self.chunkBytes else { return }
+        try send(chunk, table: table)
+        if chunk.capacity > Self.emptyChunkCapacity {
+            chunk = Self.emptyChunk()
+        } else {
+            chunk.removeAll()
+        }
+    }
+
+    /// The room a chunk is made with: a row that ends past ``chunkBytes`` usually fits.
+    private static let emptyChunkCapacity = chunkBytes + (64 << 10)
+
     /// A buffer for the next chunk, with room for it.
     private static func emptyChunk() -> CopyBuffer {
-        CopyBuffer(capacity: chunkBytes + (64 << 10))
+        CopyBuffer(capacity: emptyChunkCapacity)
     }
 
     private func send(_ chunk: CopyBuffer, table: String) throws {

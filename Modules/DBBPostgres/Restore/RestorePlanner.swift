@@ -38,13 +38,6 @@ struct ColumnStatistics {
         Set(Self.names.indices.filter { seen & (1 << $0) != 0 }.map { Self.names[$0] })
     }
 
-    /// Adds a value the load read whole, as a scan's value (``ScannedValue/init(_:isRawText:)``).
-    ///
-    /// - Parameter isRawText: whether the value is TEXT that is not valid UTF-8, given as its bytes.
-    mutating func add(_ value: DBBValue, isRawText: Bool) {
-        add(ScannedValue(value, isRawText: isRawText))
-    }
-
     mutating func add(_ value: ScannedValue) {
         switch value.kind {
         case .null:

@@ -1,8 +1,10 @@
 internal import DBBSQL
 internal import Foundation
 
-/// The one place that says what a dump's value becomes in a planned column: the COPY data the load sends and
-/// the value the verification expects to read back are both made from ``stored(_:isRawText:type:)``.
+/// The one place that says what a dump's value becomes in a planned column: the value the verification expects
+/// to read back (``stored(_:isRawText:type:)``), and the COPY data the load sends (``appendInteger(_:type:to:)``,
+/// ``appendReal(_:type:to:)``, ``appendText(_:type:to:)``, ``appendBytes(_:type:to:)``, which write the bytes of
+/// the value `stored` gives; a test holds them to it).
 enum RestoreValues {
     /// The column types of a plan.
     enum ColumnType {
@@ -307,6 +309,9 @@ struct CopyBuffer {
     }
 
     var isEmpty: Bool { count == 0 }
+
+    /// How many bytes the buffer holds without growing.
+    var capacity: Int { storage.count }
 
     /// The bytes written.
     var bytes: ArraySlice<UInt8> { storage[..<count] }
