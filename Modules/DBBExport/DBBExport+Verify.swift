@@ -92,9 +92,15 @@ extension DBBExport {
     /// the same storage class and the same exact value (doubles bit for bit, text byte for byte). For a
     /// partial dump only what it holds is compared.
     ///
+    /// With `dataOnly`, the schema's SQL text and its other objects (indexes, views, triggers) are not
+    /// compared, nor `sqlite_sequence`: only the header values, which tables there are, their columns and
+    /// their rows. A database restored from a dump of PostgreSQL holds the same data as the SQLite database
+    /// that PostgreSQL's schema was restored from, with its schema in other words.
+    ///
     /// - Parameters:
     ///   - dumpURL: the dump to read.
     ///   - databaseURL: the database to compare with; it is opened read-only.
+    ///   - dataOnly: whether to compare the data only, not the schema's SQL. Default: `false`.
     ///   - maximumValueLength: the longest string or BLOB accepted, in bytes. Default:
     ///     ``defaultMaximumValueLength`` (64 MiB).
     ///   - progress: called on the calling thread as tables and rows are compared.
@@ -102,15 +108,15 @@ extension DBBExport {
     /// - Throws: ``DBBExportError`` for a missing database, a damaged or foreign dump; `DBBError` when the
     ///   database cannot be read.
     public static func compare(
-        dumpAt dumpURL: URL, withDatabaseAt databaseURL: URL, maximumValueLength: Int = defaultMaximumValueLength,
-        progress: ((DBBExportProgress) -> Void)? = nil
+        dumpAt dumpURL: URL, withDatabaseAt databaseURL: URL, dataOnly: Bool = false,
+        maximumValueLength: Int = defaultMaximumValueLength, progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> DBBDumpDifference? {
         try DBBExportError.requireExists(databaseURL.path, "the database file")
         let db = try DBBDatabase(path: databaseURL.path, mode: .readOnly)
         defer { try? db.close() }
         try db.beginTransaction(.deferred)
         defer { try? db.rollback() }
-        let comparer = CompareConsumer(db: db)
+        let comparer = CompareConsumer(db: db, dataOnly: dataOnly)
         do {
             let parser = ConcurrentDumpParser(
                 source: .file(dumpURL.path), progress: progress, maximumValueLength: maximumValueLength)
@@ -124,7 +130,7 @@ extension DBBExport {
 
 extension DBBExport {
     /// Reads a dump from end to end, checking it as ``verify(dumpAt:maximumValueLength:progress:)`` does,
-    /// and compares it with a database as ``compare(dumpAt:withDatabaseAt:maximumValueLength:progress:)``
+    /// and compares it with a database as ``compare(dumpAt:withDatabaseAt:dataOnly:maximumValueLength:progress:)``
     /// does, in one pass.
     ///
     /// Problems are reported as the two calls one after the other would: a damaged dump first, then a
@@ -134,28 +140,29 @@ extension DBBExport {
     /// - Returns: what ``verify(dumpAt:maximumValueLength:progress:)`` returns, and the first difference or
     ///   `nil`.
     /// - Throws: what ``verify(dumpAt:maximumValueLength:progress:)`` throws, then what
-    ///   ``compare(dumpAt:withDatabaseAt:maximumValueLength:progress:)`` throws.
+    ///   ``compare(dumpAt:withDatabaseAt:dataOnly:maximumValueLength:progress:)`` throws.
     package static func verifyAndCompare(
-        dumpAt dumpURL: URL, withDatabaseAt databaseURL: URL, maximumValueLength: Int = defaultMaximumValueLength,
-        progress: ((DBBExportProgress) -> Void)? = nil
-    ) throws -> (report: DBBDumpReport, difference: DBBDumpDifference?) {
-        try verifyAndCompare(
-            .file(dumpURL.path), withDatabaseAt: databaseURL, maximumValueLength: maximumValueLength,
-            progress: progress)
-    }
-
-    /// ``verifyAndCompare(dumpAt:withDatabaseAt:maximumValueLength:progress:)`` for a dump read from an open
-    /// handle.
-    package static func verifyAndCompare(
-        readingFrom input: FileHandle, withDatabaseAt databaseURL: URL,
+        dumpAt dumpURL: URL, withDatabaseAt databaseURL: URL, dataOnly: Bool = false,
         maximumValueLength: Int = defaultMaximumValueLength, progress: ((DBBExportProgress) -> Void)? = nil
     ) throws -> (report: DBBDumpReport, difference: DBBDumpDifference?) {
         try verifyAndCompare(
-            .handle(input), withDatabaseAt: databaseURL, maximumValueLength: maximumValueLength, progress: progress)
+            .file(dumpURL.path), withDatabaseAt: databaseURL, dataOnly: dataOnly,
+            maximumValueLength: maximumValueLength, progress: progress)
+    }
+
+    /// ``verifyAndCompare(dumpAt:withDatabaseAt:dataOnly:maximumValueLength:progress:)`` for a dump read from an open
+    /// handle.
+    package static func verifyAndCompare(
+        readingFrom input: FileHandle, withDatabaseAt databaseURL: URL, dataOnly: Bool = false,
+        maximumValueLength: Int = defaultMaximumValueLength, progress: ((DBBExportProgress) -> Void)? = nil
+    ) throws -> (report: DBBDumpReport, difference: DBBDumpDifference?) {
+        try verifyAndCompare(
+            .handle(input), withDatabaseAt: databaseURL, dataOnly: dataOnly, maximumValueLength: maximumValueLength,
+            progress: progress)
     }
 
     private static func verifyAndCompare(
-        _ source: DumpSource, withDatabaseAt databaseURL: URL, maximumValueLength: Int,
+        _ source: DumpSource, withDatabaseAt databaseURL: URL, dataOnly: Bool, maximumValueLength: Int,
         progress: ((DBBExportProgress) -> Void)?
     ) throws -> (report: DBBDumpReport, difference: DBBDumpDifference?) {
         var db: DBBDatabase?
@@ -174,7 +181,8 @@ extension DBBExport {
         }
         let checker = try RestoreConsumer.checking()
         let comparer = ContinuingConsumer(
-            checker: checker, comparer: databaseError == nil ? db.map(CompareConsumer.init(db:)) : nil)
+            checker: checker,
+            comparer: databaseError == nil ? db.map { CompareConsumer(db: $0, dataOnly: dataOnly) } : nil)
         let parser = ConcurrentDumpParser(source: source, progress: progress, maximumValueLength: maximumValueLength)
         let report = try parser.run(comparer)
         try checker.finish()
@@ -249,11 +257,23 @@ private struct FoundDifference: Error {
 /// Compares what a dump holds with a database.
 private final class CompareConsumer: DumpConsumer {
     private let db: DBBDatabase
+    /// Whether only the data is compared: the header values, the tables, their columns and rows, not the
+    /// schema's SQL or `sqlite_sequence`.
+    private let dataOnly: Bool
     private var cursor: DBBCursor?
     private var header: DBBDumpHeader?
+    /// Whether the current table's rows are passed over (`sqlite_sequence`, when comparing the data only).
+    private var passesOver = false
 
-    init(db: DBBDatabase) {
+    init(db: DBBDatabase, dataOnly: Bool) {
         self.db = db
+        self.dataOnly = dataOnly
+    }
+
+    /// Whether a table is left out of a comparison of the data: `sqlite_sequence` holds the next ids of
+    /// `AUTOINCREMENT`, which a schema written in other words may or may not have.
+    private func leavesOut(_ table: String) -> Bool {
+        dataOnly && table.lowercased() == "sqlite_sequence"
     }
 
     private func differ(
@@ -273,6 +293,7 @@ private final class CompareConsumer: DumpConsumer {
             throw differ("application_id is \(header.applicationID) in the dump, \(applicationID) in the database")
         }
         let actual = try DBBSchemaObject.all(in: db)
+        if dataOnly { return try compareTables(of: header, with: actual) }
         for object in schema {
             guard let match = actual.first(where: { $0.name == object.name && $0.type == object.type }) else {
                 throw differ("the database has no \(object.type) named \(object.name)")
@@ -288,12 +309,33 @@ private final class CompareConsumer: DumpConsumer {
         }
     }
 
+    /// Compares which tables hold rows, when comparing the data only: the dump's tables (its table sections)
+    /// and the database's tables, but for `sqlite_sequence`, SQLite's statistics and virtual tables.
+    private func compareTables(of header: DBBDumpHeader, with actual: [DBBSchemaObject]) throws {
+        let tables = actual.filter { object in
+            object.type == "table" && !object.isVirtualTable && !object.name.lowercased().hasPrefix("sqlite_stat")
+                && !leavesOut(object.name)
+        }
+        for table in header.tables where !leavesOut(table.name) {
+            guard tables.contains(where: { $0.name == table.name }) else {
+                throw differ("the database has no table named \(table.name)")
+            }
+        }
+        if !header.isPartial {
+            for table in tables where !header.tables.contains(where: { $0.name == table.name }) {
+                throw differ("the dump has no table named \(table.name)")
+            }
+        }
+    }
+
     private static func sameText(_ a: String?, _ b: String?) -> Bool {
         guard let a, let b else { return a == nil && b == nil }
         return a.utf8.elementsEqual(b.utf8)
     }
 
     func beginTable(_ table: DBBDumpTable) throws {
+        passesOver = leavesOut(table.name)
+        if passesOver { return }
         var layout = try TableLayout(table: table.name, in: db)
         guard layout.columns == table.columns else {
             throw differ("the columns differ", table: table.name)
@@ -312,6 +354,7 @@ private final class CompareConsumer: DumpConsumer {
     }
 
     func row(_ values: ArraySlice<DBBValue>, rawText: [Int], number: Int, of table: DBBDumpTable) throws {
+        if passesOver { return }
         guard let row = try cursor?.next() else {
             throw differ("the database has fewer rows than the dump (\(number - 1))", table: table.name, row: number)
         }
@@ -332,6 +375,7 @@ private final class CompareConsumer: DumpConsumer {
     }
 
     func endTable(_ table: DBBDumpTable) throws {
+        if passesOver { return }
         if try cursor?.next() != nil {
             throw differ("the database has more rows than the dump (\(table.rowCount))", table: table.name)
         }

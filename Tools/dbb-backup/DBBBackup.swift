@@ -402,6 +402,10 @@ extension DBBBackup {
                 Any two of an SQLite file, a postgres:// URL and a dump compare: an SQLite file or a URL given \
                 in place of the dump is dumped first, and a dump given to --against is restored first, each \
                 into a temporary folder that is removed afterwards.
+
+                --data-only compares the data of SQLite databases and not their schema's SQL: a database that \
+                went through PostgreSQL and back (restore into postgres://, dump, restore) holds the same rows \
+                with its schema in other words: dbb-backup verify app.sqlite --against back.sqlite --data-only.
                 """)
 
         @Argument(help: "The dump file to read, or - for standard input; or an SQLite file or a postgres:// URL.")
@@ -412,6 +416,14 @@ extension DBBBackup {
 
         @OptionGroup var postgres: PostgresOptions
 
+        @Flag(
+            help: """
+                Compare user_version, application_id, the tables, their columns and rows, not the SQL text of \
+                the schema, its indexes, views and triggers, or sqlite_sequence (a comparison with a \
+                postgres:// URL compares the data only).
+                """)
+        var dataOnly = false
+
         @Flag(help: "Print the result as JSON.")
         var json = false
 
@@ -421,6 +433,9 @@ extension DBBBackup {
 
         func validate() throws {
             try refuseTerminal(dump, STDIN_FILENO)
+            if dataOnly && against == nil {
+                throw ValidationError("--data-only needs --against: it says what to compare with a database")
+            }
         }
 
         func run() throws {
@@ -464,12 +479,12 @@ extension DBBBackup {
                 switch (input, against) {
                 case (let input?, let against?):
                     try DBBExport.verifyAndCompare(
-                        readingFrom: input, withDatabaseAt: URL(fileURLWithPath: against), maximumValueLength: limit,
-                        progress: bar.update)
+                        readingFrom: input, withDatabaseAt: URL(fileURLWithPath: against), dataOnly: dataOnly,
+                        maximumValueLength: limit, progress: bar.update)
                 case (nil, let against?):
                     try DBBExport.verifyAndCompare(
-                        dumpAt: url, withDatabaseAt: URL(fileURLWithPath: against), maximumValueLength: limit,
-                        progress: bar.update)
+                        dumpAt: url, withDatabaseAt: URL(fileURLWithPath: against), dataOnly: dataOnly,
+                        maximumValueLength: limit, progress: bar.update)
                 case (let input?, nil):
                     (try DBBExport.verify(readingFrom: input, maximumValueLength: limit, progress: bar.update), nil)
                 case (nil, nil):

@@ -170,7 +170,7 @@ public struct DBBExportProgress: Sendable, Equatable {
     public var fractionDone: Double { rowCount == 0 ? 1 : Double(rowsDone) / Double(rowCount) }
 }
 
-/// The first difference ``DBBExport/compare(dumpAt:withDatabaseAt:maximumValueLength:progress:)`` found
+/// The first difference ``DBBExport/compare(dumpAt:withDatabaseAt:dataOnly:maximumValueLength:progress:)`` found
 /// between a dump and a database.
 public struct DBBDumpDifference: Sendable, Equatable, CustomStringConvertible {
     /// The table where the difference is, if it is in a table.
