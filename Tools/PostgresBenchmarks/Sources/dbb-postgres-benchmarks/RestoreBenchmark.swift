@@ -190,9 +190,16 @@ enum RestoreBenchmark {
         }
         let ours = seconds(of: "DBBPostgresRestore, verified")
         let ourPeakKiB = peakKiB(of: "DBBPostgresRestore, verified")
+        // When the keys alone take more than the floor, no restore that builds them is within 2x of it.
+        let bareTarget =
+            ours <= 2 * floor
+            ? "met"
+            : keyed > 2 * floor
+                ? String(format: "MISSED (unreachable: the floor with keys is %.1fx)", keyed / floor)
+                : "MISSED"
         print(
             "  targets: faster than pgloader \(ours < seconds(of: "pgloader 3.6 (SQLite file)") ? "met" : "MISSED"), "
-                + "within 2x the floor \(ours <= 2 * floor ? "met" : "MISSED"), within 2x the floor with keys "
+                + "within 2x the floor \(bareTarget), within 2x the floor with keys "
                 + "\(ours <= 2 * keyed ? "met" : "MISSED"), under 64 MiB "
                 + "\(ourPeakKiB < 64 * 1024 ? "met" : "MISSED") (the whole process)")
     }
