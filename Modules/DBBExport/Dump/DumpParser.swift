@@ -360,114 +360,47 @@ extension DumpParser {
             progress.beginTable(table.name)
             try consumer?.beginTable(table)
             let width = table.columns.count + (table.hasRowID ? 1 : 0)
-            // Locals, not the session's properties: a closure reading a property of the session would capture
-            // the whole session, copied (and every reference in it retained and released) for each row.
-            let reader = self.reader
-            let consumer = self.consumer
-            let scans = consumer?.scans(table) ?? false
-            if !scans, let consumer, consumer.writesRows(of: table) {
-                try writeRows(of: table, into: consumer)
-                return
-            }
-            var values: [DBBValue] = []
-            var scanned: [ScannedValue] = []
-            if scans { scanned.reserveCapacity(width) } else { values.reserveCapacity(width) }
-            var rawText: [Int] = []
-            var number = 0
-            do {
-                try reader.expect(UInt8(ascii: "["), "the array of rows")
-                if try !reader.consume(UInt8(ascii: "]")) {
-                    repeat {
-                        number += 1
-                        if scans {
-                            try Self.readRow(
-                                of: table, width: width, into: &scanned, from: reader, read: reader.scanRowValue
-                            ) {
-                                $0.kind == .integer
-                            }
-                            try consumer?.scannedRow(scanned, number: number, of: table)
-                        } else {
-                            rawText.removeAll(keepingCapacity: true)
-                            var position = 0
-                            try Self.readRow(of: table, width: width, into: &values, from: reader) {
-                                let value = try reader.readRowValue()
-                                if reader.lastValueWasRawText {
-                                    reader.lastValueWasRawText = false
-                                    rawText.append(position)
-                                }
-                                position += 1
-                                return value
-                            } isInteger: {
-                                if case .integer = $0 { true } else { false }
-                            }
-                            try consumer?.row(values[...], rawText: rawText, number: number, of: table)
-                        }
-                        progress.add(rows: 1)
-                    } while try reader.nextArrayElement()
-                }
-                guard number == table.rowCount else {
-                    throw malformed("the table holds \(number) rows but its rowCount says \(table.rowCount)")
-                }
-            } catch let error as DBBExportError {
-                // Where the JSON reader stood says nothing about damage to the compressed bytes.
-                if error.isCompressionDamage { throw error }
-                throw error.locating(table: table.name, row: number > 0 && number <= table.rowCount ? number : nil)
-            }
-            try consumer?.endTable(table)
-            progress.endTable()
-            tables.append(table)
-        }
-
-        /// Reads a table's rows through a consumer that reads them itself (``DumpConsumer/writesRows(of:)``).
-        private mutating func writeRows(of table: DBBDumpTable, into consumer: DumpConsumer) throws {
             var rows = DumpRows(reader: reader, table: table, progress: progress)
             do {
-                try consumer.writeRows(of: table, from: &rows)
-                try rows.readRest()
+                try Self.readRows(&rows, width: width, into: consumer)
                 guard rows.number == table.rowCount else {
                     throw malformed("the table holds \(rows.number) rows but its rowCount says \(table.rowCount)")
                 }
             } catch let error as DBBExportError {
+                // Where the JSON reader stood says nothing about damage to the compressed bytes.
                 if error.isCompressionDamage { throw error }
                 let number = rows.number
                 throw error.locating(table: table.name, row: number > 0 && number <= table.rowCount ? number : nil)
             }
             progress = rows.progress
-            try consumer.endTable(table)
+            try consumer?.endTable(table)
             progress.endTable()
             tables.append(table)
         }
 
-        /// Reads one row's values (values or scans of them, as `read` gives), checking its width and that a
-        /// stored rowid is an integer (raw text, given as a BLOB, is not).
-        private static func readRow<Value>(
-            of table: DBBDumpTable, width: Int, into values: inout [Value], from reader: DumpJSONReader,
-            read: () throws -> Value, isInteger: (Value) -> Bool
-        ) throws {
-            let rowOffset = reader.offset
-            try reader.expect(UInt8(ascii: "["), "a row (an array of values)")
-            values.removeAll(keepingCapacity: true)
-            if try !reader.consume(UInt8(ascii: "]")) {
-                repeat {
-                    // Checked before each value, so a row of a billion values fails at the first extra one.
-                    guard values.count < width else {
-                        throw reader.error(
-                            .malformed, "the row has more than the \(width) values expected", at: rowOffset)
-                    }
-                    values.append(try read())
-                } while try reader.nextArrayElement()
-            }
-            guard values.count == width else {
-                throw reader.error(
-                    .malformed, "the row has \(values.count) values where \(width) are expected", at: rowOffset)
-            }
-            if table.hasRowID {
-                guard isInteger(values[0]) else {
-                    throw DBBExportError(
-                        .malformed, "the rowid must be an integer", path: reader.path, byteOffset: rowOffset,
-                        column: "rowid")
+        /// Reads a table's rows to its end, as the consumer takes them: scanned, read by the consumer itself
+        /// (``DumpConsumer/writesRows(of:)``), or read whole. Static: a closure reading a property of the
+        /// session would capture the whole session, copied (and every reference in it retained and released)
+        /// for each row.
+        private static func readRows(_ rows: inout DumpRows, width: Int, into consumer: DumpConsumer?) throws {
+            let table = rows.table
+            if let consumer, consumer.scans(table) {
+                var scanned: [ScannedValue] = []
+                scanned.reserveCapacity(width)
+                while try rows.next(into: &scanned) {
+                    try consumer.scannedRow(scanned, number: rows.number, of: table)
+                }
+            } else if let consumer, consumer.writesRows(of: table) {
+                try consumer.writeRows(of: table, from: &rows)
+            } else {
+                var values: [DBBValue] = []
+                values.reserveCapacity(width)
+                var rawText: [Int] = []
+                while try rows.next(into: &values, rawText: &rawText) {
+                    try consumer?.row(values[...], rawText: rawText, number: rows.number, of: table)
                 }
             }
+            try rows.readRest()
         }
     }
 }

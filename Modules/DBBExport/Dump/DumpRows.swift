@@ -80,6 +80,54 @@ package struct DumpRows {
     /// - Throws: ``DBBExportError`` (malformed, truncated) where the row is damaged; the writer may have taken
     ///   some of its values.
     package mutating func next<Writer: DumpValueWriter>(into writer: inout Writer) throws -> Bool {
+        let reader = self.reader
+        return try nextRow {
+            writer.beginRow()
+        } value: {
+            try reader.readRowValue(into: &writer)
+        }
+    }
+
+    /// Reads the next row's values whole, for a consumer of values (``DumpConsumer/row(_:rawText:number:of:)``).
+    ///
+    /// - Parameter rawText: set to the positions of TEXT that is not valid UTF-8, given as its bytes.
+    /// - Returns: `false` when the table has no more rows.
+    mutating func next(into values: inout [DBBValue], rawText: inout [Int]) throws -> Bool {
+        let reader = self.reader
+        return try nextRow {
+            values.removeAll(keepingCapacity: true)
+            rawText.removeAll(keepingCapacity: true)
+        } value: {
+            let value = try reader.readRowValue()
+            if reader.lastValueWasRawText {
+                reader.lastValueWasRawText = false
+                rawText.append(values.count)
+            }
+            values.append(value)
+            if case .integer = value { return true } else { return false }
+        }
+    }
+
+    /// Reads the next row's scans of its values, for a consumer that scans (``DumpConsumer/scans(_:)``).
+    ///
+    /// - Returns: `false` when the table has no more rows.
+    mutating func next(into scanned: inout [ScannedValue]) throws -> Bool {
+        let reader = self.reader
+        return try nextRow {
+            scanned.removeAll(keepingCapacity: true)
+        } value: {
+            let value = try reader.scanRowValue()
+            scanned.append(value)
+            return value.kind == .integer
+        }
+    }
+
+    /// Moves to the next row and reads it, through `beginRow` and one `value` call per value (which says
+    /// whether the value is an integer).
+    ///
+    /// - Returns: `false`, having called nothing, when the table has no more rows.
+    @inline(__always)
+    private mutating func nextRow(beginRow: () -> Void, value: () throws -> Bool) throws -> Bool {
         switch position {
         case .atEnd:
             return false
@@ -99,7 +147,7 @@ package struct DumpRows {
         }
         number += 1
         do {
-            try readRow(into: &writer)
+            try readRow(beginRow: beginRow, value: value)
         } catch {
             position = .failed(error)
             throw error
@@ -109,11 +157,13 @@ package struct DumpRows {
         return true
     }
 
-    /// Reads a row's values into `writer`, checking them.
-    private func readRow<Writer: DumpValueWriter>(into writer: inout Writer) throws {
+    /// Reads a row's values, checking its width and that a stored rowid is an integer (raw text, given as a
+    /// BLOB, is not).
+    @inline(__always)
+    private func readRow(beginRow: () -> Void, value: () throws -> Bool) throws {
         let rowOffset = reader.offset
         try reader.expect(UInt8(ascii: "["), "a row (an array of values)")
-        writer.beginRow()
+        beginRow()
         var count = 0
         var rowIDIsInteger = true
         if try !reader.consume(UInt8(ascii: "]")) {
@@ -122,7 +172,7 @@ package struct DumpRows {
                 guard count < width else {
                     throw reader.error(.malformed, "the row has more than the \(width) values expected", at: rowOffset)
                 }
-                let isInteger = try reader.readRowValue(into: &writer)
+                let isInteger = try value()
                 if count == 0 { rowIDIsInteger = isInteger }
                 count += 1
             } while try reader.nextArrayElement()

@@ -132,57 +132,54 @@ struct CopyRowWriter: DumpValueWriter {
     }
 
     mutating func writeNull() {
-        switch take(ScannedValue(kind: .null)) {
-        case .keep: values.append(.null)
-        case .write: RestoreValues.appendNull(to: &chunk)
-        case .skip: break
+        put(ScannedValue(kind: .null), keeping: .null) { _, chunk in
+            RestoreValues.appendNull(to: &chunk)
+            return true
         }
-        position += 1
     }
 
     mutating func writeInteger(_ value: Int64) {
-        let scanned = ScannedValue(kind: .integer, integer: value)
-        switch take(scanned) {
-        case .keep: values.append(.integer(value))
-        case .write: if !RestoreValues.appendInteger(value, type: types[position], to: &chunk) { refuse(scanned) }
-        case .skip: break
+        put(ScannedValue(kind: .integer, integer: value), keeping: .integer(value)) { type, chunk in
+            RestoreValues.appendInteger(value, type: type, to: &chunk)
         }
-        position += 1
     }
 
     mutating func writeReal(_ value: Double) {
         guard !value.isNaN else { return writeNull() }
         let scanned = ScannedValue(kind: .real, isNegativeZero: value == 0 && value.sign == .minus)
-        switch take(scanned) {
-        case .keep: values.append(.real(value))
-        case .write: if !RestoreValues.appendReal(value, type: types[position], to: &chunk) { refuse(scanned) }
-        case .skip: break
-        }
-        position += 1
+        put(scanned, keeping: .real(value)) { type, chunk in RestoreValues.appendReal(value, type: type, to: &chunk) }
     }
 
     mutating func writeText(_ utf8: UnsafeRawBufferPointer, hasNUL: Bool) {
-        let scanned = ScannedValue(kind: .text, hasNUL: hasNUL)
-        switch take(scanned) {
-        case .keep:
-            values.append(.text(String(decoding: utf8, as: UTF8.self)))
-            valueBytes += utf8.count
-        case .write:
-            if !RestoreValues.appendText(utf8, type: types[position], to: &chunk) { refuse(scanned) }
-        case .skip:
-            break
+        put(
+            ScannedValue(kind: .text, hasNUL: hasNUL), keeping: .text(String(decoding: utf8, as: UTF8.self)),
+            bytes: utf8.count
+        ) { type, chunk in
+            RestoreValues.appendText(utf8, type: type, to: &chunk)
         }
-        position += 1
     }
 
     mutating func writeBytes(_ bytes: UnsafeRawBufferPointer, isRawText: Bool) {
-        let scanned = ScannedValue(kind: isRawText ? .rawText : .blob)
+        put(ScannedValue(kind: isRawText ? .rawText : .blob), keeping: .blob(Data(bytes)), bytes: bytes.count) {
+            type, chunk in RestoreValues.appendBytes(bytes, type: type, to: &chunk)
+        }
+    }
+
+    /// Takes a value (``take(_:)``): keeps it while sampling (made only then), or writes it into ``chunk`` with
+    /// `write`, which says whether the column's type holds it.
+    ///
+    /// - Parameter bytes: the bytes of text or a BLOB, counted in ``valueBytes`` when kept.
+    @inline(__always)
+    private mutating func put(
+        _ scanned: ScannedValue, keeping value: @autoclosure () -> DBBValue, bytes: Int = 0,
+        write: (RestoreValues.ColumnType, inout CopyBuffer) -> Bool
+    ) {
         switch take(scanned) {
         case .keep:
-            values.append(.blob(Data(bytes)))
-            valueBytes += bytes.count
+            values.append(value())
+            valueBytes += bytes
         case .write:
-            if !RestoreValues.appendBytes(bytes, type: types[position], to: &chunk) { refuse(scanned) }
+            if !write(types[position], &chunk) { refuse(scanned) }
         case .skip:
             break
         }
